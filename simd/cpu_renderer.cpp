@@ -1,0 +1,34 @@
+#include "cpu_renderer.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace farmrt {
+
+CpuRenderer::CpuRenderer(int threads, int tile_size)
+    : threads_(threads > 0 ? threads : omp_get_max_threads()), tile_size_(std::max(1, tile_size)) {}
+
+void CpuRenderer::render(const SceneView& scene, const FrameSettings& frame, RowRange rows, SampleRange samples,
+                         float* sums, std::atomic<uint64_t>* samples_done) const {
+    const uint32_t tile = uint32_t(tile_size_);
+    const uint32_t tiles_x = (frame.width + tile - 1) / tile;
+    const uint32_t tiles_y = (rows.count() + tile - 1) / tile;
+    const int64_t tile_count = int64_t(tiles_x) * tiles_y;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+    for (int64_t t = 0; t < tile_count; ++t) {
+        const uint32_t x0 = uint32_t(t % tiles_x) * tile;
+        const uint32_t y0 = rows.begin + uint32_t(t / tiles_x) * tile;
+        const uint32_t x1 = std::min(frame.width, x0 + tile);
+        const uint32_t y1 = std::min(rows.end, y0 + tile);
+        for (uint32_t y = y0; y < y1; ++y) {
+            float* row = sums + size_t(y - rows.begin) * frame.width * 3;
+            for (uint32_t x = x0; x < x1; ++x) {
+                accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, row + size_t(x) * 3);
+            }
+        }
+        if (samples_done) samples_done->fetch_add(uint64_t(x1 - x0) * (y1 - y0) * samples.count(), std::memory_order_relaxed);
+    }
+}
+
+}  // namespace farmrt

@@ -1,0 +1,102 @@
+#include "command_line.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "errors.h"
+
+namespace farmrt {
+namespace {
+
+long parse_integer_option(const std::string& option, const std::string& text, long lo, long hi) {
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < lo || value > hi) {
+        throw InputError(option + ": expected an integer between " + std::to_string(lo) + " and " +
+                         std::to_string(hi) + ", got '" + text + "'");
+    }
+    return value;
+}
+
+}  // namespace
+
+std::string usage_text() {
+    return R"(usage: farmrt SCENE.yaml [options]
+
+Renders a path-traced image of a YAML scene (see docs/scene-format.md).
+
+Scene overrides (take precedence over the file):
+  -o, --output FILE      output image; the extension picks the format
+  --width W, --height H  image size in pixels
+  --spp N                samples per pixel
+  --max-depth D          path segments per sample
+  --seed S               random seed
+  --set KEY.PATH=VALUE   any scene value, e.g. --set camera.vfov=30,
+                         --set objects[2].radius=0.5 (VALUE is YAML)
+Execution:
+  --threads N            CPU threads (default: all)
+  --tile N               tile edge in pixels for the thread scheduler (default 16)
+  --linear-list          no BVH: test every primitive (benchmark baseline)
+Reporting:
+  --stats FILE.json      write a run report (phases, samples per second)
+  --quiet                no progress or summary on stderr
+  --help, --version
+)";
+}
+
+CommandLine parse_command_line(const std::vector<std::string>& arguments) {
+    CommandLine cl;
+    auto value_of = [&](size_t& i, const std::string& option) -> std::string {
+        if (i + 1 >= arguments.size()) throw InputError(option + ": missing value");
+        return arguments[++i];
+    };
+    auto add_override = [&](const std::string& option, const std::string& key, const std::string& value) {
+        cl.overrides.push_back(SceneOverride{key + "=" + value, option + " " + value});
+    };
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& a = arguments[i];
+        if (a == "--help" || a == "-h") {
+            cl.show_help = true;
+        } else if (a == "--version") {
+            cl.show_version = true;
+        } else if (a == "-o" || a == "--output") {
+            add_override(a, "image.output", value_of(i, a));
+        } else if (a == "--width") {
+            add_override(a, "image.width", value_of(i, a));
+        } else if (a == "--height") {
+            add_override(a, "image.height", value_of(i, a));
+        } else if (a == "--spp") {
+            add_override(a, "sampling.spp", value_of(i, a));
+        } else if (a == "--max-depth") {
+            add_override(a, "sampling.max_depth", value_of(i, a));
+        } else if (a == "--seed") {
+            add_override(a, "sampling.seed", value_of(i, a));
+        } else if (a == "--set") {
+            const std::string assignment = value_of(i, a);
+            cl.overrides.push_back(SceneOverride{assignment, "--set " + assignment});
+        } else if (a == "--threads") {
+            cl.threads = int(parse_integer_option(a, value_of(i, a), 1, 4096));
+        } else if (a == "--tile") {
+            cl.tile_size = int(parse_integer_option(a, value_of(i, a), 1, 4096));
+        } else if (a == "--stats") {
+            cl.stats_file = value_of(i, a);
+        } else if (a == "--quiet" || a == "-q") {
+            cl.quiet = true;
+        } else if (a == "--linear-list") {
+            cl.linear_list = true;
+        } else if (!a.empty() && a[0] == '-') {
+            throw InputError(a + ": unknown option (see farmrt --help)");
+        } else if (cl.scene_file.empty()) {
+            cl.scene_file = a;
+        } else {
+            throw InputError(a + ": only one scene file may be given (already have '" + cl.scene_file + "')");
+        }
+    }
+    if (cl.scene_file.empty() && !cl.show_help && !cl.show_version) {
+        throw InputError("no scene file given (usage: farmrt SCENE.yaml [options]; see farmrt --help)");
+    }
+    return cl;
+}
+
+}  // namespace farmrt

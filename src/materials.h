@@ -1,0 +1,117 @@
+// Materials and textures as tagged structs, and the scattering laws of
+// "Ray Tracing in One Weekend" (v4), shared by every tracer.
+#pragma once
+
+#include "ray.h"
+#include "sampler.h"
+
+namespace farmrt {
+
+enum class TextureType : uint32_t { Constant = 0, Checker = 1 };
+
+struct Texture {
+    TextureType type = TextureType::Constant;
+    Color color;        // Constant
+    Color even, odd;    // Checker
+    float inverse_scale = 1.0f;
+};
+
+enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3 };
+
+struct Material {
+    MaterialType type = MaterialType::Lambertian;
+    uint32_t albedo_texture = 0;  // Lambertian and Metal: index into the texture array
+    float fuzz = 0;               // Metal
+    float ior = 1.5f;             // Dielectric
+    Color emission;               // Emissive
+};
+
+// Where a ray met a surface, after traversal.
+struct SurfaceInteraction {
+    Vec3 point;
+    Vec3 normal;  // unit, facing against the incoming ray
+    bool front_face = true;
+    float u = 0, v = 0;  // texture coordinates
+    uint32_t material = 0;
+};
+
+FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, uint32_t index,
+                                                    const SurfaceInteraction& si) {
+    const Texture& texture = textures[index];
+    if (texture.type == TextureType::Checker) {
+        // The book's solid 3-D checker.
+        const int x = static_cast<int>(floorf(texture.inverse_scale * si.point.x));
+        const int y = static_cast<int>(floorf(texture.inverse_scale * si.point.y));
+        const int z = static_cast<int>(floorf(texture.inverse_scale * si.point.z));
+        return ((x + y + z) % 2 == 0) ? texture.even : texture.odd;
+    }
+    return texture.color;
+}
+
+// A uniformly distributed unit vector from two random numbers.
+FARMRT_CPU_GPU FARMRT_INLINE Vec3 unit_vector_from(float u1, float u2) {
+    const float z = 1.0f - 2.0f * u1;
+    const float r = sqrtf(max_float(0.0f, 1.0f - z * z));
+    const float phi = 2.0f * kPi * u2;
+    return Vec3(r * cosf(phi), r * sinf(phi), z);
+}
+
+// Schlick's approximation of Fresnel reflectance.
+FARMRT_CPU_GPU FARMRT_INLINE float schlick_reflectance(float cosine, float eta_ratio) {
+    float r0 = (1.0f - eta_ratio) / (1.0f + eta_ratio);
+    r0 = r0 * r0;
+    const float m = 1.0f - cosine;
+    return r0 + (1.0f - r0) * (m * m * m * m * m);
+}
+
+struct ScatterResult {
+    bool scattered = false;
+    Color attenuation;
+    Ray ray;
+};
+
+// Scatter an incoming ray at a surface. `dimension` is the first of the
+// kDimensionsPerBounce random dimensions reserved for this path segment.
+FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
+                                                   const Ray& incoming, const SurfaceInteraction& si,
+                                                   PixelSampler& sampler, uint32_t dimension) {
+    ScatterResult result;
+    switch (material.type) {
+    case MaterialType::Lambertian: {
+        Vec3 direction = si.normal + unit_vector_from(sampler.uniform(dimension), sampler.uniform(dimension + 1));
+        if (near_zero(direction)) direction = si.normal;
+        result.scattered = true;
+        result.attenuation = evaluate_texture(textures, material.albedo_texture, si);
+        result.ray = Ray{si.point, direction, incoming.time};
+        break;
+    }
+    case MaterialType::Metal: {
+        Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));
+        reflected += material.fuzz * unit_vector_from(sampler.uniform(dimension), sampler.uniform(dimension + 1));
+        result.scattered = dot(reflected, si.normal) > 0;
+        result.attenuation = evaluate_texture(textures, material.albedo_texture, si);
+        result.ray = Ray{si.point, reflected, incoming.time};
+        break;
+    }
+    case MaterialType::Dielectric: {
+        const float eta_ratio = si.front_face ? (1.0f / material.ior) : material.ior;
+        const Vec3 unit_direction = unit_vector(incoming.direction);
+        const float cos_theta = min_float(dot(-unit_direction, si.normal), 1.0f);
+        const float sin_theta = sqrtf(max_float(0.0f, 1.0f - cos_theta * cos_theta));
+        const bool cannot_refract = eta_ratio * sin_theta > 1.0f;
+        const bool reflects =
+            cannot_refract || schlick_reflectance(cos_theta, eta_ratio) > sampler.uniform(dimension + 2);
+        const Vec3 direction =
+            reflects ? reflect(unit_direction, si.normal) : refract(unit_direction, si.normal, eta_ratio);
+        result.scattered = true;
+        result.attenuation = Color(1.0f);
+        result.ray = Ray{si.point, direction, incoming.time};
+        break;
+    }
+    case MaterialType::Emissive:
+        break;
+    }
+    return result;
+}
+
+}  // namespace farmrt

@@ -1,0 +1,530 @@
+#include "scene_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "errors.h"
+#include "image_output.h"
+
+namespace farmrt {
+namespace {
+
+// A YAML node with the key path that reached it, so every error can say where.
+struct Value {
+    YAML::Node node;
+    std::string path;  // "objects[3].radius"
+};
+
+class Loader {
+public:
+    Loader(std::string display_name, std::map<std::string, std::string> override_origin)
+        : display_name_(std::move(display_name)), override_origin_(std::move(override_origin)) {}
+
+    [[noreturn]] void fail(const Value& value, const std::string& problem) const {
+        std::string where;
+        for (const auto& [path, origin] : override_origin_) {
+            if (value.path == path || value.path.rfind(path + ".", 0) == 0 || value.path.rfind(path + "[", 0) == 0) {
+                where = origin;
+            }
+        }
+        if (where.empty()) {
+            const YAML::Mark mark = value.node.Mark();
+            where = display_name_;
+            if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+        }
+        throw InputError(where + ": " + (value.path.empty() ? std::string("scene") : value.path) + ": " + problem);
+    }
+
+    // The map's keys must all be in `allowed`; catches typos such as "radus".
+    void require_map(const Value& value, std::initializer_list<const char*> allowed) const {
+        if (!value.node.IsMap()) fail(value, "expected a mapping of keys to values");
+        for (auto it = value.node.begin(); it != value.node.end(); ++it) {
+            const std::string key = it->first.as<std::string>();
+            bool known = false;
+            for (const char* name : allowed) known |= key == name;
+            if (!known) {
+                std::string list;
+                for (const char* name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
+                fail(Value{it->first, join(value.path, key)}, "unknown key (expected one of: " + list + ")");
+            }
+        }
+    }
+
+    static std::string join(const std::string& path, const std::string& key) {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    Value child(const Value& parent, const char* key) const {
+        return Value{parent.node[key], join(parent.path, key)};
+    }
+    bool has(const Value& parent, const char* key) const { return parent.node.IsMap() && parent.node[key]; }
+    Value required(const Value& parent, const char* key) const {
+        if (!has(parent, key)) fail(parent, std::string("missing required key '") + key + "'");
+        return child(parent, key);
+    }
+
+    std::string scalar_text(const Value& value, const char* expected) const {
+        if (!value.node.IsScalar()) fail(value, std::string("expected ") + expected);
+        return value.node.Scalar();
+    }
+
+    double number(const Value& value) const {
+        const std::string text = scalar_text(value, "a number");
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        double result = std::strtod(begin, &end);
+        const std::string lower = to_lower(text);
+        if (lower == ".nan" || lower == "nan" || lower == ".inf" || lower == "-.inf" || lower == "+.inf" ||
+            lower == "inf" || lower == "-inf") {
+            fail(value, "must be a finite number, got " + text);
+        }
+        if (text.empty() || end != begin + text.size()) fail(value, "expected a number, got '" + text + "'");
+        if (!std::isfinite(result)) fail(value, "must be a finite number, got " + text);
+        return result;
+    }
+
+    double number_in(const Value& value, double lo, double hi, const char* range_text) const {
+        const double x = number(value);
+        if (!(x >= lo && x <= hi)) fail(value, std::string("must be ") + range_text + ", got " + value.node.Scalar());
+        return x;
+    }
+
+    double positive(const Value& value) const {
+        const double x = number(value);
+        if (!(x > 0)) fail(value, "must be > 0, got " + value.node.Scalar());
+        return x;
+    }
+
+    long long integer(const Value& value, long long lo, long long hi) const {
+        const std::string text = scalar_text(value, "an integer");
+        char* end = nullptr;
+        errno = 0;
+        const long long result = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || end != text.c_str() + text.size()) {
+            fail(value, "expected an integer, got '" + text + "'");
+        }
+        if (errno == ERANGE || result < lo || result > hi) {
+            fail(value, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + text);
+        }
+        return result;
+    }
+
+    uint64_t unsigned64(const Value& value) const {
+        const std::string text = scalar_text(value, "an integer");
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long result = std::strtoull(text.c_str(), &end, 10);
+        if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE) {
+            fail(value, "expected an integer between 0 and 18446744073709551615, got '" + text + "'");
+        }
+        return result;
+    }
+
+    Vec3 vector3(const Value& value) const {
+        if (!value.node.IsSequence() || value.node.size() != 3) fail(value, "expected a list of 3 numbers");
+        Vec3 v;
+        for (int i = 0; i < 3; ++i) v[i] = float(number(Value{value.node[i], value.path + "[" + std::to_string(i) + "]"}));
+        return v;
+    }
+
+    Color color(const Value& value) const {
+        const Vec3 c = vector3(value);
+        if (c.x < 0 || c.y < 0 || c.z < 0) fail(value, "color components must be >= 0");
+        return c;
+    }
+
+    std::string choice(const Value& value, std::initializer_list<const char*> options) const {
+        const std::string text = scalar_text(value, "a string");
+        std::string list;
+        for (const char* option : options) {
+            if (text == option) return text;
+            list += (list.empty() ? "" : " | ") + std::string(option);
+        }
+        fail(value, "unknown value '" + text + "' (expected " + list + ")");
+    }
+
+    static std::string to_lower(std::string s) {
+        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    }
+
+    // ---- sections ----------------------------------------------------------------
+
+    void load_image(const Value& image, RenderSettings& settings) const {
+        require_map(image, {"width", "height", "output", "encoding", "data_type"});
+        const Value width = required(image, "width");
+        const Value height = required(image, "height");
+        settings.width = uint32_t(integer(width, 1, kMaxImageSide));
+        settings.height = uint32_t(integer(height, 1, kMaxImageSide));
+        if (uint64_t(settings.width) * settings.height > kMaxPixels) {
+            fail(height, "image of " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
+                             " exceeds the limit of " + std::to_string(kMaxPixels) + " pixels");
+        }
+        const Value output = required(image, "output");
+        settings.output = scalar_text(output, "a file name");
+        const std::string reason = unsupported_format_reason(settings.output);
+        if (!reason.empty()) fail(output, reason);
+        if (has(image, "encoding")) {
+            const std::string e = choice(child(image, "encoding"), {"srgb", "gamma2", "linear"});
+            settings.encoding = e == "srgb" ? Encoding::Srgb : (e == "gamma2" ? Encoding::Gamma2 : Encoding::Linear);
+        }
+        settings.data_type = default_data_type(settings.output);
+        if (has(image, "data_type")) {
+            const Value type_value = child(image, "data_type");
+            const std::string t = choice(type_value, {"uint8", "uint16", "half", "float"});
+            settings.data_type = t == "uint8"    ? PixelDataType::UInt8
+                                 : t == "uint16" ? PixelDataType::UInt16
+                                 : t == "half"   ? PixelDataType::Half
+                                                 : PixelDataType::Float;
+            const std::string problem = data_type_problem(settings.output, settings.data_type);
+            if (!problem.empty()) fail(type_value, problem);
+        }
+    }
+
+    void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
+        require_map(sampling, {"spp", "max_depth", "seed"});
+        const Value spp = required(sampling, "spp");
+        settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
+        if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
+            fail(spp, "width x height x spp = " +
+                          std::to_string(uint64_t(settings.width) * settings.height * settings.spp) +
+                          " samples exceeds the limit of " + std::to_string(kMaxSamplesPerImage));
+        }
+        (void)image;
+        if (has(sampling, "max_depth")) settings.max_depth = int(integer(child(sampling, "max_depth"), 1, kMaxDepthLimit));
+        if (has(sampling, "seed")) settings.seed = unsigned64(child(sampling, "seed"));
+    }
+
+    void load_camera(const Value& camera, CameraSettings& c) const {
+        require_map(camera, {"lookfrom", "lookat", "vup", "vfov", "defocus_angle", "focus_dist"});
+        c.lookfrom = vector3(required(camera, "lookfrom"));
+        c.lookat = vector3(required(camera, "lookat"));
+        if (has(camera, "vup")) c.vup = vector3(child(camera, "vup"));
+        if (has(camera, "vfov")) c.vfov = number_in(child(camera, "vfov"), 1e-3, 179.0, "in (0, 180)");
+        if (has(camera, "defocus_angle")) {
+            c.defocus_angle = number_in(child(camera, "defocus_angle"), 0.0, 179.0, "in [0, 180)");
+        }
+        c.focus_dist = has(camera, "focus_dist") ? positive(child(camera, "focus_dist"))
+                                                 : double(length(c.lookfrom - c.lookat));
+        const Vec3 view = c.lookfrom - c.lookat;
+        if (!(length_squared(view) > 0)) fail(child(camera, "lookat"), "must differ from lookfrom");
+        if (!(length_squared(cross(c.vup, view)) > 1e-12f * length_squared(view) * length_squared(c.vup))) {
+            fail(has(camera, "vup") ? child(camera, "vup") : camera, "vup must not be parallel to the view direction");
+        }
+    }
+
+    void load_background(const Value& background, Background& b) const {
+        require_map(background, {"sky", "color"});
+        if (has(background, "sky") == has(background, "color")) {
+            fail(background, "give exactly one of 'sky' or 'color'");
+        }
+        if (has(background, "color")) {
+            b.is_sky = false;
+            b.color = color(child(background, "color"));
+            return;
+        }
+        const Value sky = child(background, "sky");
+        require_map(sky, {"horizon", "zenith"});
+        b.is_sky = true;
+        if (has(sky, "horizon")) b.horizon = color(child(sky, "horizon"));
+        if (has(sky, "zenith")) b.zenith = color(child(sky, "zenith"));
+    }
+
+    // A color or a texture: [r, g, b] or {texture: checker, ...}.
+    uint32_t load_texture(const Value& value, Scene& scene) const {
+        Texture texture;
+        if (value.node.IsMap()) {
+            require_map(value, {"texture", "scale", "even", "odd"});
+            const std::string kind = choice(required(value, "texture"), {"checker"});
+            (void)kind;
+            texture.type = TextureType::Checker;
+            texture.inverse_scale = float(1.0 / positive(required(value, "scale")));
+            texture.even = color(required(value, "even"));
+            texture.odd = color(required(value, "odd"));
+        } else {
+            texture.color = color(value);
+        }
+        scene.textures.push_back(texture);
+        return uint32_t(scene.textures.size() - 1);
+    }
+
+    Material load_material(const Value& value, Scene& scene) const {
+        if (!value.node.IsMap()) fail(value, "expected a material mapping with a 'type'");
+        const std::string type =
+            choice(required(value, "type"), {"lambertian", "metal", "dielectric", "emissive"});
+        Material m;
+        if (type == "lambertian") {
+            require_map(value, {"type", "albedo"});
+            m.type = MaterialType::Lambertian;
+            m.albedo_texture = load_texture(required(value, "albedo"), scene);
+        } else if (type == "metal") {
+            require_map(value, {"type", "albedo", "fuzz"});
+            m.type = MaterialType::Metal;
+            m.albedo_texture = load_texture(required(value, "albedo"), scene);
+            if (has(value, "fuzz")) m.fuzz = float(number_in(child(value, "fuzz"), 0.0, 1.0, "in [0, 1]"));
+        } else if (type == "dielectric") {
+            require_map(value, {"type", "ior"});
+            m.type = MaterialType::Dielectric;
+            m.ior = float(positive(required(value, "ior")));
+        } else {
+            require_map(value, {"type", "color"});
+            m.type = MaterialType::Emissive;
+            m.emission = color(required(value, "color"));
+        }
+        return m;
+    }
+
+    void load_materials(const Value& materials, Scene& scene) {
+        if (!materials.node.IsMap()) fail(materials, "expected a mapping of material names to materials");
+        for (auto it = materials.node.begin(); it != materials.node.end(); ++it) {
+            const std::string name = it->first.as<std::string>();
+            const Material m = load_material(Value{it->second, join(materials.path, name)}, scene);
+            scene.materials.push_back(m);
+            material_index_[name] = uint32_t(scene.materials.size() - 1);
+        }
+    }
+
+    uint32_t object_material(const Value& object, Scene& scene) const {
+        const Value value = required(object, "material");
+        if (value.node.IsMap()) {
+            scene.materials.push_back(load_material(value, scene));
+            return uint32_t(scene.materials.size() - 1);
+        }
+        const std::string name = scalar_text(value, "a material name or an inline material");
+        const auto found = material_index_.find(name);
+        if (found == material_index_.end()) fail(value, "unknown material '" + name + "'");
+        return found->second;
+    }
+
+    void load_object(const Value& object, Scene& scene) const {
+        if (!object.node.IsMap()) fail(object, "expected an object mapping with a 'type'");
+        const std::string type = choice(required(object, "type"), {"sphere", "quad", "triangle"});
+        if (type == "sphere") {
+            require_map(object, {"type", "center", "center1", "radius", "material"});
+            Sphere s;
+            s.center = vector3(required(object, "center"));
+            s.velocity = has(object, "center1") ? vector3(child(object, "center1")) - s.center : Vec3(0.0f);
+            s.radius = float(positive(required(object, "radius")));
+            s.material = object_material(object, scene);
+            scene.spheres.push_back(s);
+        } else if (type == "quad") {
+            require_map(object, {"type", "Q", "u", "v", "material"});
+            const Vec3 corner = vector3(required(object, "Q"));
+            const Vec3 u = vector3(required(object, "u"));
+            const Vec3 v = vector3(required(object, "v"));
+            if (!(length_squared(cross(u, v)) > 0)) fail(child(object, "v"), "u and v must not be parallel or zero");
+            scene.quads.push_back(make_quad(corner, u, v, object_material(object, scene)));
+        } else {
+            require_map(object, {"type", "vertices", "normals", "uvs", "material"});
+            Triangle t{};
+            const Value vertices = required(object, "vertices");
+            if (!vertices.node.IsSequence() || vertices.node.size() != 3) fail(vertices, "expected 3 vertices");
+            Vec3* corners[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
+            for (int i = 0; i < 3; ++i) {
+                *corners[i] = vector3(Value{vertices.node[i], vertices.path + "[" + std::to_string(i) + "]"});
+            }
+            if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
+                fail(vertices, "degenerate triangle (zero area)");
+            }
+            if (has(object, "normals")) {
+                const Value normals = child(object, "normals");
+                if (!normals.node.IsSequence() || normals.node.size() != 3) fail(normals, "expected 3 normals");
+                Vec3* targets[3] = {&t.normal0, &t.normal1, &t.normal2};
+                for (int i = 0; i < 3; ++i) {
+                    const Value n{normals.node[i], normals.path + "[" + std::to_string(i) + "]"};
+                    const Vec3 normal = vector3(n);
+                    if (!(length_squared(normal) > 0)) fail(n, "normal must not be zero");
+                    *targets[i] = unit_vector(normal);
+                }
+            }
+            const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
+            for (int i = 0; i < 6; ++i) t.uv[i] = default_uvs[i];
+            if (has(object, "uvs")) {
+                const Value uvs = child(object, "uvs");
+                if (!uvs.node.IsSequence() || uvs.node.size() != 3) fail(uvs, "expected 3 [u, v] pairs");
+                for (int i = 0; i < 3; ++i) {
+                    const Value pair{uvs.node[i], uvs.path + "[" + std::to_string(i) + "]"};
+                    if (!pair.node.IsSequence() || pair.node.size() != 2) fail(pair, "expected [u, v]");
+                    for (int j = 0; j < 2; ++j) {
+                        t.uv[2 * i + j] = float(number(Value{pair.node[j], pair.path + "[" + std::to_string(j) + "]"}));
+                    }
+                }
+            }
+            t.material = object_material(object, scene);
+            scene.triangles.push_back(t);
+        }
+    }
+
+    SceneDescription load(const YAML::Node& root_node, const std::string& scene_directory) {
+        SceneDescription description;
+        const Value root{root_node, ""};
+        if (!root_node.IsMap()) fail(root, "the scene file must be a mapping with image, sampling, camera, objects");
+        require_map(root, {"image", "sampling", "camera", "background", "materials", "objects"});
+        RenderSettings& settings = description.settings;
+        settings.scene_directory = scene_directory;
+        const Value image = required(root, "image");
+        load_image(image, settings);
+        load_sampling(required(root, "sampling"), settings, image);
+        load_camera(required(root, "camera"), settings.camera);
+        if (has(root, "background")) load_background(child(root, "background"), description.scene.background);
+        if (has(root, "materials")) load_materials(child(root, "materials"), description.scene);
+        const Value objects = required(root, "objects");
+        if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");
+        for (size_t i = 0; i < objects.node.size(); ++i) {
+            load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description.scene);
+        }
+        if (description.scene.spheres.size() >= kMaxPrimitivesPerType ||
+            description.scene.triangles.size() >= kMaxPrimitivesPerType) {
+            fail(objects, "too many primitives");
+        }
+        return description;
+    }
+
+private:
+    std::string display_name_;
+    std::map<std::string, std::string> override_origin_;
+    std::map<std::string, uint32_t> material_index_;
+};
+
+// ---- --set key.path=value ---------------------------------------------------------
+
+struct PathStep {
+    std::string key;  // a map key, or empty for a list index
+    long index = -1;
+};
+
+std::vector<PathStep> parse_key_path(const std::string& path, const std::string& origin) {
+    std::vector<PathStep> steps;
+    size_t i = 0;
+    while (i < path.size()) {
+        if (path[i] == '[') {
+            const size_t close = path.find(']', i);
+            if (close == std::string::npos) throw InputError(origin + ": unclosed '[' in key path");
+            const std::string digits = path.substr(i + 1, close - i - 1);
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+                throw InputError(origin + ": list index must be a non-negative integer");
+            }
+            steps.push_back(PathStep{"", std::stol(digits)});
+            i = close + 1;
+            if (i < path.size() && path[i] == '.') ++i;
+        } else {
+            size_t end = path.find_first_of(".[", i);
+            if (end == std::string::npos) end = path.size();
+            const std::string key = path.substr(i, end - i);
+            if (key.empty()) throw InputError(origin + ": empty key in key path");
+            steps.push_back(PathStep{key, -1});
+            i = end;
+            if (i < path.size() && path[i] == '.') ++i;
+        }
+    }
+    if (steps.empty()) throw InputError(origin + ": empty key path");
+    return steps;
+}
+
+void apply_override(YAML::Node& root, const SceneOverride& override_value,
+                    std::map<std::string, std::string>& origins) {
+    const std::string& assignment = override_value.assignment;
+    const std::string origin = override_value.origin.empty() ? "--set " + assignment : override_value.origin;
+    const size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) throw InputError(origin + ": expected key.path=value");
+    const std::string path = assignment.substr(0, equals);
+    YAML::Node value;
+    try {
+        value = YAML::Load(assignment.substr(equals + 1));
+    } catch (const YAML::Exception& e) {
+        throw InputError(origin + ": value is not valid YAML: " + e.msg);
+    }
+    const std::vector<PathStep> steps = parse_key_path(path, origin);
+    YAML::Node cursor = root;
+    for (size_t s = 0; s < steps.size(); ++s) {
+        const bool last = s + 1 == steps.size();
+        if (steps[s].index >= 0) {
+            if (!cursor.IsSequence() || size_t(steps[s].index) >= cursor.size()) {
+                throw InputError(origin + ": " + path + ": list index " + std::to_string(steps[s].index) +
+                                 " is out of range");
+            }
+            if (last) {
+                cursor[size_t(steps[s].index)] = value;
+            } else {
+                YAML::Node next = cursor[size_t(steps[s].index)];
+                cursor.reset(next);
+            }
+        } else {
+            if (!cursor.IsMap() && !cursor.IsNull()) {
+                throw InputError(origin + ": " + path + ": '" + steps[s].key + "' is inside a value that is not a mapping");
+            }
+            if (last) {
+                cursor[steps[s].key] = value;
+            } else {
+                YAML::Node next = cursor[steps[s].key];
+                cursor.reset(next);
+            }
+        }
+    }
+    origins[path] = origin;
+}
+
+SceneDescription load_from_node(YAML::Node root, const std::string& display_name, const std::string& directory,
+                                const std::vector<SceneOverride>& overrides) {
+    std::map<std::string, std::string> origins;
+    if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    for (const SceneOverride& o : overrides) apply_override(root, o, origins);
+    Loader loader(display_name, origins);
+    return loader.load(root, directory);
+}
+
+}  // namespace
+
+SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
+                                 const std::string& scene_directory, const std::vector<SceneOverride>& overrides) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                         ": malformed YAML: " + e.msg);
+    }
+    SceneDescription description = load_from_node(root, display_name, scene_directory, overrides);
+    description.settings.scene_file = display_name;
+    return description;
+}
+
+SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot read scene file: " + std::strerror(errno));
+    if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a scene file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return load_scene_text(text.str(), path, parent.empty() ? "." : parent.string(), overrides);
+}
+
+const char* encoding_name(Encoding encoding) {
+    switch (encoding) {
+    case Encoding::Srgb: return "srgb";
+    case Encoding::Gamma2: return "gamma2";
+    case Encoding::Linear: return "linear";
+    }
+    return "?";
+}
+
+const char* data_type_name(PixelDataType type) {
+    switch (type) {
+    case PixelDataType::UInt8: return "uint8";
+    case PixelDataType::UInt16: return "uint16";
+    case PixelDataType::Half: return "half";
+    case PixelDataType::Float: return "float";
+    }
+    return "?";
+}
+
+}  // namespace farmrt
