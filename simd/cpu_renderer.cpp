@@ -6,11 +6,12 @@
 
 namespace farmrt {
 
-CpuRenderer::CpuRenderer(int threads, int tile_size)
-    : threads_(threads > 0 ? threads : omp_get_max_threads()), tile_size_(std::max(1, tile_size)) {}
+CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size)
+    : scene_(scene), threads_(threads > 0 ? threads : omp_get_max_threads()), tile_size_(std::max(1, tile_size)) {}
 
-void CpuRenderer::render(const SceneView& scene, const FrameSettings& frame, RowRange rows, SampleRange samples,
-                         float* sums, std::atomic<uint64_t>* samples_done) const {
+void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                         std::atomic<uint64_t>* samples_done) {
+    const SceneView& scene = scene_;
     const uint32_t tile = uint32_t(tile_size_);
     const uint32_t tiles_x = (frame.width + tile - 1) / tile;
     const uint32_t tiles_y = (rows.count() + tile - 1) / tile;

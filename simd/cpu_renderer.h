@@ -3,38 +3,24 @@
 // sums do not depend on threads, tiles or bands.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-
-#include "integrator.h"
+#include "band_renderer.h"
+#include "scene.h"
 
 namespace farmrt {
 
-struct RowRange {
-    uint32_t begin = 0, end = 0;  // image rows [begin, end)
-    uint32_t count() const { return end - begin; }
-};
-
-struct SampleRange {
-    uint32_t begin = 0, end = 0;  // sample indices [begin, end)
-    uint32_t count() const { return end - begin; }
-};
-
-class CpuRenderer {
+class CpuRenderer : public BandRenderer {
 public:
     // threads <= 0: every hardware thread (or OMP_NUM_THREADS).
-    CpuRenderer(int threads, int tile_size);
+    CpuRenderer(const SceneView& scene, int threads, int tile_size);
 
-    // Adds the samples of `samples` for every pixel of `rows` to `sums`
-    // (rows.count() * width RGB triples, first row first). `samples_done`, when
-    // given, is advanced as tiles finish, for progress reports.
-    void render(const SceneView& scene, const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
-                std::atomic<uint64_t>* samples_done = nullptr) const;
-
-    int threads() const { return threads_; }
+    void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                std::atomic<uint64_t>* samples_done) override;
+    std::string description() const override { return "cpu"; }
+    int threads() const override { return threads_; }
     int tile_size() const { return tile_size_; }
 
 private:
+    SceneView scene_;
     int threads_;
     int tile_size_;
 };

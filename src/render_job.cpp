@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "cpu_renderer.h"
+#include "band_renderer.h"
 #include "errors.h"
 #include "image_output.h"
 #include "progress.h"
@@ -66,15 +66,17 @@ int run_render_job(const CommandLine& command_line) {
     PhaseTimes phases;
     PreparedJob job = prepare_job(load_job_scene(command_line, phases), command_line, phases);
     const RenderSettings& settings = job.description.settings;
-    const SceneView scene = job.description.scene.view();
-    const CpuRenderer renderer(command_line.threads, command_line.tile_size);
+    RendererOptions renderer_options;
+    renderer_options.threads = command_line.threads;
+    renderer_options.tile_size = command_line.tile_size;
+    const std::unique_ptr<BandRenderer> renderer = make_band_renderer(job.description.scene, renderer_options);
 
     const uint64_t total_samples = uint64_t(settings.width) * settings.height * settings.spp;
     std::vector<float> sums(size_t(settings.width) * settings.height * 3, 0.0f);
     const auto render_start = std::chrono::steady_clock::now();
     {
         ProgressReporter progress(total_samples, command_line.quiet);
-        renderer.render(scene, job.frame, RowRange{0, settings.height}, SampleRange{0, settings.spp}, sums.data(),
+        renderer->render(job.frame, RowRange{0, settings.height}, SampleRange{0, settings.spp}, sums.data(),
                         &progress.counter());
     }
     job.phases.render = seconds_since(render_start);
@@ -94,16 +96,16 @@ int run_render_job(const CommandLine& command_line) {
     if (!command_line.quiet) {
         std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n",
                      settings.output.c_str(), settings.width, settings.height, settings.spp,
-                     format_duration(job.phases.total).c_str(), samples_per_second, renderer.threads());
+                     format_duration(job.phases.total).c_str(), samples_per_second, renderer->threads());
     }
     if (!command_line.stats_file.empty()) {
         JsonObject report;
         report.add("software", std::string(kSoftwareName) + " " + kVersion)
             .add("scene", settings.scene_file)
             .add_raw("settings", settings_json(settings))
-            .add("backend", "cpu")
-            .add("threads", renderer.threads())
-            .add("tile", renderer.tile_size())
+            .add("backend", renderer->description())
+            .add("threads", renderer->threads())
+            .add("tile", command_line.tile_size)
             .add("primitives", uint64_t(job.description.scene.primitive_count()))
             .add("bvh_nodes", uint64_t(job.description.scene.nodes().size()))
             .add_raw("seconds", phases_json(job.phases))
