@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds and runs the whole test suite: a Release build with warnings as errors,
+# then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   scripts/test.sh            (after scripts/install_dependencies.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+echo "== Release build (-Werror) =="
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_WARNINGS_AS_ERRORS=ON >/dev/null
+cmake --build build-test -j "$jobs"
+(cd build-test && ctest --output-on-failure -j "$jobs" --timeout 600)
+
+echo "== ASan + UBSan build =="
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFARMRT_SANITIZE=ON \
+    -DFARMRT_WARNINGS_AS_ERRORS=ON -DFARMRT_WITH_CUDA=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-asan && ctest --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer)
