@@ -4,13 +4,36 @@
 
 #include <algorithm>
 
+#include "wide_accelerator.h"
+
 namespace farmrt {
 
-CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size)
-    : scene_(scene), threads_(threads > 0 ? threads : omp_get_max_threads()), tile_size_(std::max(1, tile_size)) {}
+CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd)
+    : scene_(scene),
+      threads_(threads > 0 ? threads : omp_get_max_threads()),
+      tile_size_(std::max(1, tile_size)),
+      simd_(simd) {
+    if (simd_ != SimdLevel::Off) accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
+}
+
+CpuRenderer::~CpuRenderer() = default;
+
+std::string CpuRenderer::description() const {
+    return std::string("cpu-") + (simd_ == SimdLevel::Off ? "scalar" : simd_level_name(simd_));
+}
 
 void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                          std::atomic<uint64_t>* samples_done) {
+    if (accelerator_) {
+        render_tiles(frame, rows, samples, sums, samples_done, accelerator_->closest_hit());
+    } else {
+        render_tiles(frame, rows, samples, sums, samples_done, BvhClosestHit());
+    }
+}
+
+template <class ClosestHit>
+void CpuRenderer::render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                               std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit) {
     const SceneView& scene = scene_;
     const uint32_t tile = uint32_t(tile_size_);
     const uint32_t tiles_x = (frame.width + tile - 1) / tile;
@@ -25,7 +48,7 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
         for (uint32_t y = y0; y < y1; ++y) {
             float* row = sums + size_t(y - rows.begin) * frame.width * 3;
             for (uint32_t x = x0; x < x1; ++x) {
-                accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, row + size_t(x) * 3);
+                accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, row + size_t(x) * 3, closest_hit);
             }
         }
         if (samples_done) samples_done->fetch_add(uint64_t(x1 - x0) * (y1 - y0) * samples.count(), std::memory_order_relaxed);

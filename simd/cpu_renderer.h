@@ -1,28 +1,46 @@
 // The CPU tracer: OpenMP threads take square tiles of a band of rows
 // dynamically; each pixel's samples are traced in order by one thread, so the
-// sums do not depend on threads, tiles or bands.
+// sums do not depend on threads, tiles or bands. With a SIMD level, closest-hit
+// queries go through the wide BVH and that level's kernel (same hits, bit for
+// bit); shading is the core's scalar code either way.
 #pragma once
+
+#include <memory>
 
 #include "band_renderer.h"
 #include "scene.h"
+#include "simd_level.h"
 
 namespace farmrt {
+namespace simd {
+class WideAccelerator;
+}
 
 class CpuRenderer : public BandRenderer {
 public:
-    // threads <= 0: every hardware thread (or OMP_NUM_THREADS).
-    CpuRenderer(const SceneView& scene, int threads, int tile_size);
+    // threads <= 0: every hardware thread (or OMP_NUM_THREADS). `simd` must be
+    // supported (resolve_simd_level); Off traces with the scalar binary BVH.
+    CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd = SimdLevel::Off);
+    ~CpuRenderer() override;
 
     void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                 std::atomic<uint64_t>* samples_done) override;
-    std::string description() const override { return "cpu"; }
+    // "cpu-scalar", "cpu-sse4.2", "cpu-avx2", "cpu-avx512".
+    std::string description() const override;
     int threads() const override { return threads_; }
     int tile_size() const { return tile_size_; }
+    SimdLevel simd_level() const { return simd_; }
 
 private:
+    template <class ClosestHit>
+    void render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                      std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit);
+
     SceneView scene_;
     int threads_;
     int tile_size_;
+    SimdLevel simd_;
+    std::unique_ptr<simd::WideAccelerator> accelerator_;
 };
 
 }  // namespace farmrt

@@ -39,6 +39,7 @@ struct RendererOptions {
     std::string backend = "cpu";  // cpu | cuda | auto (the CUDA issue adds the latter two)
     int threads = 0;              // CPU threads; 0 = all
     int tile_size = 16;           // CPU tile edge in pixels
+    std::string simd = "auto";    // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
 };
 
 class Scene;

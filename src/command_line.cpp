@@ -37,6 +37,8 @@ Scene overrides (take precedence over the file):
 Execution:
   --threads N            CPU threads (default: all)
   --tile N               tile edge in pixels for the thread scheduler (default 16)
+  --simd LEVEL           CPU instruction set: off (scalar), auto (default: the
+                         widest this CPU has), sse4.2, avx2, avx512
   --linear-list          no BVH: test every primitive (benchmark baseline)
 Reporting:
   --stats FILE.json      write a run report (phases, samples per second)
@@ -79,6 +81,14 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             cl.threads = int(parse_integer_option(a, value_of(i, a), 1, 4096));
         } else if (a == "--tile") {
             cl.tile_size = int(parse_integer_option(a, value_of(i, a), 1, 4096));
+        } else if (a == "--simd") {
+            cl.simd = value_of(i, a);
+            // Checked here so that a typo fails before the scene loads; whether
+            // the CPU has the level is checked where the renderer is made.
+            const std::string& level = cl.simd;
+            if (level != "off" && level != "auto" && level != "sse4.2" && level != "avx2" && level != "avx512") {
+                throw InputError("--simd: unknown level '" + cl.simd + "' (expected off, auto, sse4.2, avx2 or avx512)");
+            }
         } else if (a == "--stats") {
             cl.stats_file = value_of(i, a);
         } else if (a == "--quiet" || a == "-q") {

@@ -13,6 +13,7 @@ struct CommandLine {
     std::vector<SceneOverride> overrides;  // -o, --spp, ..., --set, in command-line order
     int threads = 0;                       // 0 = all hardware threads
     int tile_size = 16;
+    std::string simd = "auto";  // --simd: off | auto | sse4.2 | avx2 | avx512
     std::string stats_file;
     bool quiet = false;
     bool linear_list = false;  // benchmark baseline: no BVH

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define FARMRT_CPU_GPU __host__ __device__
@@ -22,6 +23,25 @@ constexpr float kInfinity = 3.402823466e+38f;
 
 FARMRT_CPU_GPU FARMRT_INLINE float min_float(float a, float b) { return a < b ? a : b; }
 FARMRT_CPU_GPU FARMRT_INLINE float max_float(float a, float b) { return a > b ? a : b; }
+// The smallest float above x (nextafterf(x, +inf) without the library call):
+// closest-hit queries use it to turn "t < t_max" into "t <= t_max".
+FARMRT_CPU_GPU FARMRT_INLINE float next_float_up(float x) {
+    if (x != x || x > 3.40282347e+38f) return x;  // NaN and +inf stay
+    if (x == 0.0f) x = 0.0f;  // -0 -> +0, whose successor is the smallest denormal
+    uint32_t bits;
+#if defined(__CUDA_ARCH__)
+    bits = __float_as_uint(x);
+#else
+    std::memcpy(&bits, &x, sizeof bits);
+#endif
+    bits = x >= 0.0f ? bits + 1 : bits - 1;
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(bits);
+#else
+    std::memcpy(&x, &bits, sizeof bits);
+    return x;
+#endif
+}
 FARMRT_CPU_GPU FARMRT_INLINE float clamp_float(float x, float lo, float hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }

@@ -7,14 +7,24 @@
 
 namespace farmrt {
 
+// The closest-hit query of the scalar tracers: the binary BVH of the scene.
+// Other tracers (the SIMD wide BVH) pass their own query with the same
+// signature and results; shading stays this one code.
+struct BvhClosestHit {
+    FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
+        return intersect_closest(scene, ray, t_min, hit);
+    }
+};
+
 // Radiance along one path; a path still going after max_depth segments adds black.
-FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, PixelSampler& sampler,
-                                              int max_depth) {
+template <class ClosestHit = BvhClosestHit>
+FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, PixelSampler& sampler, int max_depth,
+                                              const ClosestHit& closest_hit = ClosestHit()) {
     Color throughput(1.0f);
     Color radiance(0.0f);
     for (int depth = 0; depth < max_depth; ++depth) {
         Hit hit;
-        if (!intersect_closest(scene, ray, kMinHitDistance, hit)) {
+        if (!closest_hit(scene, ray, kMinHitDistance, hit)) {
             radiance += throughput * scene.background.radiance(ray);
             break;
         }
@@ -44,14 +54,15 @@ struct FrameSettings {
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to `sum`, in sample
 // order, so that any split into passes accumulates the same float sums.
+template <class ClosestHit = BvhClosestHit>
 FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                    uint32_t y, uint32_t sample_begin, uint32_t sample_end,
-                                                   float* sum) {
+                                                   float* sum, const ClosestHit& closest_hit = ClosestHit()) {
     const uint32_t pixel_index = y * frame.width + x;
     for (uint32_t s = sample_begin; s < sample_end; ++s) {
         PixelSampler sampler(frame.key, pixel_index, s);
         const Ray ray = frame.camera.generate_ray(x, y, sampler);
-        const Color c = trace_path(scene, ray, sampler, frame.max_depth);
+        const Color c = trace_path(scene, ray, sampler, frame.max_depth, closest_hit);
         // A NaN from a degenerate path would poison the whole pixel: drop it.
         sum[0] += c.x == c.x ? c.x : 0.0f;
         sum[1] += c.y == c.y ? c.y : 0.0f;

@@ -69,6 +69,7 @@ int run_render_job(const CommandLine& command_line) {
     RendererOptions renderer_options;
     renderer_options.threads = command_line.threads;
     renderer_options.tile_size = command_line.tile_size;
+    renderer_options.simd = command_line.simd;
     const std::unique_ptr<BandRenderer> renderer = make_band_renderer(job.description.scene, renderer_options);
 
     const uint64_t total_samples = uint64_t(settings.width) * settings.height * settings.spp;

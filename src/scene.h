@@ -52,15 +52,24 @@ private:
 
 // ---- closest-hit queries shared by every tracer -------------------------------
 
+// The closest hit is the smallest (t, PrimitiveRef) pair: on exactly equal t
+// the smaller reference wins. The rule does not depend on the order in which
+// primitives are tested, so every traversal (binary or wide BVH, scalar or
+// SIMD, CPU or GPU) returns the same hit.
+FARMRT_CPU_GPU FARMRT_INLINE float closest_hit_bound(const Hit& hit, PrimitiveRef ref) {
+    return ref.bits < hit.primitive.bits ? next_float_up(hit.t) : hit.t;
+}
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
                                                       float t_min, Hit& hit) {
     float t, u = 0, v = 0;
     bool found = false;
+    const float t_max = closest_hit_bound(hit, ref);
     switch (ref.type()) {
-    case PrimitiveType::Sphere: found = intersect_sphere(scene.spheres[ref.index()], ray, t_min, hit.t, t); break;
-    case PrimitiveType::Quad: found = intersect_quad(scene.quads[ref.index()], ray, t_min, hit.t, t, u, v); break;
+    case PrimitiveType::Sphere: found = intersect_sphere(scene.spheres[ref.index()], ray, t_min, t_max, t); break;
+    case PrimitiveType::Quad: found = intersect_quad(scene.quads[ref.index()], ray, t_min, t_max, t, u, v); break;
     case PrimitiveType::Triangle:
-        found = intersect_triangle(scene.triangles[ref.index()], ray, t_min, hit.t, t, u, v);
+        found = intersect_triangle(scene.triangles[ref.index()], ray, t_min, t_max, t, u, v);
         break;
     }
     if (found) {

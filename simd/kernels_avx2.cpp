@@ -1,0 +1,11 @@
+// The AVX2 (8 floats per register) kernels: wide_traversal.h compiled with this level's
+// flags (see CMakeLists.txt). Only constant data leaves this file.
+#include "wide_traversal.h"
+
+namespace farmrt {
+namespace simd {
+
+const Kernels kAvx2Kernels = {SimdLevel::Avx2, WideTraversal<xsimd::avx2>::N, &WideTraversal<xsimd::avx2>::closest_hit};
+
+}  // namespace simd
+}  // namespace farmrt

@@ -1,0 +1,11 @@
+// The SSE4.2 (4 floats per register) kernels: wide_traversal.h compiled with this level's
+// flags (see CMakeLists.txt). Only constant data leaves this file.
+#include "wide_traversal.h"
+
+namespace farmrt {
+namespace simd {
+
+const Kernels kSse42Kernels = {SimdLevel::Sse42, WideTraversal<xsimd::sse4_2>::N, &WideTraversal<xsimd::sse4_2>::closest_hit};
+
+}  // namespace simd
+}  // namespace farmrt

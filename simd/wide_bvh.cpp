@@ -1,0 +1,229 @@
+#include "wide_bvh.h"
+
+#include <algorithm>
+
+namespace farmrt {
+namespace simd {
+
+template <int N>
+class WideBvh<N>::Builder {
+public:
+    Builder(const SceneView& scene, const WideBvhOptions& options, WideBvh<N>& out)
+        : scene_(scene), out_(out), leaf_limit_(options.max_leaf_primitives > 0 ? options.max_leaf_primitives : N) {
+        // Binary subtrees cover contiguous primitive ranges (the builder
+        // partitions in place), children follow their parents: one backward pass.
+        begin_.resize(scene.node_count);
+        end_.resize(scene.node_count);
+        for (uint32_t i = scene.node_count; i-- > 0;) {
+            const BvhNode& node = scene.nodes[i];
+            if (node.is_leaf() || scene.node_count == 1) {  // the root of an empty scene is an empty leaf
+                begin_[i] = node.offset;
+                end_[i] = node.offset + node.count;
+            } else {
+                begin_[i] = begin_[i + 1];
+                end_[i] = end_[node.offset];
+            }
+        }
+    }
+
+    void build() {
+        if (scene_.node_count == 0) {
+            out_.nodes_.push_back(empty_node());
+            return;
+        }
+        build_node(0);
+    }
+
+private:
+    static WideNode<N> empty_node() {
+        WideNode<N> node;
+        for (int axis = 0; axis < 3; ++axis) {
+            for (int i = 0; i < N; ++i) {
+                node.bounds[2 * axis][i] = kInfinity;
+                node.bounds[2 * axis + 1][i] = -kInfinity;
+            }
+        }
+        for (int i = 0; i < N; ++i) {
+            node.child[i] = 0;
+            node.packet_count[i] = 0;
+        }
+        return node;
+    }
+
+    uint32_t count(uint32_t binary) const { return end_[binary] - begin_[binary]; }
+    bool becomes_leaf(uint32_t binary) const {
+        return scene_.nodes[binary].is_leaf() || count(binary) <= uint32_t(leaf_limit_) || scene_.node_count == 1;
+    }
+
+    // Opens the largest-area inner child until N children (the usual collapse
+    // of Wald et al. 2008 / Embree's BVH-N builders), then recurses.
+    uint32_t build_node(uint32_t binary_root) {
+        const uint32_t index = uint32_t(out_.nodes_.size());
+        out_.nodes_.push_back(empty_node());
+        std::vector<uint32_t> children;
+        if (becomes_leaf(binary_root)) {
+            children.push_back(binary_root);
+        } else {
+            children.push_back(binary_root + 1);
+            children.push_back(scene_.nodes[binary_root].offset);
+        }
+        while (children.size() < size_t(N)) {
+            int best = -1;
+            float best_area = -1.0f;
+            for (size_t i = 0; i < children.size(); ++i) {
+                if (becomes_leaf(children[i])) continue;
+                const float area = scene_.nodes[children[i]].bounds.surface_area();
+                if (area > best_area) {
+                    best_area = area;
+                    best = int(i);
+                }
+            }
+            if (best < 0) break;
+            const uint32_t opened = children[size_t(best)];
+            children[size_t(best)] = opened + 1;
+            children.insert(children.begin() + best + 1, scene_.nodes[opened].offset);
+        }
+        int slot = 0;
+        for (uint32_t child : children) {
+            if (count(child) == 0) continue;  // an empty scene's root leaf
+            uint32_t target, packets = 0;
+            if (becomes_leaf(child)) {
+                target = uint32_t(out_.packet_refs_.size());
+                packets = emit_leaf(begin_[child], end_[child]);
+            } else {
+                target = build_node(child);
+            }
+            WideNode<N>& node = out_.nodes_[index];  // build_node may have grown the array
+            const Aabb& box = scene_.nodes[child].bounds;
+            for (int axis = 0; axis < 3; ++axis) {
+                node.bounds[2 * axis][slot] = box.lower[axis];
+                node.bounds[2 * axis + 1][slot] = box.upper[axis];
+            }
+            node.child[slot] = target;
+            node.packet_count[slot] = packets;
+            ++slot;
+        }
+        return index;
+    }
+
+    // Packs the primitives [begin, end) by type into packets; returns their count.
+    uint32_t emit_leaf(uint32_t begin, uint32_t end) {
+        std::vector<PrimitiveRef> refs(scene_.primitives + begin, scene_.primitives + end);
+        std::stable_sort(refs.begin(), refs.end(),
+                         [](PrimitiveRef a, PrimitiveRef b) { return a.type() < b.type(); });
+        uint32_t packets = 0;
+        for (size_t first = 0; first < refs.size();) {
+            size_t last = first + 1;
+            while (last < refs.size() && last - first < size_t(N) && refs[last].type() == refs[first].type()) ++last;
+            out_.packet_refs_.push_back(emit_packet(&refs[first], int(last - first)));
+            out_.used_lanes_ += last - first;
+            ++packets;
+            first = last;
+        }
+        return packets;
+    }
+
+    uint32_t emit_packet(const PrimitiveRef* refs, int count) {
+        const PrimitiveType type = refs[0].type();
+        uint32_t index = 0;
+        switch (type) {
+        case PrimitiveType::Sphere: {
+            index = uint32_t(out_.spheres_.size());
+            SpherePacket<N>& p = out_.spheres_.emplace_back();
+            for (int lane = 0; lane < N; ++lane) {
+                const PrimitiveRef ref = refs[lane < count ? lane : 0];
+                const Sphere& s = scene_.spheres[ref.index()];
+                for (int axis = 0; axis < 3; ++axis) {
+                    p.center[axis][lane] = s.center[axis];
+                    p.velocity[axis][lane] = s.velocity[axis];
+                }
+                p.radius[lane] = s.radius;
+                p.ref[lane] = ref.bits;
+            }
+            break;
+        }
+        case PrimitiveType::Quad: {
+            index = uint32_t(out_.quads_.size());
+            QuadPacket<N>& p = out_.quads_.emplace_back();
+            for (int lane = 0; lane < N; ++lane) {
+                const PrimitiveRef ref = refs[lane < count ? lane : 0];
+                const Quad& q = scene_.quads[ref.index()];
+                for (int axis = 0; axis < 3; ++axis) {
+                    p.corner[axis][lane] = q.corner[axis];
+                    p.edge_u[axis][lane] = q.edge_u[axis];
+                    p.edge_v[axis][lane] = q.edge_v[axis];
+                    p.normal[axis][lane] = q.normal[axis];
+                    p.w[axis][lane] = q.w[axis];
+                }
+                p.plane_offset[lane] = q.plane_offset;
+                p.ref[lane] = ref.bits;
+            }
+            break;
+        }
+        case PrimitiveType::Triangle: {
+            index = uint32_t(out_.triangles_.size());
+            TrianglePacket<N>& p = out_.triangles_.emplace_back();
+            for (int lane = 0; lane < N; ++lane) {
+                const PrimitiveRef ref = refs[lane < count ? lane : 0];
+                const Triangle& t = scene_.triangles[ref.index()];
+                const Vec3 edge1 = t.vertex1 - t.vertex0;
+                const Vec3 edge2 = t.vertex2 - t.vertex0;
+                for (int axis = 0; axis < 3; ++axis) {
+                    p.vertex0[axis][lane] = t.vertex0[axis];
+                    p.edge1[axis][lane] = edge1[axis];
+                    p.edge2[axis][lane] = edge2[axis];
+                }
+                p.ref[lane] = ref.bits;
+            }
+            break;
+        }
+        }
+        return (uint32_t(type) << kPacketTypeShift) | index;
+    }
+
+    const SceneView& scene_;
+    WideBvh<N>& out_;
+    int leaf_limit_;
+    std::vector<uint32_t> begin_, end_;
+};
+
+template <int N>
+WideBvh<N>::WideBvh(const SceneView& scene, const WideBvhOptions& options) {
+    Builder(scene, options, *this).build();
+}
+
+template <int N>
+WideBvhView<N> WideBvh<N>::view() const {
+    WideBvhView<N> v;
+    v.nodes = nodes_.data();
+    v.packet_refs = packet_refs_.data();
+    v.spheres = spheres_.data();
+    v.quads = quads_.data();
+    v.triangles = triangles_.data();
+    v.node_count = uint32_t(nodes_.size());
+    return v;
+}
+
+template <int N>
+WideBvhStats WideBvh<N>::stats() const {
+    WideBvhStats s;
+    s.nodes = nodes_.size();
+    s.packets = packet_refs_.size();
+    s.used_packet_lanes = used_lanes_;
+    for (const WideNode<N>& node : nodes_) {
+        for (int i = 0; i < N; ++i) {
+            if (node.bounds[0][i] <= node.bounds[1][i]) {
+                ++s.used_child_slots;
+                if (node.packet_count[i] > 0) ++s.leaves;
+            }
+        }
+    }
+    return s;
+}
+
+template class WideBvh<4>;
+template class WideBvh<8>;
+template class WideBvh<16>;
+
+}  // namespace simd
+}  // namespace farmrt

@@ -1,0 +1,112 @@
+// The wide BVH of the SIMD tracer: the binary SAH BVH of the core (src/bvh.cpp)
+// collapsed into N-ary nodes whose child boxes are stored as structure of
+// arrays, so that one SIMD instruction tests a ray against N boxes, and leaves
+// made of primitive packets (W primitives of one type, structure of arrays), so
+// that one instruction tests W primitives. Building (here, host code of the
+// portable baseline) is separate from traversal (wide_traversal.h, compiled
+// once per instruction set).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scene.h"
+
+namespace farmrt {
+namespace simd {
+
+// Packet references: the primitive type in the top bits, the packet index below.
+constexpr uint32_t kPacketTypeShift = 28;
+constexpr uint32_t kPacketIndexMask = (1u << kPacketTypeShift) - 1;
+
+// One node: N child boxes. bounds[2 * axis] holds the lower and
+// bounds[2 * axis + 1] the upper planes of that axis, so that a ray picks its
+// near and far planes by offset once and loads them without shuffles.
+template <int N>
+struct alignas(64) WideNode {
+    float bounds[6][N];
+    // packet_count[i] == 0: child[i] is an inner node (or, with empty bounds
+    // that no ray enters, an unused slot). > 0: a leaf of packet_count[i]
+    // packets, listed from packet_refs[child[i]].
+    uint32_t child[N];
+    uint32_t packet_count[N];
+};
+
+// Unused lanes of a packet repeat lane 0: a duplicate gives the same (t, ref),
+// which never changes the closest hit, so no lane mask is needed.
+template <int W>
+struct alignas(64) SpherePacket {
+    float center[3][W];
+    float velocity[3][W];
+    float radius[W];
+    uint32_t ref[W];  // PrimitiveRef bits
+};
+
+template <int W>
+struct alignas(64) QuadPacket {
+    float corner[3][W];
+    float edge_u[3][W];
+    float edge_v[3][W];
+    float normal[3][W];
+    float w[3][W];
+    float plane_offset[W];
+    uint32_t ref[W];
+};
+
+// Edges are stored precomputed: vertex1 - vertex0 rounds the same here as in
+// the scalar test, so the results stay bit-identical.
+template <int W>
+struct alignas(64) TrianglePacket {
+    float vertex0[3][W];
+    float edge1[3][W];
+    float edge2[3][W];
+    uint32_t ref[W];
+};
+
+// What the kernels read: plain pointers, like SceneView.
+template <int N>
+struct WideBvhView {
+    const WideNode<N>* nodes = nullptr;
+    const uint32_t* packet_refs = nullptr;
+    const SpherePacket<N>* spheres = nullptr;
+    const QuadPacket<N>* quads = nullptr;
+    const TrianglePacket<N>* triangles = nullptr;
+    uint32_t node_count = 0;
+};
+
+struct WideBvhOptions {
+    // A binary subtree with at most this many primitives becomes one leaf
+    // (0: the packet width).
+    int max_leaf_primitives = 0;
+};
+
+struct WideBvhStats {
+    size_t nodes = 0, leaves = 0, packets = 0;
+    size_t used_child_slots = 0, used_packet_lanes = 0;
+};
+
+// Node width N = packet width W = the SIMD width in floats (4, 8 or 16).
+template <int N>
+class WideBvh {
+public:
+    WideBvh(const SceneView& scene, const WideBvhOptions& options = {});
+
+    WideBvhView<N> view() const;
+    WideBvhStats stats() const;
+
+private:
+    class Builder;
+    std::vector<WideNode<N>> nodes_;
+    std::vector<uint32_t> packet_refs_;
+    std::vector<SpherePacket<N>> spheres_;
+    std::vector<QuadPacket<N>> quads_;
+    std::vector<TrianglePacket<N>> triangles_;
+    size_t used_lanes_ = 0;
+};
+
+extern template class WideBvh<4>;
+extern template class WideBvh<8>;
+extern template class WideBvh<16>;
+
+}  // namespace simd
+}  // namespace farmrt

@@ -1,0 +1,334 @@
+// Wide-BVH traversal and packet intersection, written once over xsimd batches
+// and compiled once per instruction set (kernels_sse42.cpp, kernels_avx2.cpp,
+// kernels_avx512.cpp). Include it from those files only: everything here has
+// internal linkage so that each copy keeps its own instruction set.
+//
+// Bit-identical to the scalar core (src/scene.h, src/primitives.h): every
+// lane performs the scalar code's float operations in the scalar code's order
+// (-ffp-contract=off, true divisions and square roots, min/max with the same
+// NaN rule), and the closest hit is the smallest (t, PrimitiveRef) pair, which
+// does not depend on the order in which boxes and packets are visited.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include "simd_kernels.h"
+#include "wide_bvh.h"
+
+namespace farmrt {
+namespace simd {
+namespace {
+
+// ---- vector types (Embree style: the width is a property of the types) ----
+
+template <class Arch>
+struct Lanes {
+    using Float = xsimd::batch<float, Arch>;
+    using Int = xsimd::batch<int32_t, Arch>;
+    using Mask = xsimd::batch_bool<float, Arch>;
+    static constexpr int kWidth = int(Float::size);
+
+    static FARMRT_INLINE Float load(const float* p) { return Float::load_aligned(p); }
+    // Unsigned order of PrimitiveRef bits through a signed compare: flip the top bit.
+    static FARMRT_INLINE Mask refs_below(const uint32_t* refs, uint32_t bound) {
+        const Int flip(int32_t(0x80000000u));
+        const Int lanes = Int::load_aligned(reinterpret_cast<const int32_t*>(refs)) ^ flip;
+        return xsimd::bool_cast(lanes < (Int(int32_t(bound)) ^ flip));
+    }
+};
+
+// One bit per lane, lane 0 in bit 0.
+#if defined(__AVX512F__)
+FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
+    return uint32_t(__mmask16(m));
+}
+#elif defined(__AVX2__)
+FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx2> m) {
+    return uint32_t(_mm256_movemask_ps(__m256(m)));
+}
+#else
+FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::sse4_2> m) {
+    return uint32_t(_mm_movemask_ps(__m128(m)));
+}
+#endif
+
+FARMRT_INLINE int lowest_bit(uint32_t bits) { return __builtin_ctz(bits); }
+
+// ---- the ray, broadcast, and the closest hit so far -----------------------
+
+template <class Arch>
+struct RayLanes {
+    using Float = typename Lanes<Arch>::Float;
+    Float origin[3], direction[3], inverse_direction[3];
+    Float time, direction_length_squared, t_min;
+    int near_plane[3], far_plane[3];  // rows of WideNode::bounds
+
+    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_) {
+        // As RayBoxTester: the same reciprocal, the same sign test.
+        const float inverse[3] = {1.0f / ray.direction.x, 1.0f / ray.direction.y, 1.0f / ray.direction.z};
+        for (int axis = 0; axis < 3; ++axis) {
+            origin[axis] = Float(ray.origin[axis]);
+            direction[axis] = Float(ray.direction[axis]);
+            inverse_direction[axis] = Float(inverse[axis]);
+            const int negative = inverse[axis] < 0;
+            near_plane[axis] = 2 * axis + negative;
+            far_plane[axis] = 2 * axis + 1 - negative;
+        }
+        time = Float(ray.time);
+        direction_length_squared = Float(length_squared(ray.direction));
+        t_min = Float(t_min_);
+    }
+};
+
+struct Closest {
+    float t;
+    uint32_t ref;
+    float u, v;
+    float t_inclusive;  // next_float_up(t): the bound for smaller references
+    bool found;
+};
+
+// The scalar test's t_max per lane (closest_hit_bound in src/scene.h).
+template <class Arch>
+FARMRT_INLINE typename Lanes<Arch>::Float lane_bounds(const uint32_t* refs, const Closest& closest) {
+    using Float = typename Lanes<Arch>::Float;
+    return xsimd::select(Lanes<Arch>::refs_below(refs, closest.ref), Float(closest.t_inclusive), Float(closest.t));
+}
+
+// Every lane in `bits` hit closer than the closest hit (by the scalar rule);
+// keep the smallest (t, ref) among them.
+template <class Arch>
+FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float& t, const uint32_t* refs,
+                                const typename Lanes<Arch>::Float* u, const typename Lanes<Arch>::Float* v,
+                                Closest& closest) {
+    constexpr int W = Lanes<Arch>::kWidth;
+    alignas(64) float ts[W], us[W], vs[W];
+    t.store_aligned(ts);
+    if (u) {
+        u->store_aligned(us);
+        v->store_aligned(vs);
+    }
+    int best = -1;
+    float best_t = closest.t;
+    uint32_t best_ref = closest.ref;
+    for (; bits; bits &= bits - 1) {
+        const int lane = lowest_bit(bits);
+        if (ts[lane] < best_t || (ts[lane] == best_t && refs[lane] < best_ref)) {
+            best = lane;
+            best_t = ts[lane];
+            best_ref = refs[lane];
+        }
+    }
+    if (best < 0) return;
+    closest.t = best_t;
+    closest.ref = best_ref;
+    closest.u = u ? us[best] : 0.0f;
+    closest.v = u ? vs[best] : 0.0f;
+    closest.t_inclusive = next_float_up(best_t);
+    closest.found = true;
+}
+
+// ---- primitive packets: the scalar tests of src/primitives.h, lane-wise ----
+
+template <class Arch, int W>
+FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
+    using L = Lanes<Arch>;
+    using Float = typename L::Float;
+    using Mask = typename L::Mask;
+    // center_at(time) = center + time * velocity; oc = center - origin.
+    const Float ocx = (L::load(p.center[0]) + L::load(p.velocity[0]) * ray.time) - ray.origin[0];
+    const Float ocy = (L::load(p.center[1]) + L::load(p.velocity[1]) * ray.time) - ray.origin[1];
+    const Float ocz = (L::load(p.center[2]) + L::load(p.velocity[2]) * ray.time) - ray.origin[2];
+    const Float& a = ray.direction_length_squared;
+    const Float h = (ray.direction[0] * ocx + ray.direction[1] * ocy) + ray.direction[2] * ocz;
+    const Float radius = L::load(p.radius);
+    const Float c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - radius * radius;
+    const Float discriminant = h * h - a * c;
+    const Mask has_roots = ~(discriminant < Float(0.0f));
+    if (xsimd::none(has_roots)) return;
+    const Float root_d = xsimd::sqrt(discriminant);
+    const Float t_max = lane_bounds<Arch>(p.ref, closest);
+    Float root = (h - root_d) / a;
+    const Mask near_ok = ~((root <= ray.t_min) | (t_max <= root));
+    Mask accept = has_roots & near_ok;
+    if (xsimd::any(has_roots & ~near_ok)) {
+        const Float far_root = (h + root_d) / a;
+        const Mask far_ok = ~((far_root <= ray.t_min) | (t_max <= far_root));
+        root = xsimd::select(near_ok, root, far_root);
+        accept = has_roots & (near_ok | far_ok);
+    }
+    if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+}
+
+template <class Arch, int W>
+FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
+    using L = Lanes<Arch>;
+    using Float = typename L::Float;
+    using Mask = typename L::Mask;
+    const Float nx = L::load(p.normal[0]), ny = L::load(p.normal[1]), nz = L::load(p.normal[2]);
+    const Float denominator = (nx * ray.direction[0] + ny * ray.direction[1]) + nz * ray.direction[2];
+    Mask accept = ~(xsimd::abs(denominator) < Float(1e-8f));
+    const Float t =
+        (L::load(p.plane_offset) - ((nx * ray.origin[0] + ny * ray.origin[1]) + nz * ray.origin[2])) / denominator;
+    const Float t_max = lane_bounds<Arch>(p.ref, closest);
+    accept = accept & ~((t <= ray.t_min) | (t_max <= t));
+    if (xsimd::none(accept)) return;
+    // planar = ray.at(t) - corner
+    const Float px = (ray.origin[0] + ray.direction[0] * t) - L::load(p.corner[0]);
+    const Float py = (ray.origin[1] + ray.direction[1] * t) - L::load(p.corner[1]);
+    const Float pz = (ray.origin[2] + ray.direction[2] * t) - L::load(p.corner[2]);
+    const Float ux = L::load(p.edge_u[0]), uy = L::load(p.edge_u[1]), uz = L::load(p.edge_u[2]);
+    const Float vx = L::load(p.edge_v[0]), vy = L::load(p.edge_v[1]), vz = L::load(p.edge_v[2]);
+    const Float wx = L::load(p.w[0]), wy = L::load(p.w[1]), wz = L::load(p.w[2]);
+    // alpha = dot(w, cross(planar, edge_v)); beta = dot(w, cross(edge_u, planar))
+    const Float alpha = (wx * (py * vz - pz * vy) + wy * (pz * vx - px * vz)) + wz * (px * vy - py * vx);
+    const Float beta = (wx * (uy * pz - uz * py) + wy * (uz * px - ux * pz)) + wz * (ux * py - uy * px);
+    const Float zero(0.0f), one(1.0f);
+    accept = accept & (alpha >= zero) & (alpha <= one) & (beta >= zero) & (beta <= one);
+    if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+}
+
+template <class Arch, int W>
+FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
+    using L = Lanes<Arch>;
+    using Float = typename L::Float;
+    using Mask = typename L::Mask;
+    const Float e1x = L::load(p.edge1[0]), e1y = L::load(p.edge1[1]), e1z = L::load(p.edge1[2]);
+    const Float e2x = L::load(p.edge2[0]), e2y = L::load(p.edge2[1]), e2z = L::load(p.edge2[2]);
+    const Float& dx = ray.direction[0];
+    const Float& dy = ray.direction[1];
+    const Float& dz = ray.direction[2];
+    // p = cross(direction, edge2); determinant = dot(edge1, p)
+    const Float px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
+    const Float determinant = (e1x * px + e1y * py) + e1z * pz;
+    const Float zero(0.0f), one(1.0f);
+    Mask accept = determinant != zero;
+    if (xsimd::none(accept)) return;
+    const Float inverse_determinant = one / determinant;
+    const Float ox = ray.origin[0] - L::load(p.vertex0[0]);
+    const Float oy = ray.origin[1] - L::load(p.vertex0[1]);
+    const Float oz = ray.origin[2] - L::load(p.vertex0[2]);
+    const Float b1 = ((ox * px + oy * py) + oz * pz) * inverse_determinant;
+    accept = accept & ~((b1 < zero) | (b1 > one));
+    if (xsimd::none(accept)) return;
+    // q = cross(to_origin, edge1)
+    const Float qx = oy * e1z - oz * e1y, qy = oz * e1x - ox * e1z, qz = ox * e1y - oy * e1x;
+    const Float b2 = ((dx * qx + dy * qy) + dz * qz) * inverse_determinant;
+    accept = accept & ~((b2 < zero) | ((b1 + b2) > one));
+    if (xsimd::none(accept)) return;
+    const Float t = ((e2x * qx + e2y * qy) + e2z * qz) * inverse_determinant;
+    const Float t_max = lane_bounds<Arch>(p.ref, closest);
+    accept = accept & ~((t <= ray.t_min) | (t_max <= t));
+    if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
+}
+
+// ---- traversal ---------------------------------------------------------------
+
+template <class Arch>
+struct WideTraversal {
+    using L = Lanes<Arch>;
+    using Float = typename L::Float;
+    static constexpr int N = L::kWidth;
+    // Widening of a box's exit distance, as RayBoxTester::entry.
+    static constexpr float kExitWidening = 1.00000036f;
+
+    struct StackEntry {
+        uint32_t child;
+        uint32_t packet_count;
+        float entry;
+    };
+
+    // The slab test of RayBoxTester::entry for all N children at once; bit i
+    // set when child i is entered within [t_min, t_max], entries in `entry`.
+    static FARMRT_INLINE uint32_t test_children(const WideNode<N>& node, const RayLanes<Arch>& ray, float t_max,
+                                                float* entry) {
+        const Float tx0 = (L::load(node.bounds[ray.near_plane[0]]) - ray.origin[0]) * ray.inverse_direction[0];
+        const Float tx1 = (L::load(node.bounds[ray.far_plane[0]]) - ray.origin[0]) * ray.inverse_direction[0];
+        const Float ty0 = (L::load(node.bounds[ray.near_plane[1]]) - ray.origin[1]) * ray.inverse_direction[1];
+        const Float ty1 = (L::load(node.bounds[ray.far_plane[1]]) - ray.origin[1]) * ray.inverse_direction[1];
+        const Float tz0 = (L::load(node.bounds[ray.near_plane[2]]) - ray.origin[2]) * ray.inverse_direction[2];
+        const Float tz1 = (L::load(node.bounds[ray.far_plane[2]]) - ray.origin[2]) * ray.inverse_direction[2];
+        // xsimd max/min are maxps/minps: max(a, b) = a > b ? a : b, as max_float.
+        const Float t0 = xsimd::max(xsimd::max(tx0, ty0), xsimd::max(tz0, ray.t_min));
+        const Float t1 = xsimd::min(xsimd::min(tx1, ty1), xsimd::min(tz1, Float(t_max))) * Float(kExitWidening);
+        t0.store_aligned(entry);
+        return mask_bits(t0 <= t1);
+    }
+
+    static FARMRT_INLINE void intersect_leaf(const WideBvhView<N>& bvh, uint32_t first, uint32_t count,
+                                             const RayLanes<Arch>& ray, Closest& closest) {
+        for (uint32_t i = 0; i < count; ++i) {
+            const uint32_t ref = bvh.packet_refs[first + i];
+            const uint32_t index = ref & kPacketIndexMask;
+            switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
+            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], ray, closest); break;
+            case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], ray, closest); break;
+            case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], ray, closest); break;
+            }
+        }
+    }
+
+    static bool closest_hit(const void* view, const Ray& ray_in, float t_min, Hit& hit) {
+        const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(view);
+        const RayLanes<Arch> ray(ray_in, t_min);
+        Closest closest{hit.t, hit.primitive.bits, hit.u, hit.v, next_float_up(hit.t), false};
+        StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
+        int stack_size = 0;
+        uint32_t child = 0, packet_count = 0;  // the root, an inner node
+        for (;;) {
+            if (packet_count > 0) {
+                intersect_leaf(bvh, child, packet_count, ray, closest);
+            } else {
+                alignas(64) float entry[N];
+                uint32_t bits = test_children(bvh.nodes[child], ray, closest.t, entry);
+                if (bits) {
+                    const WideNode<N>& node = bvh.nodes[child];
+                    if ((bits & (bits - 1)) == 0) {  // one child: descend
+                        const int i = lowest_bit(bits);
+                        child = node.child[i];
+                        packet_count = node.packet_count[i];
+                        continue;
+                    }
+                    // Several: visit near to far. Sort by entry (insertion sort
+                    // of at most N), push the far ones, descend into the nearest.
+                    StackEntry hits[N];
+                    int hit_count = 0;
+                    for (; bits; bits &= bits - 1) {
+                        const int i = lowest_bit(bits);
+                        const StackEntry e{node.child[i], node.packet_count[i], entry[i]};
+                        int j = hit_count++;
+                        for (; j > 0 && hits[j - 1].entry > e.entry; --j) hits[j] = hits[j - 1];
+                        hits[j] = e;
+                    }
+                    for (int j = hit_count - 1; j > 0; --j) stack[stack_size++] = hits[j];
+                    child = hits[0].child;
+                    packet_count = hits[0].packet_count;
+                    continue;
+                }
+            }
+            // Pop the next child that a closer hit has not ruled out since it
+            // was pushed (entry <= min(exit, t) * widening, as the slab test).
+            for (;;) {
+                if (stack_size == 0) {
+                    if (closest.found) {
+                        hit.t = closest.t;
+                        hit.primitive.bits = closest.ref;
+                        hit.u = closest.u;
+                        hit.v = closest.v;
+                    }
+                    return closest.found;
+                }
+                const StackEntry& e = stack[--stack_size];
+                if (e.entry <= closest.t * kExitWidening) {
+                    child = e.child;
+                    packet_count = e.packet_count;
+                    break;
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
+}  // namespace simd
+}  // namespace farmrt
