@@ -1,0 +1,184 @@
+// Microbenchmarks of the SIMD tracer (Google Benchmark): closest-hit queries
+// through the scalar binary BVH vs the wide BVH of each SIMD level this CPU
+// runs, and primitive intersection throughput (linear lists of one type).
+//   build/farmrt_simd_benchmark [--benchmark_filter=...] [--benchmark_repetitions=5]
+// Scenes are read from FARMRT_SOURCE_DIR/configs.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "integrator.h"
+#include "render_job.h"
+#include "scene_loader.h"
+#include "simd_level.h"
+#include "wide_accelerator.h"
+
+namespace farmrt {
+namespace {
+
+struct RaySet {
+    std::vector<Ray> rays;
+};
+
+// Camera rays of a frame (pixel grid, one sample each) and the rays that leave
+// their first hits in cosine-weighted directions: coherent and incoherent work.
+struct TraversalWorkload {
+    SceneDescription description;
+    RaySet camera, bounce;
+};
+
+const TraversalWorkload& traversal_workload(const std::string& scene_file) {
+    static std::map<std::string, std::unique_ptr<TraversalWorkload>> cache;
+    std::unique_ptr<TraversalWorkload>& slot = cache[scene_file];
+    if (slot) return *slot;
+    slot = std::make_unique<TraversalWorkload>();
+    TraversalWorkload& w = *slot;
+    w.description = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/" + scene_file,
+                                    {{"image.width=160", ""}, {"image.height=90", ""}});
+    w.description.scene.build_acceleration();
+    const SceneView scene = w.description.scene.view();
+    const FrameSettings frame = make_frame_settings(w.description.settings, 0);
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    for (uint32_t y = 0; y < frame.height; ++y) {
+        for (uint32_t x = 0; x < frame.width; ++x) {
+            PixelSampler sampler(frame.key, y * frame.width + x, 0);
+            const Ray ray = frame.camera.generate_ray(x, y, sampler);
+            w.camera.rays.push_back(ray);
+            Hit hit;
+            if (!intersect_closest(scene, ray, kMinHitDistance, hit)) continue;
+            const SurfaceInteraction si = surface_at(scene, ray, hit);
+            const float z = uniform(random) * 2.0f - 1.0f, phi = 2.0f * kPi * uniform(random);
+            const float r = std::sqrt(std::max(0.0f, 1.0f - z * z));
+            w.bounce.rays.push_back(Ray{si.point, si.normal + Vec3(r * std::cos(phi), r * std::sin(phi), z), ray.time});
+        }
+    }
+    return w;
+}
+
+// One closest-hit query per ray, per iteration: items = rays.
+template <class ClosestHit>
+void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& rays, const ClosestHit& closest_hit) {
+    size_t hits = 0;
+    for (auto _ : state) {
+        for (const Ray& ray : rays.rays) {
+            Hit hit;
+            hits += closest_hit(scene, ray, kMinHitDistance, hit);
+        }
+    }
+    benchmark::DoNotOptimize(hits);
+    state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(rays.rays.size()));
+}
+
+void run_traversal(benchmark::State& state, const std::string& scene_file, bool bounce, SimdLevel level) {
+    if (!simd_level_supported(level)) {
+        state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
+        return;
+    }
+    const TraversalWorkload& w = traversal_workload(scene_file);
+    const SceneView scene = w.description.scene.view();
+    const RaySet& rays = bounce ? w.bounce : w.camera;
+    if (level == SimdLevel::Off) {
+        trace_all(state, scene, rays, BvhClosestHit());
+    } else {
+        const simd::WideAccelerator accelerator(scene, level);
+        trace_all(state, scene, rays, accelerator.closest_hit());
+    }
+}
+
+// `count` primitives of one type in a unit cube, one linear-list leaf; rays
+// from outside through the cube. Items = ray-primitive tests.
+struct PrimitiveWorkload {
+    Scene scene;
+    RaySet rays;
+};
+
+const PrimitiveWorkload& primitive_workload(PrimitiveType type, int count) {
+    static std::map<std::pair<int, int>, std::unique_ptr<PrimitiveWorkload>> cache;
+    std::unique_ptr<PrimitiveWorkload>& slot = cache[{int(type), count}];
+    if (slot) return *slot;
+    slot = std::make_unique<PrimitiveWorkload>();
+    PrimitiveWorkload& w = *slot;
+    std::mt19937 random(11);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    auto point = [&] { return Vec3(uniform(random), uniform(random), uniform(random)); };
+    auto small = [&] { return 0.1f * (point() - Vec3(0.5f)); };
+    w.scene.materials.push_back(Material{});
+    for (int i = 0; i < count; ++i) {
+        const Vec3 p = point();
+        switch (type) {
+        case PrimitiveType::Sphere: w.scene.spheres.push_back(Sphere{p, 0.05f, Vec3(0.0f), 0}); break;
+        case PrimitiveType::Quad: w.scene.quads.push_back(make_quad(p, small(), small(), 0)); break;
+        case PrimitiveType::Triangle: {
+            Triangle t{};
+            t.vertex0 = p;
+            t.vertex1 = p + small();
+            t.vertex2 = p + small();
+            w.scene.triangles.push_back(t);
+            break;
+        }
+        }
+    }
+    w.scene.build_linear_list();
+    for (int i = 0; i < 4096; ++i) {
+        const Vec3 origin = Vec3(0.5f) + 2.0f * (point() - Vec3(0.5f)) + Vec3(0, 0, -2);
+        w.rays.rays.push_back(Ray{origin, point() - origin, 0.0f});
+    }
+    return w;
+}
+
+void run_primitives(benchmark::State& state, PrimitiveType type, SimdLevel level) {
+    if (!simd_level_supported(level)) {
+        state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
+        return;
+    }
+    const int count = int(state.range(0));
+    const PrimitiveWorkload& w = primitive_workload(type, count);
+    const SceneView scene = w.scene.view();
+    if (level == SimdLevel::Off) {
+        trace_all(state, scene, w.rays, BvhClosestHit());
+    } else {
+        const simd::WideAccelerator accelerator(scene, level);
+        trace_all(state, scene, w.rays, accelerator.closest_hit());
+    }
+    state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(w.rays.rays.size()) * count);
+}
+
+const SimdLevel kLevels[] = {SimdLevel::Off, SimdLevel::Sse42, SimdLevel::Avx2, SimdLevel::Avx512};
+
+int register_benchmarks() {
+    for (const char* scene : {"spheres.yaml", "many_spheres.yaml"}) {
+        for (bool bounce : {false, true}) {
+            for (SimdLevel level : kLevels) {
+                const std::string name = std::string("traversal/") + scene + (bounce ? "/bounce/" : "/camera/") +
+                                         (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+                    run_traversal(state, scene, bounce, level);
+                })->Unit(benchmark::kMillisecond);
+            }
+        }
+    }
+    const std::pair<PrimitiveType, const char*> types[] = {
+        {PrimitiveType::Sphere, "sphere"}, {PrimitiveType::Quad, "quad"}, {PrimitiveType::Triangle, "triangle"}};
+    for (const auto& [type, type_name] : types) {
+        for (SimdLevel level : kLevels) {
+            const std::string name = std::string("primitives/") + type_name + "/" +
+                                     (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+                run_primitives(state, type, level);
+            })->Arg(64)->Unit(benchmark::kMicrosecond);
+        }
+    }
+    return 0;
+}
+
+const int registered = register_benchmarks();
+
+}  // namespace
+}  // namespace farmrt
+
+BENCHMARK_MAIN();

@@ -1,0 +1,362 @@
+// The SIMD tracer returns exactly what the scalar core returns: the same
+// closest hit (t, primitive, u, v, bit for bit) for random rays over random
+// mixed scenes, and byte-identical renders, at every instruction-set level this
+// CPU supports (unsupported levels are skipped with a message). Also: the
+// order-independent tie rule, the wide BVH's structure, and --simd errors.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "command_line.h"
+#include "cpu_renderer.h"
+#include "errors.h"
+#include "integrator.h"
+#include "render_job.h"
+#include "scene_loader.h"
+#include "simd_level.h"
+#include "wide_accelerator.h"
+
+namespace farmrt {
+namespace {
+
+const SimdLevel kSimdLevels[] = {SimdLevel::Sse42, SimdLevel::Avx2, SimdLevel::Avx512};
+
+std::string level_test_name(const testing::TestParamInfo<SimdLevel>& info) {
+    switch (info.param) {
+    case SimdLevel::Sse42: return "sse42";
+    case SimdLevel::Avx2: return "avx2";
+    case SimdLevel::Avx512: return "avx512";
+    default: return "off";
+    }
+}
+
+#define SKIP_UNLESS_SUPPORTED(level)                                                                          \
+    do {                                                                                                      \
+        if (!simd_level_compiled(level)) GTEST_SKIP() << "built without SIMD kernels (FARMRT_WITH_SIMD=OFF)"; \
+        if (!simd_level_supported(level))                                                                     \
+            GTEST_SKIP() << "this CPU does not support " << simd_level_name(level) << ": level not tested";  \
+    } while (0)
+
+uint32_t float_bits(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return bits;
+}
+
+// ---- random mixed scenes ------------------------------------------------------
+
+struct SceneRandom {
+    std::mt19937 engine;
+    explicit SceneRandom(uint32_t seed) : engine(seed) {}
+    float uniform(float lo = 0.0f, float hi = 1.0f) { return std::uniform_real_distribution<float>(lo, hi)(engine); }
+    int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine); }
+    Vec3 point(float extent) { return Vec3(uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent)); }
+    // Directions with exact zeros and axis-aligned cases (infinite reciprocals).
+    Vec3 direction() {
+        Vec3 d;
+        do {
+            d = point(1.0f);
+            for (int axis = 0; axis < 3; ++axis) {
+                if (integer(0, 7) == 0) d[axis] = 0.0f;
+            }
+        } while (length_squared(d) == 0.0f);
+        return d;
+    }
+};
+
+// Spheres (some moving, some huge), quads (some axis-aligned and flat),
+// triangles (meshes sharing edges), and exact duplicates of each: ties.
+Scene random_mixed_scene(uint32_t seed, int count) {
+    SceneRandom random(seed);
+    Scene scene;
+    scene.materials.push_back(Material{});
+    const float extent = 4.0f;
+    for (int i = 0; i < count; ++i) {
+        const int kind = random.integer(0, 5);
+        if (kind <= 1) {
+            Sphere s{random.point(extent), random.uniform(0.05f, 0.8f), Vec3(0.0f), 0};
+            if (random.integer(0, 3) == 0) s.velocity = random.point(0.5f);
+            if (random.integer(0, 40) == 0) s.radius = 50.0f;
+            scene.spheres.push_back(s);
+        } else if (kind == 2) {
+            Vec3 u = random.point(1.0f), v = random.point(1.0f);
+            if (random.integer(0, 2) == 0) {  // axis-aligned: a flat bounding box
+                u = Vec3(random.uniform(0.2f, 1.5f), 0, 0);
+                v = Vec3(0, 0, random.uniform(0.2f, 1.5f));
+            }
+            if (length_squared(cross(u, v)) > 1e-6f) scene.quads.push_back(make_quad(random.point(extent), u, v, 0));
+        } else if (kind == 3) {
+            // A small grid mesh: triangles that share edges and vertices.
+            const Vec3 origin = random.point(extent), u = random.point(0.6f), v = random.point(0.6f);
+            if (length_squared(cross(u, v)) < 1e-6f) continue;
+            for (int a = 0; a < 3; ++a) {
+                for (int b = 0; b < 3; ++b) {
+                    const Vec3 p00 = origin + float(a) * u + float(b) * v, p10 = p00 + u, p01 = p00 + v,
+                               p11 = p00 + u + v;
+                    Triangle t{};
+                    t.vertex0 = p00, t.vertex1 = p10, t.vertex2 = p11;
+                    scene.triangles.push_back(t);
+                    t.vertex0 = p00, t.vertex1 = p11, t.vertex2 = p01;
+                    scene.triangles.push_back(t);
+                }
+            }
+        } else if (kind == 4) {
+            Triangle t{};
+            t.vertex0 = random.point(extent);
+            t.vertex1 = t.vertex0 + random.point(1.0f);
+            t.vertex2 = t.vertex0 + random.point(1.0f);
+            if (length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 1e-8f) scene.triangles.push_back(t);
+        } else {
+            // Exact duplicates: equal t, the smaller PrimitiveRef must win.
+            if (!scene.spheres.empty()) scene.spheres.push_back(scene.spheres[size_t(random.integer(0, int(scene.spheres.size()) - 1))]);
+            if (!scene.quads.empty()) scene.quads.push_back(scene.quads[size_t(random.integer(0, int(scene.quads.size()) - 1))]);
+            if (!scene.triangles.empty()) {
+                scene.triangles.push_back(scene.triangles[size_t(random.integer(0, int(scene.triangles.size()) - 1))]);
+            }
+        }
+    }
+    return scene;
+}
+
+struct RandomQuery {
+    Ray ray;
+    float t_min;
+    Hit start;  // incoming hit: usually none, sometimes a finite t_max
+};
+
+std::vector<RandomQuery> random_queries(uint32_t seed, int count) {
+    SceneRandom random(seed);
+    std::vector<RandomQuery> queries;
+    for (int i = 0; i < count; ++i) {
+        RandomQuery q;
+        q.ray = Ray{random.point(6.0f), random.direction(), random.uniform(0.0f, 1.0f)};
+        if (random.integer(0, 9) == 0) q.ray.direction = q.ray.direction * 1000.0f;  // not unit length
+        q.t_min = random.integer(0, 4) == 0 ? 0.0f : kMinHitDistance;
+        if (random.integer(0, 7) == 0) {
+            q.start.t = random.uniform(0.5f, 8.0f);
+            q.start.primitive = PrimitiveRef{uint32_t(random.integer(0, 1 << 29))};
+        }
+        queries.push_back(q);
+    }
+    return queries;
+}
+
+void expect_same_hit(bool expected_found, const Hit& expected, bool found, const Hit& hit, const std::string& where) {
+    ASSERT_EQ(expected_found, found) << where;
+    ASSERT_EQ(float_bits(expected.t), float_bits(hit.t)) << where << ": t " << expected.t << " vs " << hit.t;
+    ASSERT_EQ(expected.primitive.bits, hit.primitive.bits) << where;
+    ASSERT_EQ(float_bits(expected.u), float_bits(hit.u)) << where;
+    ASSERT_EQ(float_bits(expected.v), float_bits(hit.v)) << where;
+}
+
+// ---- the tie rule (core, scalar) ----------------------------------------------
+
+TEST(ClosestHitRule, EqualDistanceTakesTheSmallerReferenceInAnyOrder) {
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int i = 0; i < 5; ++i) scene.spheres.push_back(Sphere{Vec3(0, 0, -5), 1.0f, Vec3(0.0f), 0});
+    for (int i = 0; i < 3; ++i) scene.quads.push_back(make_quad(Vec3(-1, -1, -4), Vec3(2, 0, 0), Vec3(0, 2, 0), 0));
+    const Ray ray{Vec3(0, 0, 0), Vec3(0, 0, -1), 0};
+    scene.build_acceleration();
+    Hit bvh_hit, brute_hit;
+    ASSERT_TRUE(intersect_closest(scene.view(), ray, kMinHitDistance, bvh_hit));
+    ASSERT_TRUE(intersect_closest_brute_force(scene.view(), ray, kMinHitDistance, brute_hit));
+    // The spheres' near side and the quads lie at t = 4 exactly: eight ties.
+    EXPECT_EQ(bvh_hit.t, 4.0f);
+    EXPECT_EQ(bvh_hit.primitive.bits, PrimitiveRef::make(PrimitiveType::Sphere, 0).bits);
+    EXPECT_EQ(brute_hit.primitive.bits, bvh_hit.primitive.bits);
+    // Reversed test order: still the smallest reference.
+    Hit reversed;
+    const SceneView view = scene.view();
+    for (uint32_t i = view.primitive_count; i-- > 0;) {
+        intersect_primitive(view, view.primitives[i], ray, kMinHitDistance, reversed);
+    }
+    EXPECT_EQ(reversed.primitive.bits, bvh_hit.primitive.bits);
+    EXPECT_EQ(float_bits(reversed.t), float_bits(bvh_hit.t));
+}
+
+TEST(ClosestHitRule, NextFloatUp) {
+    EXPECT_EQ(next_float_up(1.0f), std::nextafter(1.0f, 2.0f));
+    EXPECT_EQ(next_float_up(-1.0f), std::nextafter(-1.0f, 0.0f));
+    EXPECT_EQ(float_bits(next_float_up(0.0f)), 1u);
+    EXPECT_EQ(float_bits(next_float_up(-0.0f)), 1u);
+    EXPECT_EQ(next_float_up(kInfinity), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(next_float_up(std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
+}
+
+// ---- every SIMD level against the scalar path ---------------------------------
+
+class SimdLevelTest : public testing::TestWithParam<SimdLevel> {};
+
+TEST_P(SimdLevelTest, SameClosestHitsAsScalarOnRandomMixedScenes) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    for (uint32_t seed = 1; seed <= 12; ++seed) {
+        Scene scene = random_mixed_scene(seed, seed <= 2 ? 3 : 40 * int(seed));
+        scene.build_acceleration();
+        const SceneView view = scene.view();
+        const simd::WideAccelerator accelerator(view, GetParam());
+        const simd::WideClosestHit wide = accelerator.closest_hit();
+        const std::vector<RandomQuery> queries = random_queries(1000 + seed, 3000);
+        for (size_t i = 0; i < queries.size(); ++i) {
+            const RandomQuery& q = queries[i];
+            Hit expected = q.start, brute = q.start, hit = q.start;
+            const bool expected_found = intersect_closest(view, q.ray, q.t_min, expected);
+            const bool brute_found = intersect_closest_brute_force(view, q.ray, q.t_min, brute);
+            const bool found = wide(view, q.ray, q.t_min, hit);
+            const std::string where = "seed " + std::to_string(seed) + ", ray " + std::to_string(i);
+            expect_same_hit(brute_found, brute, expected_found, expected, where + " (scalar BVH vs brute force)");
+            expect_same_hit(expected_found, expected, found, hit, where + " (" + simd_level_name(GetParam()) + ")");
+        }
+    }
+}
+
+TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    Scene scene = random_mixed_scene(77, 150);
+    const std::vector<RandomQuery> queries = random_queries(78, 2000);
+    for (int variant = 0; variant < 3; ++variant) {
+        simd::WideBvhOptions options;
+        if (variant == 0) {
+            scene.build_linear_list();
+        } else {
+            scene.build_acceleration();
+            options.max_leaf_primitives = variant == 1 ? 1 : 64;
+        }
+        const SceneView view = scene.view();
+        const simd::WideAccelerator accelerator(view, GetParam(), options);
+        for (size_t i = 0; i < queries.size(); ++i) {
+            const RandomQuery& q = queries[i];
+            Hit expected = q.start, hit = q.start;
+            const bool expected_found = intersect_closest(view, q.ray, q.t_min, expected);
+            const bool found = accelerator.closest_hit()(view, q.ray, q.t_min, hit);
+            expect_same_hit(expected_found, expected, found, hit,
+                            "variant " + std::to_string(variant) + ", ray " + std::to_string(i));
+        }
+    }
+}
+
+TEST_P(SimdLevelTest, EmptySceneHasNoHits) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    Scene scene;
+    scene.build_acceleration();
+    const simd::WideAccelerator accelerator(scene.view(), GetParam());
+    Hit hit;
+    EXPECT_FALSE(accelerator.closest_hit()(scene.view(), Ray{Vec3(0.0f), Vec3(0, 0, -1), 0}, kMinHitDistance, hit));
+    EXPECT_EQ(hit.t, kInfinity);
+}
+
+TEST_P(SimdLevelTest, WideBvhHoldsEveryPrimitiveOnce) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    Scene scene = random_mixed_scene(5, 300);
+    scene.build_acceleration();
+    const simd::WideAccelerator accelerator(scene.view(), GetParam());
+    const simd::WideBvhStats stats = accelerator.stats();
+    EXPECT_EQ(stats.used_packet_lanes, scene.primitive_count());
+    EXPECT_LE(stats.packets * size_t(accelerator.width()), scene.primitive_count() + stats.leaves * 3 * size_t(accelerator.width()));
+    EXPECT_LT(stats.nodes, scene.nodes().size());
+}
+
+// Whole renders: the per-pixel float sums, hence every output byte, are equal.
+std::vector<float> render_sums(const SceneDescription& description, SimdLevel level, int threads) {
+    const FrameSettings frame = make_frame_settings(description.settings, 0);
+    CpuRenderer renderer(description.scene.view(), threads, 8, level);
+    std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
+    renderer.render(frame, RowRange{0, frame.height}, SampleRange{0, description.settings.spp}, sums.data(), nullptr);
+    return sums;
+}
+
+void expect_identical_renders(SceneDescription description, SimdLevel level) {
+    description.scene.build_acceleration();
+    const std::vector<float> scalar = render_sums(description, SimdLevel::Off, 2);
+    const std::vector<float> wide = render_sums(description, level, 2);
+    ASSERT_EQ(scalar.size(), wide.size());
+    size_t different = 0;
+    for (size_t i = 0; i < scalar.size(); ++i) different += float_bits(scalar[i]) != float_bits(wide[i]);
+    EXPECT_EQ(different, 0u) << "of " << scalar.size() << " float sums differ";
+}
+
+TEST_P(SimdLevelTest, SpheresRenderIsByteIdentical) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    expect_identical_renders(load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/spheres.yaml",
+                                             {{"image.width=64", ""}, {"image.height=36", ""}, {"sampling.spp=3", ""}}),
+                             GetParam());
+}
+
+TEST_P(SimdLevelTest, MixedSceneRenderIsByteIdentical) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    const std::string text = R"(
+image: {width: 48, height: 32, output: mixed.ppm}
+sampling: {spp: 4, max_depth: 12, seed: 3}
+camera: {lookfrom: [0, 1.5, 6], lookat: [0, 0.7, 0], vup: [0, 1, 0], vfov: 40, defocus_angle: 0.5, focus_dist: 6}
+background: {sky: {horizon: [1, 1, 1], zenith: [0.5, 0.7, 1.0]}}
+materials:
+  floor: {type: lambertian, albedo: [0.6, 0.6, 0.6]}
+  lamp: {type: emissive, color: [4, 3, 2]}
+  glass: {type: dielectric, ior: 1.5}
+  mirror: {type: metal, albedo: [0.9, 0.9, 0.9], fuzz: 0.1}
+objects:
+  - {type: quad, Q: [-4, 0, -4], u: [8, 0, 0], v: [0, 0, 8], material: floor}
+  - {type: quad, Q: [-2, 0, -1.5], u: [4, 0, 0], v: [0, 2.5, 0], material: mirror}
+  - {type: sphere, center: [-1.2, 0.5, 0.5], center1: [-1.0, 0.7, 0.5], radius: 0.5, material: lamp}
+  - {type: sphere, center: [0.3, 0.6, 0.8], radius: 0.6, material: glass}
+  - {type: triangle, vertices: [[1, 0, 0], [2, 0, 0], [1.5, 1.5, 0.5]], normals: [[0, 0, 1], [1, 0, 1], [0, 1, 1]], material: floor}
+  - {type: triangle, vertices: [[1, 0, 0], [1.5, 1.5, 0.5], [0.8, 1.2, 1.0]], material: mirror}
+  - {type: triangle, vertices: [[2, 0, 0], [2.5, 1.2, 0.8], [1.5, 1.5, 0.5]], material: glass}
+)";
+    expect_identical_renders(load_scene_text(text, "mixed.yaml", "."), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, SimdLevelTest, testing::ValuesIn(kSimdLevels), level_test_name);
+
+// ---- choosing a level -----------------------------------------------------------
+
+TEST(SimdDispatch, AutoPicksTheWidestSupportedLevel) {
+    EXPECT_EQ(resolve_simd_level("auto", {SimdLevel::Off, SimdLevel::Sse42, SimdLevel::Avx2}), SimdLevel::Avx2);
+    EXPECT_EQ(resolve_simd_level("auto", {SimdLevel::Off}), SimdLevel::Off);
+    EXPECT_EQ(resolve_simd_level("off", {SimdLevel::Off, SimdLevel::Avx512}), SimdLevel::Off);
+    EXPECT_EQ(resolve_simd_level("auto"), best_simd_level());
+    EXPECT_EQ(supported_simd_levels().front(), SimdLevel::Off);
+}
+
+TEST(SimdDispatch, UnsupportedLevelIsAnInputErrorNamingTheOption) {
+    try {
+        resolve_simd_level("avx512", {SimdLevel::Off, SimdLevel::Sse42, SimdLevel::Avx2});
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("--simd avx512"), std::string::npos) << message;
+        EXPECT_NE(message.find("AVX-512"), std::string::npos) << message;
+        EXPECT_NE(message.find("off, sse4.2, avx2"), std::string::npos) << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+    EXPECT_THROW(resolve_simd_level("avx3"), InputError);
+}
+
+TEST(SimdDispatch, CommandLineChecksTheLevelName) {
+    EXPECT_EQ(parse_command_line({"scene.yaml", "--simd", "avx2"}).simd, "avx2");
+    EXPECT_EQ(parse_command_line({"scene.yaml"}).simd, "auto");
+    try {
+        parse_command_line({"scene.yaml", "--simd", "avx"});
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--simd: unknown level 'avx'"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SimdDispatch, RendererDescriptionNamesTheLevel) {
+    Scene scene;
+    scene.build_acceleration();
+    EXPECT_EQ(CpuRenderer(scene.view(), 1, 16, SimdLevel::Off).description(), "cpu-scalar");
+    for (SimdLevel level : kSimdLevels) {
+        if (!simd_level_supported(level)) continue;
+        RendererOptions options;
+        options.simd = simd_level_name(level);
+        EXPECT_EQ(make_band_renderer(scene, options)->description(), std::string("cpu-") + simd_level_name(level));
+    }
+}
+
+}  // namespace
+}  // namespace farmrt
