@@ -19,6 +19,26 @@ long parse_integer_option(const std::string& option, const std::string& text, lo
     return value;
 }
 
+FailureInjection parse_failure_injection(const std::string& option, const std::string& text) {
+    const auto problem = [&]() {
+        return InputError(option + ": expected RANK:BAND[:throw|kill|segv] (BAND counts from 1), got '" + text + "'");
+    };
+    const size_t first = text.find(':');
+    if (first == std::string::npos) throw problem();
+    const size_t second = text.find(':', first + 1);
+    FailureInjection injection;
+    try {
+        injection.rank = int(parse_integer_option(option, text.substr(0, first), 0, 1 << 24));
+        const std::string band = text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+        injection.band = uint32_t(parse_integer_option(option, band, 1, 1 << 30));
+    } catch (const InputError&) {
+        throw problem();
+    }
+    if (second != std::string::npos) injection.kind = text.substr(second + 1);
+    if (injection.kind != "throw" && injection.kind != "kill" && injection.kind != "segv") throw problem();
+    return injection;
+}
+
 }  // namespace
 
 std::string usage_text() {
@@ -40,10 +60,21 @@ Execution:
   --simd LEVEL           CPU instruction set: off (scalar), auto (default: the
                          widest this CPU has), sse4.2, avx2, avx512
   --linear-list          no BVH: test every primitive (benchmark baseline)
+MPI farm (mpirun -n N farmrt SCENE.yaml; without mpirun farmrt is one rank):
+  --schedule S           how rank 0 deals bands of rows to ranks: dynamic
+                         (default: ranks ask for the next band), static (one
+                         block per rank) or cyclic (round robin)
+  --band ROWS            rows per band (default: automatic; dynamic bands
+                         shrink as the image fills)
+  --threads N            is per rank; by default the ranks on a node share its
+                         cores (or each uses the cores it is bound to)
 Reporting:
   --stats FILE.json      write a run report (phases, samples per second)
   --quiet                no progress or summary on stderr
   --help, --version
+Testing:
+  --inject-failure RANK:BAND[:throw|kill|segv]
+                         rank RANK fails as it starts its BAND-th band
 )";
 }
 
@@ -95,6 +126,15 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             cl.quiet = true;
         } else if (a == "--linear-list") {
             cl.linear_list = true;
+        } else if (a == "--schedule") {
+            cl.schedule = value_of(i, a);
+            if (cl.schedule != "static" && cl.schedule != "cyclic" && cl.schedule != "dynamic") {
+                throw InputError(a + ": expected static, cyclic or dynamic, got '" + cl.schedule + "'");
+            }
+        } else if (a == "--band") {
+            cl.band_rows = int(parse_integer_option(a, value_of(i, a), 1, int(kMaxImageSide)));
+        } else if (a == "--inject-failure") {
+            cl.inject_failure = parse_failure_injection(a, value_of(i, a));
         } else if (!a.empty() && a[0] == '-') {
             throw InputError(a + ": unknown option (see farmrt --help)");
         } else if (cl.scene_file.empty()) {

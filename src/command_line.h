@@ -8,6 +8,16 @@
 
 namespace farmrt {
 
+// Test-only (--inject-failure RANK:BAND[:KIND]): rank RANK fails as it starts
+// its BAND-th band (1 = first): KIND throw (an exception), kill (SIGKILL) or
+// segv (SIGSEGV). Exercises the farm's failure path end to end.
+struct FailureInjection {
+    int rank = -1;  // -1: off
+    uint32_t band = 0;
+    std::string kind = "throw";
+    bool enabled() const { return rank >= 0; }
+};
+
 struct CommandLine {
     std::string scene_file;
     std::vector<SceneOverride> overrides;  // -o, --spp, ..., --set, in command-line order
@@ -17,6 +27,10 @@ struct CommandLine {
     std::string stats_file;
     bool quiet = false;
     bool linear_list = false;  // benchmark baseline: no BVH
+    // MPI farm (mpi/): how rank 0 deals bands of rows to ranks.
+    std::string schedule = "dynamic";  // static | cyclic | dynamic
+    int band_rows = 0;                 // rows per band; 0 = automatic
+    FailureInjection inject_failure;
     bool show_help = false;
     bool show_version = false;
 };

@@ -27,7 +27,11 @@ ProgressReporter::ProgressReporter(uint64_t total, bool quiet) : total_(total), 
 ProgressReporter::~ProgressReporter() { finish(); }
 
 void ProgressReporter::finish() {
-    stop_ = true;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
     if (thread_.joinable()) {
         thread_.join();
         if (terminal_) std::fprintf(stderr, "\r\033[K");
@@ -57,8 +61,11 @@ void ProgressReporter::run() {
     const auto start = clock::now();
     auto last_line = start;
     const auto interval = terminal_ ? std::chrono::milliseconds(250) : std::chrono::seconds(5);
-    while (!stop_) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            if (wake_.wait_for(lock, std::chrono::milliseconds(50), [&] { return stop_; })) break;
+        }
         const auto now = clock::now();
         if (now - last_line >= interval) {
             print(std::chrono::duration<double>(now - start).count(), false);

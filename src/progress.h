@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -28,7 +30,9 @@ private:
     uint64_t total_;
     bool terminal_;
     std::atomic<uint64_t> done_{0};
-    std::atomic<bool> stop_{false};
+    bool stop_ = false;  // guarded by mutex_; finish() wakes the thread at once
+    std::mutex mutex_;
+    std::condition_variable wake_;
     std::thread thread_;
 };
 

@@ -28,6 +28,14 @@ SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& pha
     return description;
 }
 
+RendererOptions make_renderer_options(const CommandLine& command_line) {
+    RendererOptions options;
+    options.threads = command_line.threads;
+    options.tile_size = command_line.tile_size;
+    options.simd = command_line.simd;
+    return options;
+}
+
 FrameSettings make_frame_settings(const RenderSettings& settings, uint32_t frame_number) {
     FrameSettings frame;
     frame.camera = make_camera(settings.camera, settings.width, settings.height);
@@ -66,11 +74,8 @@ int run_render_job(const CommandLine& command_line) {
     PhaseTimes phases;
     PreparedJob job = prepare_job(load_job_scene(command_line, phases), command_line, phases);
     const RenderSettings& settings = job.description.settings;
-    RendererOptions renderer_options;
-    renderer_options.threads = command_line.threads;
-    renderer_options.tile_size = command_line.tile_size;
-    renderer_options.simd = command_line.simd;
-    const std::unique_ptr<BandRenderer> renderer = make_band_renderer(job.description.scene, renderer_options);
+    const std::unique_ptr<BandRenderer> renderer =
+        make_band_renderer(job.description.scene, make_renderer_options(command_line));
 
     const uint64_t total_samples = uint64_t(settings.width) * settings.height * settings.spp;
     std::vector<float> sums(size_t(settings.width) * settings.height * 3, 0.0f);

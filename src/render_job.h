@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "band_renderer.h"
 #include "command_line.h"
 #include "integrator.h"
 #include "run_report.h"
@@ -22,6 +23,10 @@ struct PreparedJob {
 SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& phases);
 // Builds the acceleration structure and the frame's camera.
 PreparedJob prepare_job(SceneDescription description, const CommandLine& command_line, PhaseTimes phases);
+
+// The backend options the command line asks for (one place, shared by the
+// single-process job and the MPI ranks).
+RendererOptions make_renderer_options(const CommandLine& command_line);
 
 FrameSettings make_frame_settings(const RenderSettings& settings, uint32_t frame_number);
 // Per-pixel sums over `spp` samples to pixel means.

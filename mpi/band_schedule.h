@@ -1,0 +1,68 @@
+// How the farm cuts an image into bands of rows and deals them to ranks.
+// Pure functions and one small state machine, with no MPI in them, so that
+// tests can check every schedule's coverage without launching ranks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "band_renderer.h"
+
+namespace farmrt {
+
+enum class Schedule {
+    Static,   // one contiguous block of rows per rank (the classic split)
+    Cyclic,   // bands dealt round robin
+    Dynamic,  // a rank asks rank 0 for its next band when it runs out
+};
+
+Schedule parse_schedule(const std::string& name);  // throws InputError
+const char* schedule_name(Schedule schedule);
+
+// The most rows one band may hold so that its message stays small (16 MiB of
+// float RGB sums) whatever the image width.
+uint32_t max_band_rows(uint32_t width);
+// Rows per band when --band is not given, for static and cyclic: about eight
+// bands per rank, so cyclic spreads costly regions and static streams its block.
+uint32_t automatic_band_rows(uint32_t width, uint32_t height, int ranks);
+
+// The bands that `rank` renders under a static or cyclic schedule, in order.
+std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, int ranks, int rank,
+                                          uint32_t band_rows);
+
+// Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
+// out bands top to bottom; without one it is guided: each band is half of the
+// requesting rank's fair share of the rows left (shares follow the ranks'
+// measured speed, so a GPU rank gets larger bands), down to one row at the end.
+class DynamicScheduler {
+public:
+    DynamicScheduler(uint32_t height, uint32_t width, int ranks, uint32_t fixed_band_rows);
+
+    // What a rank tells rank 0 with each request: its threads (the first
+    // guess of its speed) and the samples per second it has measured (0: none yet).
+    void report_speed(int rank, int threads, double samples_per_second);
+
+    enum class Answer { Band, Defer, Done };
+    // A request from `rank`, which holds `in_flight` bands not yet finished.
+    // Ranks ask for their next band while rendering one, to hide the round
+    // trip; near the end that look-ahead would strand work on a busy rank, so
+    // then a busy rank's request is deferred until its band comes back.
+    Answer next(int rank, int in_flight, RowRange& band);
+
+    uint32_t rows_left() const { return height_ - next_row_; }
+    bool in_endgame() const;
+
+private:
+    double weight(int rank) const;
+
+    uint32_t height_;
+    uint32_t next_row_ = 0;
+    int ranks_;
+    uint32_t fixed_band_rows_;  // 0: guided
+    uint32_t max_rows_;
+    std::vector<int> threads_;
+    std::vector<double> speeds_;
+};
+
+}  // namespace farmrt

@@ -1,0 +1,137 @@
+#include "band_worker.h"
+
+#include <csignal>
+
+#include "errors.h"
+
+namespace farmrt {
+
+void WakeSignal::notify() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        pending_ = true;
+    }
+    condition_.notify_one();
+}
+
+void WakeSignal::wait_for(std::chrono::microseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    condition_.wait_for(lock, timeout, [&] { return pending_; });
+    pending_ = false;
+}
+
+BandWorker::BandWorker(BandRenderer& renderer, const FrameSettings& frame, uint32_t spp, FailureInjection failure,
+                       std::atomic<uint64_t>* samples_done, WakeSignal& wake)
+    : renderer_(renderer), frame_(frame), spp_(spp), failure_(failure), progress_(samples_done), wake_(wake) {
+    thread_ = std::thread([this] { run(); });
+}
+
+BandWorker::~BandWorker() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    work_ready_.notify_one();
+    thread_.join();
+}
+
+void BandWorker::push(RowRange rows, float* target) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.push_back(Task{rows, target});
+        ++unfinished_;
+    }
+    work_ready_.notify_one();
+}
+
+size_t BandWorker::queued() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return queue_.size();
+}
+
+size_t BandWorker::unfinished() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return unfinished_;
+}
+
+std::vector<FinishedBand> BandWorker::take_finished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<FinishedBand> done;
+    done.swap(finished_);
+    return done;
+}
+
+void BandWorker::rethrow_failure() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure_thrown_) std::rethrow_exception(failure_thrown_);
+}
+
+double BandWorker::busy_seconds() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return busy_;
+}
+
+uint64_t BandWorker::bands_done() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return bands_;
+}
+
+uint64_t BandWorker::samples_done() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return samples_;
+}
+
+double BandWorker::samples_per_second() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return busy_ > 0 ? double(samples_) / busy_ : 0.0;
+}
+
+void BandWorker::run() {
+    uint64_t started = 0;
+    try {
+        for (;;) {
+            Task task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                work_ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+                if (stop_) return;
+                task = queue_.front();
+                queue_.pop_front();
+            }
+            wake_.notify();  // the queue shrank: the main thread may ask for more
+            ++started;
+            if (failure_.enabled() && started == failure_.band) {
+                if (failure_.kind == "kill") std::raise(SIGKILL);
+                if (failure_.kind == "segv") std::raise(SIGSEGV);
+                throw RenderError("injected failure at this rank's band " + std::to_string(started) +
+                                  " (--inject-failure)");
+            }
+            FinishedBand finished{task.rows, {}};
+            float* sums = task.target;
+            if (!sums) {
+                finished.sums.assign(size_t(task.rows.count()) * frame_.width * 3, 0.0f);
+                sums = finished.sums.data();
+            }
+            const auto start = std::chrono::steady_clock::now();
+            renderer_.render(frame_, task.rows, SampleRange{0, spp_}, sums, progress_);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                busy_ += seconds;
+                ++bands_;
+                samples_ += uint64_t(task.rows.count()) * frame_.width * spp_;
+                --unfinished_;
+                finished_.push_back(std::move(finished));
+            }
+            wake_.notify();
+        }
+    } catch (...) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            failure_thrown_ = std::current_exception();
+        }
+        wake_.notify();
+    }
+}
+
+}  // namespace farmrt

@@ -1,0 +1,90 @@
+// A rank's render thread. The main thread (the only one that calls MPI)
+// queues bands; this thread renders them one after another through the
+// rank's BandRenderer and hands the finished sums back. Keeping the renderer
+// off the main thread is what lets rank 0 answer requests, and every rank
+// move its messages, while its cores trace rays.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "band_renderer.h"
+#include "command_line.h"
+#include "integrator.h"
+
+namespace farmrt {
+
+// Wakes the main thread early from its poll sleep when the render thread has news.
+class WakeSignal {
+public:
+    void notify();
+    // Returns at the next notify() or after `timeout`, whichever comes first.
+    void wait_for(std::chrono::microseconds timeout);
+
+private:
+    std::mutex mutex_;
+    std::condition_variable condition_;
+    bool pending_ = false;
+};
+
+struct FinishedBand {
+    RowRange rows;
+    std::vector<float> sums;  // empty when the band was rendered into a caller's buffer
+};
+
+class BandWorker {
+public:
+    // `failure`, when enabled, is this rank's injected failure (tests).
+    BandWorker(BandRenderer& renderer, const FrameSettings& frame, uint32_t spp, FailureInjection failure,
+               std::atomic<uint64_t>* samples_done, WakeSignal& wake);
+    ~BandWorker();
+    BandWorker(const BandWorker&) = delete;
+    BandWorker& operator=(const BandWorker&) = delete;
+
+    // Queues a band; `target` (rows.count() * width RGB sums, zeroed) receives
+    // it, or, when null, a buffer of the worker's own that take_finished returns.
+    void push(RowRange rows, float* target);
+    size_t queued() const;        // pushed, not started
+    size_t unfinished() const;    // pushed, not finished
+    std::vector<FinishedBand> take_finished();
+    // Rethrows what the render thread threw, if it did.
+    void rethrow_failure();
+
+    double busy_seconds() const;  // inside BandRenderer::render
+    uint64_t bands_done() const;
+    uint64_t samples_done() const;
+    double samples_per_second() const;  // measured so far; 0 before the first band
+
+private:
+    struct Task {
+        RowRange rows;
+        float* target;
+    };
+    void run();
+
+    BandRenderer& renderer_;
+    FrameSettings frame_;
+    uint32_t spp_;
+    FailureInjection failure_;
+    std::atomic<uint64_t>* progress_;
+    WakeSignal& wake_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable work_ready_;
+    std::deque<Task> queue_;
+    std::vector<FinishedBand> finished_;
+    size_t unfinished_ = 0;
+    bool stop_ = false;
+    std::exception_ptr failure_thrown_;
+    double busy_ = 0;
+    uint64_t bands_ = 0, samples_ = 0;
+    std::thread thread_;
+};
+
+}  // namespace farmrt

@@ -1,0 +1,607 @@
+#include "farm_job.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "band_schedule.h"
+#include "band_worker.h"
+#include "errors.h"
+#include "farm_report.h"
+#include "image_output.h"
+#include "job_message.h"
+#include "progress.h"
+#include "render_job.h"
+#include "version.h"
+
+namespace farmrt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+    return std::chrono::duration<double>(end - start).count();
+}
+
+// Message tags. Between two ranks MPI keeps messages of one tag in order, so
+// a rank's results arrive in the order of its bands and need no header.
+constexpr int kTagRequest = 1;     // rank -> 0: give me a band (BandRequest)
+constexpr int kTagAssignment = 2;  // 0 -> rank: rows [begin, end); begin == end: no more
+constexpr int kTagResult = 3;      // rank -> 0: a band's float RGB sums
+
+struct BandRequest {
+    int32_t threads = 0;
+    int32_t reserved = 0;
+    double samples_per_second = 0;  // measured by the rank so far; 0 before its first band
+};
+
+int count_of(RowRange rows, uint32_t width) { return int(size_t(rows.count()) * width * 3); }
+
+// Threads for this rank's renderer when --threads is not given: a rank that
+// the launcher bound to some CPUs uses those; unbound ranks share the node's
+// CPUs evenly. OMP_NUM_THREADS, when set, is the user's choice (0 = keep it).
+int default_threads(const MpiSession& mpi) {
+    if (std::getenv("OMP_NUM_THREADS")) return 0;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int allowed = int(online > 0 ? online : 1);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = std::max(1, CPU_COUNT(&set));
+    if (online > 0 && allowed < online) return allowed;
+    return std::max(1, allowed / std::max(1, mpi.ranks_on_node()));
+}
+
+// Non-blocking operations in flight, tested together with MPI_Testsome.
+struct Operation {
+    enum class Kind { RequestReceive, ResultReceive, AssignmentReceive, Send } kind;
+    int rank = 0;
+    RowRange rows;
+    std::unique_ptr<BandRequest> request;    // RequestReceive buffer
+    std::unique_ptr<uint32_t[]> assignment;  // AssignmentReceive / assignment Send buffer
+    std::vector<float> sums;                 // result Send buffer
+    std::unique_ptr<BandRequest> outgoing;   // request Send buffer
+};
+
+class OperationSet {
+public:
+    void add(MPI_Request request, Operation operation) {
+        requests_.push_back(request);
+        operations_.push_back(std::move(operation));
+    }
+    size_t size() const { return requests_.size(); }
+
+    std::vector<Operation> test(MpiClock& clock) {
+        std::vector<Operation> completed;
+        if (requests_.empty()) return completed;
+        int count = 0;
+        indices_.resize(requests_.size());
+        {
+            MpiClock::Scope scope(clock);
+            check_mpi(MPI_Testsome(int(requests_.size()), requests_.data(), &count, indices_.data(),
+                                   MPI_STATUSES_IGNORE),
+                      "MPI_Testsome");
+        }
+        if (count == MPI_UNDEFINED || count == 0) return completed;
+        for (int i = 0; i < count; ++i) completed.push_back(std::move(operations_[size_t(indices_[size_t(i)])]));
+        size_t kept = 0;
+        for (size_t i = 0; i < requests_.size(); ++i) {
+            if (requests_[i] == MPI_REQUEST_NULL) continue;
+            requests_[kept] = requests_[i];
+            if (kept != i) operations_[kept] = std::move(operations_[i]);
+            ++kept;
+        }
+        requests_.resize(kept);
+        operations_.resize(kept);
+        return completed;
+    }
+
+private:
+    std::vector<MPI_Request> requests_;
+    std::vector<Operation> operations_;
+    std::vector<int> indices_;
+};
+
+struct RenderContext {
+    const MpiSession& mpi;
+    MpiClock& clock;
+    Schedule schedule;
+    uint32_t band_rows;  // static/cyclic: resolved; dynamic: fixed size or 0 (guided)
+    const FrameSettings& frame;
+    uint32_t spp;
+    BandRenderer& renderer;
+    FailureInjection failure;  // this rank's, or disabled
+};
+
+// ---- rank 0: deals bands, receives results into the image, renders too ------
+
+void render_as_root(const RenderContext& context, std::vector<float>& sums, bool quiet, RankReport& report) {
+    const uint32_t width = context.frame.width, height = context.frame.height;
+    const int ranks = context.mpi.size();
+    const uint64_t total_samples = uint64_t(width) * height * context.spp;
+    ProgressReporter progress(total_samples, quiet);
+    WakeSignal wake;
+    BandWorker local(context.renderer, context.frame, context.spp, context.failure, &progress.counter(), wake);
+    OperationSet operations;
+    DynamicScheduler scheduler(height, width, ranks, context.band_rows);
+    std::vector<int> in_flight(size_t(ranks), 0);
+    std::vector<bool> deferred(size_t(ranks), false);
+    uint64_t results_expected = 0;
+    bool local_done = context.schedule != Schedule::Dynamic;
+    const auto rows_of = [&](RowRange rows) { return sums.data() + size_t(rows.begin) * width * 3; };
+
+    const auto post_result_receive = [&](int rank, RowRange rows) {
+        MPI_Request request;
+        MpiClock::Scope scope(context.clock);
+        check_mpi(MPI_Irecv(rows_of(rows), count_of(rows, width), MPI_FLOAT, rank, kTagResult, MPI_COMM_WORLD, &request),
+                  "MPI_Irecv (band)");
+        operations.add(request, Operation{Operation::Kind::ResultReceive, rank, rows, {}, {}, {}, {}});
+        ++results_expected;
+    };
+    const auto post_request_receive = [&](int rank) {
+        Operation operation{Operation::Kind::RequestReceive, rank, {}, std::make_unique<BandRequest>(), {}, {}, {}};
+        MPI_Request request;
+        MpiClock::Scope scope(context.clock);
+        check_mpi(MPI_Irecv(operation.request.get(), int(sizeof(BandRequest)), MPI_BYTE, rank, kTagRequest,
+                            MPI_COMM_WORLD, &request),
+                  "MPI_Irecv (request)");
+        operations.add(request, std::move(operation));
+    };
+    // Answers rank's pending request: a band (expecting its result), or "no more".
+    const auto answer = [&](int rank) {
+        RowRange band;
+        const DynamicScheduler::Answer outcome = scheduler.next(rank, in_flight[size_t(rank)], band);
+        deferred[size_t(rank)] = outcome == DynamicScheduler::Answer::Defer;
+        if (outcome == DynamicScheduler::Answer::Defer) return;
+        if (outcome == DynamicScheduler::Answer::Band) {
+            post_result_receive(rank, band);
+            ++in_flight[size_t(rank)];
+        } else {
+            band = RowRange{0, 0};
+        }
+        Operation send{Operation::Kind::Send, rank, band, {}, std::make_unique<uint32_t[]>(2), {}, {}};
+        send.assignment[0] = band.begin;
+        send.assignment[1] = band.end;
+        MPI_Request request;
+        {
+            MpiClock::Scope scope(context.clock);
+            check_mpi(MPI_Isend(send.assignment.get(), 2, MPI_UINT32_T, rank, kTagAssignment, MPI_COMM_WORLD, &request),
+                      "MPI_Isend (assignment)");
+        }
+        report.bytes_sent += 2 * sizeof(uint32_t);
+        operations.add(request, std::move(send));
+        if (outcome == DynamicScheduler::Answer::Band) post_request_receive(rank);
+    };
+    // Keeps one band queued behind the one rank 0 renders.
+    const auto feed_local = [&]() {
+        if (local_done || local.queued() > 0) return;
+        scheduler.report_speed(0, context.renderer.threads(), local.samples_per_second());
+        RowRange band;
+        const DynamicScheduler::Answer outcome = scheduler.next(0, int(local.unfinished()), band);
+        if (outcome == DynamicScheduler::Answer::Band) local.push(band, rows_of(band));
+        if (outcome == DynamicScheduler::Answer::Done) local_done = true;
+    };
+
+    if (context.schedule == Schedule::Dynamic) {
+        for (int rank = 1; rank < ranks; ++rank) post_request_receive(rank);
+        feed_local();
+    } else {
+        for (int rank = 1; rank < ranks; ++rank) {
+            for (RowRange rows : predetermined_bands(context.schedule, height, ranks, rank, context.band_rows)) {
+                post_result_receive(rank, rows);
+            }
+        }
+        for (RowRange rows : predetermined_bands(context.schedule, height, ranks, 0, context.band_rows)) {
+            local.push(rows, rows_of(rows));
+        }
+    }
+
+    PollBackoff backoff;
+    for (;;) {
+        local.rethrow_failure();
+        const bool local_idle = local.unfinished() == 0;
+        bool activity = !local.take_finished().empty();
+        for (Operation& operation : operations.test(context.clock)) {
+            activity = true;
+            const int rank = operation.rank;
+            switch (operation.kind) {
+            case Operation::Kind::RequestReceive:
+                scheduler.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
+                answer(rank);
+                break;
+            case Operation::Kind::ResultReceive:
+                --results_expected;
+                --in_flight[size_t(rank)];
+                progress.counter().fetch_add(uint64_t(operation.rows.count()) * width * context.spp,
+                                             std::memory_order_relaxed);
+                if (deferred[size_t(rank)] && in_flight[size_t(rank)] == 0) answer(rank);
+                break;
+            default: break;
+            }
+        }
+        feed_local();
+        if (local_idle && local_done && results_expected == 0 && operations.size() == 0) break;
+        if (activity) backoff.reset();
+        wake.wait_for(backoff.next());
+    }
+    progress.finish();
+    report.busy = local.busy_seconds();
+    report.bands = local.bands_done();
+    report.samples = local.samples_done();
+}
+
+// ---- ranks 1..N-1: render bands, stream them to rank 0 ----------------------
+
+void render_as_worker(const RenderContext& context, RankReport& report) {
+    const uint32_t width = context.frame.width;
+    WakeSignal wake;
+    BandWorker worker(context.renderer, context.frame, context.spp, context.failure, nullptr, wake);
+    OperationSet operations;
+    bool no_more = context.schedule != Schedule::Dynamic;
+    bool request_out = false;
+    bool request_while_idle = false;
+    Clock::time_point request_time;
+    double latency_sum = 0;
+    uint64_t idle_requests = 0;
+
+    if (no_more) {
+        for (RowRange rows : predetermined_bands(context.schedule, context.frame.height, context.mpi.size(),
+                                                 context.mpi.rank(), context.band_rows)) {
+            worker.push(rows, nullptr);
+        }
+    }
+    const auto send_request = [&]() {
+        Operation receive{Operation::Kind::AssignmentReceive, 0, {}, {}, std::make_unique<uint32_t[]>(2), {}, {}};
+        Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
+        send.outgoing->threads = context.renderer.threads();
+        send.outgoing->samples_per_second = worker.samples_per_second();
+        MPI_Request receive_request, send_request;
+        {
+            MpiClock::Scope scope(context.clock);
+            check_mpi(MPI_Irecv(receive.assignment.get(), 2, MPI_UINT32_T, 0, kTagAssignment, MPI_COMM_WORLD,
+                                &receive_request),
+                      "MPI_Irecv (assignment)");
+            check_mpi(MPI_Isend(send.outgoing.get(), int(sizeof(BandRequest)), MPI_BYTE, 0, kTagRequest,
+                                MPI_COMM_WORLD, &send_request),
+                      "MPI_Isend (request)");
+        }
+        operations.add(receive_request, std::move(receive));
+        operations.add(send_request, std::move(send));
+        report.bytes_sent += sizeof(BandRequest);
+        ++report.requests;
+        request_out = true;
+        request_while_idle = worker.unfinished() == 0;
+        request_time = Clock::now();
+    };
+
+    PollBackoff backoff;
+    for (;;) {
+        worker.rethrow_failure();
+        const bool worker_idle = worker.unfinished() == 0;
+        bool activity = false;
+        for (FinishedBand& band : worker.take_finished()) {
+            activity = true;
+            Operation send{Operation::Kind::Send, 0, band.rows, {}, {}, std::move(band.sums), {}};
+            MPI_Request request;
+            {
+                MpiClock::Scope scope(context.clock);
+                check_mpi(MPI_Isend(send.sums.data(), count_of(band.rows, width), MPI_FLOAT, 0, kTagResult,
+                                    MPI_COMM_WORLD, &request),
+                          "MPI_Isend (band)");
+            }
+            report.bytes_sent += send.sums.size() * sizeof(float);
+            operations.add(request, std::move(send));
+        }
+        for (Operation& operation : operations.test(context.clock)) {
+            activity = true;
+            if (operation.kind != Operation::Kind::AssignmentReceive) continue;
+            request_out = false;
+            if (request_while_idle) {
+                // Only requests made with nothing to render cost time; the
+                // look-ahead ones are hidden behind the band being rendered.
+                const double latency = seconds_between(request_time, Clock::now());
+                latency_sum += latency;
+                report.request_latency_max = std::max(report.request_latency_max, latency);
+                ++idle_requests;
+            }
+            const RowRange rows{operation.assignment[0], operation.assignment[1]};
+            if (rows.count() == 0) {
+                no_more = true;
+            } else if (rows.end > context.frame.height || rows.begin > rows.end) {
+                throw RenderError("rank 0 assigned rows " + std::to_string(rows.begin) + ".." +
+                                  std::to_string(rows.end) + " outside the image");
+            } else {
+                worker.push(rows, nullptr);
+            }
+        }
+        if (!no_more && !request_out && worker.queued() == 0) {
+            send_request();
+            activity = true;
+        }
+        if (no_more && worker_idle && !request_out && operations.size() == 0) break;
+        if (activity) backoff.reset();
+        wake.wait_for(backoff.next());
+    }
+    report.busy = worker.busy_seconds();
+    report.bands = worker.bands_done();
+    report.samples = worker.samples_done();
+    report.request_latency_mean = idle_requests ? latency_sum / double(idle_requests) : 0.0;
+}
+
+uint64_t bvh_hash(const Scene& scene) {
+    const auto& nodes = scene.nodes();
+    const auto& refs = scene.primitive_refs();
+    return fnv1a(refs.data(), refs.size() * sizeof(PrimitiveRef),
+                 fnv1a(nodes.data(), nodes.size() * sizeof(BvhNode)));
+}
+
+void broadcast_bytes(std::vector<char>& bytes, MpiClock& clock) {
+    uint64_t size = bytes.size();
+    MPI_Request request;
+    {
+        MpiClock::Scope scope(clock);
+        check_mpi(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast (job size)");
+    }
+    wait_sleeping(request, clock, "MPI_Ibcast (job size)");
+    bytes.resize(size_t(size));
+    // In pieces: MPI counts are int.
+    constexpr size_t kPiece = size_t(1) << 30;
+    for (size_t offset = 0; offset < bytes.size(); offset += kPiece) {
+        const int count = int(std::min(kPiece, bytes.size() - offset));
+        {
+            MpiClock::Scope scope(clock);
+            check_mpi(MPI_Ibcast(bytes.data() + offset, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
+                      "MPI_Ibcast (job)");
+        }
+        wait_sleeping(request, clock, "MPI_Ibcast (job)");
+    }
+}
+
+void barrier_sleeping(const MpiSession& mpi, MpiClock& clock) {
+    if (mpi.size() == 1) return;
+    MPI_Request request;
+    {
+        MpiClock::Scope scope(clock);
+        check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
+    }
+    wait_sleeping(request, clock, "MPI_Ibarrier");
+}
+
+}  // namespace
+
+int exit_code_for(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const InputError&) {
+        return 2;
+    } catch (...) {
+        return 1;
+    }
+}
+
+void print_error(const MpiSession& mpi, std::exception_ptr error) {
+    std::string what = "unknown failure";
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    const std::string who = mpi.who();
+    std::fprintf(stderr, "farmrt: error: %s%s\n", who.empty() ? "" : (who + ": ").c_str(), what.c_str());
+    std::fflush(stderr);
+}
+
+void agree_on_failure(const MpiSession& mpi, MpiClock& clock, std::exception_ptr local_error) {
+    if (mpi.size() == 1) {
+        if (local_error) std::rethrow_exception(local_error);
+        return;
+    }
+    // MINLOC over (failing rank or size, exit code): the lowest failing rank and its code.
+    struct {
+        int value, index;
+    } mine{local_error ? mpi.rank() : mpi.size(), local_error ? exit_code_for(local_error) : 0}, first{0, 0};
+    MPI_Request request;
+    {
+        MpiClock::Scope scope(clock);
+        check_mpi(MPI_Iallreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
+    }
+    wait_sleeping(request, clock, "MPI_Iallreduce");
+    if (first.value == mpi.size()) return;
+    if (first.value == mpi.rank()) std::rethrow_exception(local_error);
+    throw JobAbandoned{first.index};
+}
+
+void end_job_after_failure(const MpiSession& mpi, std::exception_ptr error) {
+    print_error(mpi, error);
+    const int code = exit_code_for(error);
+    if (mpi.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+}
+
+int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiClock& clock) {
+    const auto job_start = Clock::now();
+    const bool root = mpi.rank() == 0;
+    PhaseTimes phases;
+
+    // 1. Rank 0 reads and validates the scene (and that its outputs can be written).
+    JobMessage job;
+    std::vector<char> bytes;
+    {
+        std::exception_ptr error;
+        if (root) {
+            try {
+                job.description = load_job_scene(command_line, phases);
+                job.options.schedule = command_line.schedule;
+                job.options.band_rows = uint32_t(command_line.band_rows);
+                job.options.linear_list = command_line.linear_list;
+                if (mpi.size() > 1) bytes = serialize_job(job);
+            } catch (...) {
+                error = std::current_exception();
+            }
+        }
+        agree_on_failure(mpi, clock, error);
+    }
+
+    // 2. Every other rank receives it; every rank builds the BVH and its renderer.
+    RankReport report;
+    report.rank = mpi.rank();
+    report.set_host(mpi.host());
+    std::unique_ptr<PreparedJob> prepared;
+    std::unique_ptr<BandRenderer> renderer;
+    Schedule schedule = Schedule::Dynamic;
+    {
+        std::exception_ptr error;
+        try {
+            if (mpi.size() > 1) {
+                broadcast_bytes(bytes, clock);
+                if (root) {
+                    report.bytes_sent += bytes.size();
+                } else {
+                    job = deserialize_job(bytes);
+                }
+                std::vector<char>().swap(bytes);
+            }
+            schedule = parse_schedule(job.options.schedule);
+            CommandLine rank_command_line = command_line;  // this rank's own backend options
+            rank_command_line.linear_list = job.options.linear_list;
+            prepared = std::make_unique<PreparedJob>(prepare_job(std::move(job.description), rank_command_line, phases));
+            phases = prepared->phases;
+            RendererOptions options = make_renderer_options(rank_command_line);
+            if (options.threads <= 0) options.threads = default_threads(mpi);
+            renderer = make_band_renderer(prepared->description.scene, options);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        agree_on_failure(mpi, clock, error);
+    }
+    const RenderSettings& settings = prepared->description.settings;
+    report.set_backend(renderer->description());
+    report.threads = renderer->threads();
+    report.bvh_hash = bvh_hash(prepared->description.scene);
+
+    uint32_t band_rows = job.options.band_rows;
+    if (schedule != Schedule::Dynamic && band_rows == 0) {
+        band_rows = automatic_band_rows(settings.width, settings.height, mpi.size());
+    }
+    FailureInjection failure = command_line.inject_failure;
+    if (failure.rank != mpi.rank()) failure = FailureInjection{};
+    const RenderContext context{mpi, clock, schedule, band_rows, prepared->frame, settings.spp, *renderer, failure};
+
+    // 3. Render. From here a failing rank ends the job at once.
+    std::vector<float> sums;
+    const auto render_start = Clock::now();
+    report.setup = seconds_between(job_start, render_start);
+    try {
+        if (root) {
+            sums.assign(size_t(settings.width) * settings.height * 3, 0.0f);
+            render_as_root(context, sums, command_line.quiet, report);
+        } else {
+            render_as_worker(context, report);
+        }
+        barrier_sleeping(mpi, clock);
+    } catch (...) {
+        end_job_after_failure(mpi, std::current_exception());
+    }
+    const auto render_end = Clock::now();
+    phases.render = seconds_between(render_start, render_end);
+    report.waiting = std::max(0.0, phases.render - report.busy);
+
+    // 4. Rank 0 gathers the reports, writes the image and the run report.
+    try {
+        report.communicating = clock.seconds;
+        std::vector<RankReport> reports(root ? size_t(mpi.size()) : 0);
+        if (mpi.size() > 1) {
+            MPI_Request request;
+            {
+                MpiClock::Scope scope(clock);
+                check_mpi(MPI_Igather(&report, int(sizeof(RankReport)), MPI_BYTE, reports.data(),
+                                      int(sizeof(RankReport)), MPI_BYTE, 0, MPI_COMM_WORLD, &request),
+                          "MPI_Igather");
+            }
+            wait_sleeping(request, clock, "MPI_Igather");
+        } else {
+            reports[0] = report;
+        }
+        if (root) {
+            for (const RankReport& r : reports) {
+                if (r.bvh_hash != report.bvh_hash) {
+                    throw RenderError("rank " + std::to_string(r.rank) + " (" + r.host +
+                                      ") built a different BVH than rank 0: are all ranks running the same farmrt build?");
+                }
+            }
+            const auto write_start = Clock::now();
+            ImageMetadata metadata;
+            metadata.scene_file = settings.scene_file;
+            metadata.spp = settings.spp;
+            metadata.seed = settings.seed;
+            metadata.render_seconds = phases.render;
+            write_image(settings.output, settings.width, settings.height, resolve_pixels(sums, settings.spp),
+                        settings.encoding, settings.data_type, metadata);
+            std::vector<float>().swap(sums);
+            phases.write = seconds_between(write_start, Clock::now());
+            phases.total = seconds_between(job_start, Clock::now());
+
+            const uint64_t total_samples = uint64_t(settings.width) * settings.height * settings.spp;
+            const double samples_per_second = double(total_samples) / phases.render;
+            const FarmSummary summary = summarize(reports, phases.render, phases.total);
+            uint64_t bands = 0;
+            for (const RankReport& r : reports) bands += r.bands;
+            if (!command_line.quiet) {
+                if (mpi.size() == 1) {
+                    std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n",
+                                 settings.output.c_str(), settings.width, settings.height, settings.spp,
+                                 format_duration(phases.total).c_str(), samples_per_second, renderer->threads());
+                } else {
+                    std::fprintf(stderr,
+                                 "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d ranks (%d threads), "
+                                 "%s schedule, %llu bands, load imbalance %.3f\n",
+                                 settings.output.c_str(), settings.width, settings.height, settings.spp,
+                                 format_duration(phases.total).c_str(), samples_per_second, mpi.size(),
+                                 summary.total_threads, schedule_name(schedule), (unsigned long long)bands,
+                                 summary.load_imbalance);
+                }
+            }
+            if (!command_line.stats_file.empty()) {
+                JsonObject stats;
+                stats.add("software", std::string(kSoftwareName) + " " + kVersion)
+                    .add("scene", settings.scene_file)
+                    .add_raw("settings", settings_json(settings))
+                    .add("backend", renderer->description())
+                    .add("threads", renderer->threads())
+                    .add("tile", command_line.tile_size)
+                    .add("primitives", uint64_t(prepared->description.scene.primitive_count()))
+                    .add("bvh_nodes", uint64_t(prepared->description.scene.nodes().size()))
+                    .add_raw("seconds", phases_json(phases))
+                    .add("samples", total_samples)
+                    .add("samples_per_second", samples_per_second)
+                    .add("ranks", mpi.size())
+                    .add("schedule", schedule_name(schedule))
+                    .add("band_rows", band_rows)
+                    .add("bands", bands)
+                    .add("wall_seconds", phases.total)
+                    .add("render_seconds", phases.render)
+                    .add("total_threads", summary.total_threads)
+                    .add("load_imbalance", summary.load_imbalance)
+                    .add("parallel_efficiency", summary.parallel_efficiency)
+                    .add("communication_fraction", summary.communication_fraction_max)
+                    .add("communication_fraction_mean", summary.communication_fraction_mean)
+                    .add("waiting_fraction_mean", summary.waiting_fraction_mean)
+                    .add_raw("per_rank", ranks_json(reports));
+                write_text_file_atomically(command_line.stats_file, stats.str() + "\n");
+            }
+        }
+        // Ranks stay until the image is written, waiting without spinning.
+        barrier_sleeping(mpi, clock);
+    } catch (...) {
+        end_job_after_failure(mpi, std::current_exception());
+    }
+    return 0;
+}
+
+}  // namespace farmrt

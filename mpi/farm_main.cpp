@@ -1,0 +1,91 @@
+#include "farm_main.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command_line.h"
+#include "errors.h"
+#include "farm_job.h"
+#include "mpi_session.h"
+#include "version.h"
+
+namespace farmrt {
+namespace {
+
+// Written before any signal can arrive, read by the handler (which may only
+// call async-signal-safe functions: write, signal, raise).
+char signal_prefix[256] = "farmrt: error: ";
+
+void on_fatal_signal(int number) {
+    const char* name = number == SIGSEGV ? "SIGSEGV (segmentation fault)"
+                       : number == SIGBUS ? "SIGBUS (bus error)"
+                       : number == SIGFPE ? "SIGFPE (arithmetic fault)"
+                       : number == SIGILL ? "SIGILL (illegal instruction)"
+                       : number == SIGABRT ? "SIGABRT (aborted)"
+                                           : "a fatal signal";
+    const char* middle = "killed by ";
+    ssize_t ignored = write(2, signal_prefix, std::strlen(signal_prefix));
+    ignored = write(2, middle, std::strlen(middle));
+    ignored = write(2, name, std::strlen(name));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+    std::signal(number, SIG_DFL);
+    std::raise(number);
+}
+
+// Faults print one line naming the rank before the default action ends the
+// process (and mpirun the job). SIGTERM and SIGKILL are left alone: mpirun
+// sends SIGTERM to the surviving ranks when it takes a failed job down, and
+// they must not each report it.
+void install_signal_handlers(const std::string& who) {
+    std::snprintf(signal_prefix, sizeof signal_prefix, "farmrt: error: %s", who.empty() ? "" : (who + ": ").c_str());
+    for (int number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(number, on_fatal_signal);
+}
+
+}  // namespace
+
+int farm_main(int argc, char** argv) {
+    std::unique_ptr<MpiSession> mpi;
+    try {
+        mpi = std::make_unique<MpiSession>(&argc, &argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "farmrt: error: %s\n", e.what());
+        return 1;
+    }
+    install_signal_handlers(mpi->who());
+    MpiClock clock;
+    try {
+        CommandLine command_line;
+        std::exception_ptr error;
+        try {
+            command_line = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+        } catch (...) {
+            error = std::current_exception();
+        }
+        agree_on_failure(*mpi, clock, error);
+        if (command_line.show_help || command_line.show_version) {
+            if (mpi->rank() == 0) {
+                if (command_line.show_help) {
+                    std::fputs(usage_text().c_str(), stdout);
+                } else {
+                    std::printf("%s %s\n", kSoftwareName, kVersion);
+                }
+            }
+            return 0;
+        }
+        return run_farm_job(command_line, *mpi, clock);
+    } catch (const JobAbandoned& abandoned) {
+        return abandoned.exit_code;
+    } catch (...) {
+        print_error(*mpi, std::current_exception());
+        return exit_code_for(std::current_exception());
+    }
+}
+
+}  // namespace farmrt

@@ -1,0 +1,71 @@
+// The process's MPI life: initialisation (MPI_THREAD_FUNNELED: only the main
+// thread calls MPI; render threads never do), who we are, and the few helpers
+// every part of the farm uses: error checks and waits that sleep instead of spin.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <string>
+
+namespace farmrt {
+
+class MpiSession {
+public:
+    MpiSession(int* argc, char*** argv);
+    ~MpiSession();  // MPI_Finalize
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    const std::string& host() const { return host_; }
+    // Ranks of this job on this node (sharing its memory and cores).
+    int ranks_on_node() const { return ranks_on_node_; }
+    // "rank 3 (node17)" for messages; empty in a one-rank job.
+    std::string who() const;
+
+private:
+    int rank_ = 0, size_ = 1, ranks_on_node_ = 1;
+    std::string host_;
+};
+
+// Throws RenderError("what: <MPI error text>") unless `code` is MPI_SUCCESS.
+void check_mpi(int code, const char* what);
+
+// Accumulates the seconds spent inside MPI calls (a rank's "communicating").
+class MpiClock {
+public:
+    class Scope {
+    public:
+        explicit Scope(MpiClock& clock) : clock_(clock), start_(std::chrono::steady_clock::now()) {}
+        ~Scope() { clock_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+    private:
+        MpiClock& clock_;
+        std::chrono::steady_clock::time_point start_;
+    };
+    double seconds = 0;
+};
+
+// Waits for `request` by testing it and sleeping between tests (50 us growing
+// to 2 ms): a rank that waits for others must not spin on a core that a
+// busier rank could use (oversubscribed nodes, rank 0's parse, the job's tail).
+void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what);
+
+// Sleep between polls: short right after activity, longer while idle.
+class PollBackoff {
+public:
+    void reset() { microseconds_ = kShortest; }
+    std::chrono::microseconds next() {
+        const int current = microseconds_;
+        microseconds_ = std::min(kLongest, microseconds_ * 2);
+        return std::chrono::microseconds(current);
+    }
+
+private:
+    static constexpr int kShortest = 50, kLongest = 2000;
+    int microseconds_ = kShortest;
+};
+
+}  // namespace farmrt
