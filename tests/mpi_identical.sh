@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The farm's determinism, end to end: the image is the same bytes for any rank
+# count, schedule, band size and threads per rank, and the same as a plain
+# one-rank run without mpirun.
+#   mpi_identical.sh FARMRT SOURCE_DIR MPIEXEC CASE...
+# CASE is RANKS:SCHEDULE:BAND:THREADS (BAND "auto" = automatic), or "mpmd":
+# ranks started with different --threads in one job (as hybrid jobs are).
+set -euo pipefail
+farmrt=$1 source_dir=$2 mpiexec=$3
+shift 3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+scene="$source_dir/configs/tiny.yaml"
+width=64 height=40
+size=(--width $width --height $height --spp 6 --quiet)
+
+"$farmrt" "$scene" "${size[@]}" -o "$work/reference.pfm"
+"$farmrt" "$scene" "${size[@]}" -o "$work/reference.ppm"
+# PPM headers carry the render time: compare the pixel bytes only.
+pixels() { tail -c $((width * height * 3)) "$1"; }
+
+first=1
+check() {  # name, then the command, with OUT where the output path goes
+    local name=$1 extension
+    shift
+    # Float sums compared exactly (PFM), and once per run the 8-bit pixels (PPM).
+    for extension in pfm ppm; do
+        [ $extension = pfm ] || [ $first = 1 ] || continue
+        rm -f "$work"/out.*
+        "${@//OUT/$work/out.$extension}"
+        if [ $extension = pfm ] && ! cmp -s "$work/reference.pfm" "$work/out.pfm"; then
+            echo "FAIL: $name: PFM differs from the one-rank render"
+            exit 1
+        fi
+        if [ $extension = ppm ] && ! cmp -s <(pixels "$work/reference.ppm") <(pixels "$work/out.ppm"); then
+            echo "FAIL: $name: PPM pixels differ from the one-rank render"
+            exit 1
+        fi
+    done
+    first=0
+    echo "ok: $name"
+}
+
+for case in "$@"; do
+    if [ "$case" = mpmd ]; then
+        check "mpmd 1x3 threads + 2x1 thread" "$mpiexec" -n 1 "$farmrt" "$scene" "${size[@]}" --threads 3 -o OUT \
+            : -n 2 "$farmrt" "$scene" "${size[@]}" --threads 1 -o OUT
+        continue
+    fi
+    IFS=: read -r ranks schedule band threads <<<"$case"
+    options=(--schedule "$schedule" --threads "$threads")
+    [ "$band" = auto ] || options+=(--band "$band")
+    check "$case" "$mpiexec" -n "$ranks" "$farmrt" "$scene" "${size[@]}" "${options[@]}" -o OUT
+done

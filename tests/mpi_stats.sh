@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# --stats under mpirun: one report, from rank 0, with every rank's figures,
+# and job figures consistent with them.
+#   mpi_stats.sh FARMRT SOURCE_DIR MPIEXEC
+set -euo pipefail
+farmrt=$1 source_dir=$2 mpiexec=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$mpiexec" -n 3 "$farmrt" "$source_dir/configs/tiny.yaml" --width 64 --height 40 --spp 4 --quiet \
+    --threads 1 --schedule dynamic -o "$work/out.pfm" --stats "$work/stats.json"
+python3 - "$work/stats.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+ranks = report["per_rank"]
+assert report["ranks"] == 3 and len(ranks) == 3, report["ranks"]
+assert [r["rank"] for r in ranks] == [0, 1, 2]
+keys = ["host", "backend", "threads", "bands", "samples", "busy_seconds", "waiting_seconds",
+        "communicating_seconds", "bytes_sent", "setup_seconds"]
+for r in ranks:
+    for key in keys:
+        assert key in r, (key, r)
+    assert r["threads"] == 1 and r["host"] and r["backend"]
+    assert r["busy_seconds"] >= 0 and r["waiting_seconds"] >= 0 and r["communicating_seconds"] >= 0
+assert sum(r["samples"] for r in ranks) == report["samples"] == 64 * 40 * 4
+assert sum(r["bands"] for r in ranks) == report["bands"]
+# Every worker sent at least its bands' sums (64 pixels x 3 floats per row).
+for r in ranks[1:]:
+    assert r["bytes_sent"] >= r["samples"] // 4 * 3 * 4, r
+busy = [r["busy_seconds"] for r in ranks]
+mean = sum(busy) / 3
+if mean > 0:
+    assert abs(report["load_imbalance"] - max(busy) / mean) < 1e-3 * report["load_imbalance"]
+for key in ["wall_seconds", "render_seconds", "samples_per_second", "parallel_efficiency",
+            "communication_fraction", "schedule"]:
+    assert key in report, key
+assert report["schedule"] == "dynamic"
+assert 0 <= report["parallel_efficiency"] <= 1.0001
+print("ok: stats of 3 ranks")
+PY
