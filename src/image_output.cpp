@@ -154,6 +154,7 @@ LoadedImage read_builtin(const std::string& path, const std::string& extension) 
     image.pixels.resize(count);
     if (extension == ".pfm") {
         if (magic != "PF" || scale_or_max >= 0) throw InputError(path + ": only little-endian RGB PFM is supported");
+        image.floating_point = true;
         for (uint32_t row = image.height; row-- > 0;) {
             in.read(reinterpret_cast<char*>(&image.pixels[size_t(row) * image.width * 3]),
                     std::streamsize(image.width) * 3 * 4);
@@ -287,6 +288,7 @@ LoadedImage read_image(const std::string& path) {
     LoadedImage image;
     image.width = uint32_t(spec.width);
     image.height = uint32_t(spec.height);
+    image.floating_point = spec.format.is_floating_point();
     image.pixels.resize(size_t(spec.width) * spec.height * 3);
     std::vector<float> all(size_t(spec.width) * spec.height * spec.nchannels);
     if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, all.data())) {

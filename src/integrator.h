@@ -31,10 +31,11 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, P
         const SurfaceInteraction si = surface_at(scene, ray, hit);
         const Material& material = scene.materials[si.material];
         if (material.type == MaterialType::Emissive) {
-            radiance += throughput * material.emission;
+            // Two-sided, as the book's diffuse_light: either face emits.
+            radiance += throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
             break;
         }
-        const ScatterResult s = scatter(material, scene.textures, ray, si, sampler,
+        const ScatterResult s = scatter(material, scene.textures, scene.texture_pixels, ray, si, sampler,
                                         kDimensionFirstBounce + kDimensionsPerBounce * static_cast<uint32_t>(depth));
         if (!s.scattered) break;
         throughput *= s.attenuation;

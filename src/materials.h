@@ -2,18 +2,23 @@
 // "Ray Tracing in One Weekend" (v4), shared by every tracer.
 #pragma once
 
+#include <cstddef>
+
 #include "ray.h"
 #include "sampler.h"
 
 namespace farmrt {
 
-enum class TextureType : uint32_t { Constant = 0, Checker = 1 };
+enum class TextureType : uint32_t { Constant = 0, Checker = 1, Image = 2 };
 
 struct Texture {
     TextureType type = TextureType::Constant;
     Color color;        // Constant
     Color even, odd;    // Checker
     float inverse_scale = 1.0f;
+    // Image: linear RGB texels, top row first, at texture_pixels[3 * image_offset].
+    uint32_t image_offset = 0;
+    uint32_t image_width = 0, image_height = 0;
 };
 
 enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3 };
@@ -23,7 +28,7 @@ struct Material {
     uint32_t albedo_texture = 0;  // Lambertian and Metal: index into the texture array
     float fuzz = 0;               // Metal
     float ior = 1.5f;             // Dielectric
-    Color emission;               // Emissive
+    uint32_t emission_texture = 0;  // Emissive: index into the texture array
 };
 
 // Where a ray met a surface, after traversal.
@@ -35,9 +40,37 @@ struct SurfaceInteraction {
     uint32_t material = 0;
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, uint32_t index,
-                                                    const SurfaceInteraction& si) {
+// Bilinear lookup in an image texture at (u, v): u runs left to right, v bottom
+// to top, both clamped to [0, 1] as in the book's image_texture; texel centres
+// sit at half-integer positions and the edges are clamped.
+FARMRT_CPU_GPU FARMRT_INLINE Color lookup_image(const Texture& texture, const float* texture_pixels, float u, float v) {
+    const int width = static_cast<int>(texture.image_width);
+    const int height = static_cast<int>(texture.image_height);
+    const float x = clamp_float(u, 0.0f, 1.0f) * static_cast<float>(width) - 0.5f;
+    const float y = (1.0f - clamp_float(v, 0.0f, 1.0f)) * static_cast<float>(height) - 0.5f;
+    const float x_floor = floorf(x), y_floor = floorf(y);
+    const float fx = x - x_floor, fy = y - y_floor;
+    const int x0 = static_cast<int>(x_floor), y0 = static_cast<int>(y_floor);
+    const int xa = x0 < 0 ? 0 : x0, xb = x0 + 1 > width - 1 ? width - 1 : x0 + 1;
+    const int ya = y0 < 0 ? 0 : y0, yb = y0 + 1 > height - 1 ? height - 1 : y0 + 1;
+    const float* base = texture_pixels + 3 * static_cast<size_t>(texture.image_offset);
+    const float* p00 = base + 3 * (static_cast<size_t>(ya) * width + xa);
+    const float* p10 = base + 3 * (static_cast<size_t>(ya) * width + xb);
+    const float* p01 = base + 3 * (static_cast<size_t>(yb) * width + xa);
+    const float* p11 = base + 3 * (static_cast<size_t>(yb) * width + xb);
+    Color c;
+    for (int k = 0; k < 3; ++k) {
+        const float top = (1.0f - fx) * p00[k] + fx * p10[k];
+        const float bottom = (1.0f - fx) * p01[k] + fx * p11[k];
+        c[k] = (1.0f - fy) * top + fy * bottom;
+    }
+    return c;
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, const float* texture_pixels,
+                                                    uint32_t index, const SurfaceInteraction& si) {
     const Texture& texture = textures[index];
+    if (texture.type == TextureType::Image) return lookup_image(texture, texture_pixels, si.u, si.v);
     if (texture.type == TextureType::Checker) {
         // The book's solid 3-D checker.
         const int x = static_cast<int>(floorf(texture.inverse_scale * si.point.x));
@@ -73,7 +106,7 @@ struct ScatterResult {
 // Scatter an incoming ray at a surface. `dimension` is the first of the
 // kDimensionsPerBounce random dimensions reserved for this path segment.
 FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
-                                                   const Ray& incoming, const SurfaceInteraction& si,
+                                                   const float* texture_pixels, const Ray& incoming, const SurfaceInteraction& si,
                                                    PixelSampler& sampler, uint32_t dimension) {
     ScatterResult result;
     switch (material.type) {
@@ -81,7 +114,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         Vec3 direction = si.normal + unit_vector_from(sampler.uniform(dimension), sampler.uniform(dimension + 1));
         if (near_zero(direction)) direction = si.normal;
         result.scattered = true;
-        result.attenuation = evaluate_texture(textures, material.albedo_texture, si);
+        result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
         result.ray = Ray{si.point, direction, incoming.time};
         break;
     }
@@ -89,7 +122,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));
         reflected += material.fuzz * unit_vector_from(sampler.uniform(dimension), sampler.uniform(dimension + 1));
         result.scattered = dot(reflected, si.normal) > 0;
-        result.attenuation = evaluate_texture(textures, material.albedo_texture, si);
+        result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
         result.ray = Ray{si.point, reflected, incoming.time};
         break;
     }

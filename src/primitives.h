@@ -5,10 +5,13 @@
 #pragma once
 
 #include "aabb.h"
+#include "transform.h"
 
 namespace farmrt {
 
-enum class PrimitiveType : uint32_t { Sphere = 0, Quad = 1, Triangle = 2 };
+// Instance: a transformed copy of a bottom-level BVH over other primitives
+// (one level only: an instance never contains instances).
+enum class PrimitiveType : uint32_t { Sphere = 0, Quad = 1, Triangle = 2, Instance = 3 };
 
 // Packed (type, index): the type in the top 4 bits.
 struct PrimitiveRef {
@@ -51,11 +54,27 @@ struct Triangle {
     uint32_t material;
 };
 
+// A placed copy of shared geometry (a mesh used several times, a rotated or
+// non-uniformly scaled sphere). Its primitives live in the scene's ordinary
+// arrays; their refs and bottom-level BVH live in SceneView::instance_primitives
+// and SceneView::instance_nodes, shared by every instance of the same geometry.
+struct Instance {
+    Affine object_from_world;  // rays go into object space
+    Affine world_from_object;  // points come back to world space
+    uint32_t root_node;        // bottom-level BVH root in instance_nodes
+    uint32_t primitive_offset; // the geometry's refs in instance_primitives
+    uint32_t primitive_count;
+    uint32_t material;         // every hit on the instance uses this material
+};
+
+constexpr uint32_t kNoInstance = 0xFFFFFFFFu;
+
 // What traversal returns: enough to rebuild the surface afterwards.
 struct Hit {
     float t = kInfinity;
-    PrimitiveRef primitive{0};
-    float u = 0, v = 0;  // surface parameters (quad a, b; triangle barycentrics)
+    PrimitiveRef primitive{0};  // never an Instance: the primitive inside it
+    float u = 0, v = 0;         // surface parameters (quad a, b; triangle barycentrics)
+    uint32_t instance = kNoInstance;  // the instance the primitive was hit through
 };
 
 // ---- bounds -----------------------------------------------------------------
@@ -133,27 +152,63 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, 
     return true;
 }
 
-// Möller-Trumbore, with edges that share vertices computed from the same
-// vertex values so that a ray through a shared edge hits one of the two triangles.
+// a * b - c * d with each product rounded on its own: no fused multiply-add,
+// on any backend, so that the same edge evaluated from either of the two
+// triangles sharing it gives exactly opposite values.
+FARMRT_CPU_GPU FARMRT_INLINE float difference_of_products(float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__)
+    return __fsub_rn(__fmul_rn(a, b), __fmul_rn(c, d));
+#else
+    return a * b - c * d;
+#endif
+}
+
+// Watertight ray/triangle intersection (Woop, Benthin and Wald, "Watertight
+// Ray/Triangle Intersection", JCGT 2013, as in pbrt-v4): the vertices are
+// moved into a frame where the ray runs along +z from the origin, and the hit
+// is decided by the signs of 2-D edge functions. A shared edge yields exactly
+// negated edge functions in its two triangles, so a ray through an edge or a
+// vertex of a closed mesh always hits at least one triangle (Möller-Trumbore
+// can let such rays slip between neighbours).
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const Ray& ray, float t_min, float t_max,
                                                      float& t_out, float& b1_out, float& b2_out) {
-    const Vec3 edge1 = tri.vertex1 - tri.vertex0;
-    const Vec3 edge2 = tri.vertex2 - tri.vertex0;
-    const Vec3 p = cross(ray.direction, edge2);
-    const float determinant = dot(edge1, p);
+    // The axis where the direction is largest becomes z; x and y follow cyclically
+    // (keeping the frame's handedness).
+    const float ax = fabsf(ray.direction.x), ay = fabsf(ray.direction.y), az = fabsf(ray.direction.z);
+    const int kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    const int kx = kz == 2 ? 0 : kz + 1;
+    const int ky = kx == 2 ? 0 : kx + 1;
+    const Vec3 d(ray.direction[kx], ray.direction[ky], ray.direction[kz]);
+    if (d.z == 0.0f) return false;  // zero direction
+    const Vec3 a0 = tri.vertex0 - ray.origin, a1 = tri.vertex1 - ray.origin, a2 = tri.vertex2 - ray.origin;
+    Vec3 p0(a0[kx], a0[ky], a0[kz]), p1(a1[kx], a1[ky], a1[kz]), p2(a2[kx], a2[ky], a2[kz]);
+    // Shear so that the ray direction becomes +z.
+    const float shear_x = -d.x / d.z, shear_y = -d.y / d.z, shear_z = 1.0f / d.z;
+    p0.x += shear_x * p0.z;
+    p0.y += shear_y * p0.z;
+    p1.x += shear_x * p1.z;
+    p1.y += shear_y * p1.z;
+    p2.x += shear_x * p2.z;
+    p2.y += shear_y * p2.z;
+    float e0 = difference_of_products(p1.x, p2.y, p1.y, p2.x);
+    float e1 = difference_of_products(p2.x, p0.y, p2.y, p0.x);
+    float e2 = difference_of_products(p0.x, p1.y, p0.y, p1.x);
+    // Exactly on an edge in float: decide in double, as the paper does.
+    if (e0 == 0.0f || e1 == 0.0f || e2 == 0.0f) {
+        e0 = float(double(p1.x) * double(p2.y) - double(p1.y) * double(p2.x));
+        e1 = float(double(p2.x) * double(p0.y) - double(p2.y) * double(p0.x));
+        e2 = float(double(p0.x) * double(p1.y) - double(p0.y) * double(p1.x));
+    }
+    if ((e0 < 0.0f || e1 < 0.0f || e2 < 0.0f) && (e0 > 0.0f || e1 > 0.0f || e2 > 0.0f)) return false;
+    const float determinant = e0 + e1 + e2;
     if (determinant == 0.0f) return false;
+    const float scaled_t = e0 * (shear_z * p0.z) + e1 * (shear_z * p1.z) + e2 * (shear_z * p2.z);
     const float inverse_determinant = 1.0f / determinant;
-    const Vec3 to_origin = ray.origin - tri.vertex0;
-    const float b1 = dot(to_origin, p) * inverse_determinant;
-    if (b1 < 0.0f || b1 > 1.0f) return false;
-    const Vec3 q = cross(to_origin, edge1);
-    const float b2 = dot(ray.direction, q) * inverse_determinant;
-    if (b2 < 0.0f || b1 + b2 > 1.0f) return false;
-    const float t = dot(edge2, q) * inverse_determinant;
-    if (t <= t_min || t_max <= t) return false;
+    const float t = scaled_t * inverse_determinant;
+    if (!(t > t_min && t < t_max)) return false;
     t_out = t;
-    b1_out = b1;
-    b2_out = b2;
+    b1_out = e1 * inverse_determinant;
+    b2_out = e2 * inverse_determinant;
     return true;
 }
 

@@ -13,15 +13,25 @@
 namespace farmrt {
 
 struct SceneView {
-    const BvhNode* nodes = nullptr;
-    const PrimitiveRef* primitives = nullptr;  // in BVH leaf order
+    const BvhNode* nodes = nullptr;            // top-level BVH, root at 0
+    const PrimitiveRef* primitives = nullptr;  // top-level refs in BVH leaf order
     const Sphere* spheres = nullptr;
     const Quad* quads = nullptr;
     const Triangle* triangles = nullptr;
     const Material* materials = nullptr;
     const Texture* textures = nullptr;
+    const float* texture_pixels = nullptr;  // linear RGB texels of every image texture
+    const Instance* instances = nullptr;
+    // Bottom-level BVHs of instanced geometry, one after another; node offsets
+    // and leaf offsets are absolute indices into these two arrays.
+    const BvhNode* instance_nodes = nullptr;
+    const PrimitiveRef* instance_primitives = nullptr;
     uint32_t node_count = 0;
     uint32_t primitive_count = 0;
+    uint32_t instance_count = 0;
+    uint32_t instance_node_count = 0;
+    uint32_t instance_primitive_count = 0;
+    uint64_t texture_pixel_count = 0;  // floats in texture_pixels
     Background background;
 };
 
@@ -32,36 +42,79 @@ public:
     std::vector<Triangle> triangles;
     std::vector<Material> materials;
     std::vector<Texture> textures;
+    std::vector<float> texture_pixels;
     Background background;
+
+    // Geometry that instances share: primitives already in the arrays above,
+    // which then belong to the geometry and not to the top level.
+    uint32_t add_instance_geometry(std::vector<PrimitiveRef> primitives);
+    // One placement of a geometry; every hit on it uses `material`.
+    void add_instance(uint32_t geometry, const Transform& world_from_object, uint32_t material);
 
     // Builds the BVH over every primitive; call after the arrays are filled.
     void build_acceleration(const BvhBuildOptions& options = {});
     // Without a BVH: one leaf holding every primitive, for the linear-list baseline.
     void build_linear_list();
 
-    size_t primitive_count() const { return spheres.size() + quads.size() + triangles.size(); }
+    // Top-level entries: primitives outside instanced geometry, plus one per instance.
+    size_t primitive_count() const;
+    // Every primitive the renderer sees, each instance counted with all of its primitives.
+    uint64_t rendered_primitive_count() const;
+    size_t instance_count() const { return placements_.size(); }
     const std::vector<BvhNode>& nodes() const { return nodes_; }
     const std::vector<PrimitiveRef>& primitive_refs() const { return primitive_refs_; }
+    const std::vector<Instance>& instances() const { return instances_; }
+    const std::vector<BvhNode>& instance_nodes() const { return instance_nodes_; }
+    const std::vector<PrimitiveRef>& instance_primitive_refs() const { return instance_primitives_; }
     SceneView view() const;
 
 private:
+    struct Placement {
+        uint32_t geometry;
+        Transform world_from_object;
+        uint32_t material;
+    };
     std::vector<PrimitiveRef> all_primitive_refs() const;
+    std::vector<Aabb> bounds_of_refs(const std::vector<PrimitiveRef>& refs) const;
+    void build_instances(const BvhBuildOptions& options, bool use_bvh);
+    std::vector<std::vector<PrimitiveRef>> geometries_;
+    std::vector<Placement> placements_;
     std::vector<BvhNode> nodes_;
     std::vector<PrimitiveRef> primitive_refs_;
+    std::vector<Instance> instances_;
+    std::vector<BvhNode> instance_nodes_;
+    std::vector<PrimitiveRef> instance_primitives_;
 };
 
 // ---- closest-hit queries shared by every tracer -------------------------------
 
-// The closest hit is the smallest (t, PrimitiveRef) pair: on exactly equal t
-// the smaller reference wins. The rule does not depend on the order in which
-// primitives are tested, so every traversal (binary or wide BVH, scalar or
-// SIMD, CPU or GPU) returns the same hit.
-FARMRT_CPU_GPU FARMRT_INLINE float closest_hit_bound(const Hit& hit, PrimitiveRef ref) {
-    return ref.bits < hit.primitive.bits ? next_float_up(hit.t) : hit.t;
+// The closest hit is the smallest (t, key) pair: on exactly equal t the
+// smaller key wins. The key of a hit is its top-level entry's PrimitiveRef
+// (for a hit inside an instance, the Instance ref), then, within one
+// instance, the primitive's ref. The rule does not depend on the order in
+// which primitives are tested, so every traversal (binary or wide BVH, scalar
+// or SIMD, CPU or GPU) returns the same hit.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t top_level_key(const Hit& hit) {
+    return hit.instance == kNoInstance ? hit.primitive.bits : PrimitiveRef::make(PrimitiveType::Instance, hit.instance).bits;
 }
 
-FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
-                                                      float t_min, Hit& hit) {
+// The t_max for testing top-level primitive `ref` against the closest hit so far.
+FARMRT_CPU_GPU FARMRT_INLINE float closest_hit_bound(const Hit& hit, PrimitiveRef ref) {
+    return ref.bits < top_level_key(hit) ? next_float_up(hit.t) : hit.t;
+}
+
+// The t_max for testing primitive `ref` inside instance `instance`.
+FARMRT_CPU_GPU FARMRT_INLINE float instance_hit_bound(const Hit& hit, uint32_t instance, PrimitiveRef ref) {
+    if (hit.instance == instance) return ref.bits < hit.primitive.bits ? next_float_up(hit.t) : hit.t;
+    return PrimitiveRef::make(PrimitiveType::Instance, instance).bits < top_level_key(hit) ? next_float_up(hit.t)
+                                                                                           : hit.t;
+}
+
+// One sphere, quad or triangle (never an instance) against (t_min, t_max): the
+// per-primitive functions of primitives.h behind one tag switch. Fills t,
+// primitive, u, v of `hit` when found; the caller sets hit.instance.
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                     float t_min, float t_max, Hit& hit) {
     float t, u = 0, v = 0;
     bool found = false;
     const float t_max = closest_hit_bound(hit, ref);
@@ -71,6 +124,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, Pr
     case PrimitiveType::Triangle:
         found = intersect_triangle(scene.triangles[ref.index()], ray, t_min, t_max, t, u, v);
         break;
+    case PrimitiveType::Instance: break;
     }
     if (found) {
         hit.t = t;
@@ -79,6 +133,61 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, Pr
         hit.v = v;
     }
     return found;
+}
+
+// The ray in an instance's object space. The direction is not renormalised,
+// so distances t are the same in both spaces.
+FARMRT_CPU_GPU FARMRT_INLINE Ray object_ray(const Instance& instance, const Ray& ray) {
+    return Ray{instance.object_from_world.point(ray.origin), instance.object_from_world.vector(ray.direction),
+               ray.time};
+}
+
+// Closest hit inside one instance: its bottom-level BVH, traversed by the same
+// near-first loop as the top level (a second loop, not recursion, so that it
+// runs unchanged on the GPU).
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_instance(const SceneView& scene, uint32_t instance_index,
+                                                     const Ray& world_ray, float t_min, Hit& hit) {
+    const Instance& instance = scene.instances[instance_index];
+    const Ray ray = object_ray(instance, world_ray);
+    const RayBoxTester tester(ray);
+    uint32_t stack[kBvhMaxDepth];
+    int stack_size = 0;
+    uint32_t node_index = instance.root_node;
+    bool found = false;
+    for (;;) {
+        const BvhNode& node = scene.instance_nodes[node_index];
+        if (tester.entry(node.bounds, t_min, hit.t) != kInfinity) {
+            if (node.is_leaf()) {
+                for (uint32_t i = 0; i < node.count; ++i) {
+                    const PrimitiveRef ref = scene.instance_primitives[node.offset + i];
+                    if (intersect_geometry(scene, ref, ray, t_min, instance_hit_bound(hit, instance_index, ref), hit)) {
+                        hit.instance = instance_index;
+                        found = true;
+                    }
+                }
+            } else if (tester.direction_negative[node.split_axis]) {
+                stack[stack_size++] = node_index + 1;
+                node_index = node.offset;
+                continue;
+            } else {
+                stack[stack_size++] = node.offset;
+                node_index = node_index + 1;
+                continue;
+            }
+        }
+        if (stack_size == 0) break;
+        node_index = stack[--stack_size];
+    }
+    return found;
+}
+
+// Any top-level entry: a primitive, or an instance of shared geometry.
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                      float t_min, Hit& hit) {
+    if (ref.type() == PrimitiveType::Instance) return intersect_instance(scene, ref.index(), ray, t_min, hit);
+    if (!intersect_geometry(scene, ref, ray, t_min, closest_hit_bound(hit, ref), hit)) return false;
+    hit.instance = kNoInstance;
+    return true;
 }
 
 // Closest hit in (t_min, hit.t) through the BVH. Children are visited near-first
@@ -112,20 +221,34 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
     return found;
 }
 
-// Every primitive, no BVH: the reference that tests compare traversal against.
+// Every primitive, no BVH at any level: the reference that tests compare traversal against.
 inline bool intersect_closest_brute_force(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) {
     bool found = false;
     for (uint32_t i = 0; i < scene.primitive_count; ++i) {
-        found |= intersect_primitive(scene, scene.primitives[i], ray, t_min, hit);
+        const PrimitiveRef ref = scene.primitives[i];
+        if (ref.type() != PrimitiveType::Instance) {
+            found |= intersect_primitive(scene, ref, ray, t_min, hit);
+            continue;
+        }
+        const Instance& instance = scene.instances[ref.index()];
+        const Ray local = object_ray(instance, ray);
+        for (uint32_t j = 0; j < instance.primitive_count; ++j) {
+            const PrimitiveRef inner = scene.instance_primitives[instance.primitive_offset + j];
+            if (intersect_geometry(scene, inner, local, t_min, instance_hit_bound(hit, ref.index(), inner), hit)) {
+                hit.instance = ref.index();
+                found = true;
+            }
+        }
     }
     return found;
 }
 
-// Rebuilds the surface (point, facing normal, texture coordinates) from a hit.
-FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit) {
+// The surface of a sphere, quad or triangle in the space of `ray` (world space,
+// or an instance's object space): point, unit outward normal, (u, v), material.
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray,
+                                                                 const Hit& hit, Vec3& outward) {
     SurfaceInteraction si;
     si.point = ray.at(hit.t);
-    Vec3 outward;
     switch (hit.primitive.type()) {
     case PrimitiveType::Sphere: {
         const Sphere& s = scene.spheres[hit.primitive.index()];
@@ -160,6 +283,25 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scen
         si.material = t.material;
         break;
     }
+    case PrimitiveType::Instance: break;  // never stored in a Hit
+    }
+    return si;
+}
+
+// Rebuilds the surface (point, facing normal, texture coordinates) from a hit.
+// Through an instance: the surface in object space, its normal mapped back by
+// the inverse transpose (right under non-uniform scale), the instance's material.
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit) {
+    SurfaceInteraction si;
+    Vec3 outward;
+    if (hit.instance == kNoInstance) {
+        si = geometry_surface(scene, ray, hit, outward);
+    } else {
+        const Instance& instance = scene.instances[hit.instance];
+        si = geometry_surface(scene, object_ray(instance, ray), hit, outward);
+        si.point = ray.at(hit.t);
+        outward = unit_vector(instance.object_from_world.transposed_vector(outward));
+        si.material = instance.material;
     }
     si.front_face = dot(ray.direction, outward) < 0.0f;
     si.normal = si.front_face ? outward : -outward;

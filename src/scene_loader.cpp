@@ -13,6 +13,8 @@
 
 #include "errors.h"
 #include "image_output.h"
+#include "mesh_loader.h"
+#include "texture_loader.h"
 
 namespace farmrt {
 namespace {
@@ -239,22 +241,47 @@ public:
         if (has(sky, "zenith")) b.zenith = color(child(sky, "zenith"));
     }
 
-    // A color or a texture: [r, g, b] or {texture: checker, ...}.
+    // A color or a texture: [r, g, b], {texture: checker, scale, even, odd} or
+    // {texture: image, file}. The same image file is read once per scene.
     uint32_t load_texture(const Value& value, Scene& scene) const {
         Texture texture;
         if (value.node.IsMap()) {
-            require_map(value, {"texture", "scale", "even", "odd"});
-            const std::string kind = choice(required(value, "texture"), {"checker"});
-            (void)kind;
-            texture.type = TextureType::Checker;
-            texture.inverse_scale = float(1.0 / positive(required(value, "scale")));
-            texture.even = color(required(value, "even"));
-            texture.odd = color(required(value, "odd"));
+            const std::string kind = choice(required(value, "texture"), {"checker", "image"});
+            if (kind == "checker") {
+                require_map(value, {"texture", "scale", "even", "odd"});
+                texture.type = TextureType::Checker;
+                texture.inverse_scale = float(1.0 / positive(required(value, "scale")));
+                texture.even = color(required(value, "even"));
+                texture.odd = color(required(value, "odd"));
+            } else {
+                require_map(value, {"texture", "file"});
+                const Value file = required(value, "file");
+                const std::string name = scalar_text(file, "a file name");
+                const std::string path = resolve_path(name);
+                const auto cached = image_cache_.find(path);
+                if (cached != image_cache_.end()) {
+                    texture = cached->second;
+                } else {
+                    try {
+                        texture = load_image_texture(path, path, scene.texture_pixels);
+                    } catch (const InputError& e) {
+                        fail(file, e.what());
+                    }
+                    image_cache_[path] = texture;
+                }
+            }
         } else {
             texture.color = color(value);
         }
         scene.textures.push_back(texture);
         return uint32_t(scene.textures.size() - 1);
+    }
+
+    // Paths inside the scene are relative to the scene file's directory.
+    std::string resolve_path(const std::string& name) const {
+        const std::filesystem::path path(name);
+        if (path.is_absolute() || scene_directory_.empty()) return path.lexically_normal().string();
+        return (std::filesystem::path(scene_directory_) / path).lexically_normal().string();
     }
 
     Material load_material(const Value& value, Scene& scene) const {
@@ -278,7 +305,7 @@ public:
         } else {
             require_map(value, {"type", "color"});
             m.type = MaterialType::Emissive;
-            m.emission = color(required(value, "color"));
+            m.emission_texture = load_texture(required(value, "color"), scene);
         }
         return m;
     }
@@ -305,62 +332,225 @@ public:
         return found->second;
     }
 
-    void load_object(const Value& object, Scene& scene) const {
-        if (!object.node.IsMap()) fail(object, "expected an object mapping with a 'type'");
-        const std::string type = choice(required(object, "type"), {"sphere", "quad", "triangle"});
-        if (type == "sphere") {
-            require_map(object, {"type", "center", "center1", "radius", "material"});
-            Sphere s;
-            s.center = vector3(required(object, "center"));
-            s.velocity = has(object, "center1") ? vector3(child(object, "center1")) - s.center : Vec3(0.0f);
-            s.radius = float(positive(required(object, "radius")));
-            s.material = object_material(object, scene);
+    // ---- objects --------------------------------------------------------------------
+
+    // `transform: {scale, rotate_x, rotate_y, rotate_z, translate}`, applied in that order.
+    Transform load_transform(const Value& value) const {
+        require_map(value, {"scale", "rotate_x", "rotate_y", "rotate_z", "translate"});
+        Transform transform;
+        if (has(value, "scale")) {
+            const Value scale = child(value, "scale");
+            Vec3 factors;
+            if (scale.node.IsSequence()) {
+                factors = vector3(scale);
+            } else {
+                factors = Vec3(float(number(scale)));
+            }
+            for (int axis = 0; axis < 3; ++axis) {
+                if (!(std::fabs(factors[axis]) >= 1e-12f && std::fabs(factors[axis]) <= 1e12f)) {
+                    fail(scale, "scale factors must be non-zero (and below 1e12 in magnitude)");
+                }
+            }
+            transform = transform.then(Transform::scale(factors.x, factors.y, factors.z));
+        }
+        if (has(value, "rotate_x")) transform = transform.then(Transform::rotate_x(number(child(value, "rotate_x"))));
+        if (has(value, "rotate_y")) transform = transform.then(Transform::rotate_y(number(child(value, "rotate_y"))));
+        if (has(value, "rotate_z")) transform = transform.then(Transform::rotate_z(number(child(value, "rotate_z"))));
+        if (has(value, "translate")) transform = transform.then(Transform::translate(vector3(child(value, "translate"))));
+        return transform;
+    }
+
+    Transform object_transform(const Value& object) const {
+        return has(object, "transform") ? load_transform(child(object, "transform")) : Transform::identity();
+    }
+
+    // The book's box(): six quads from the min and max corners.
+    static void add_box(const Vec3& lo, const Vec3& hi, const Transform& transform, uint32_t material, Scene& scene) {
+        const Vec3 dx(hi.x - lo.x, 0, 0), dy(0, hi.y - lo.y, 0), dz(0, 0, hi.z - lo.z);
+        const Vec3 corners[6] = {Vec3(lo.x, lo.y, hi.z), Vec3(hi.x, lo.y, hi.z), Vec3(hi.x, lo.y, lo.z),
+                                 Vec3(lo.x, lo.y, lo.z), Vec3(lo.x, hi.y, hi.z), Vec3(lo.x, lo.y, lo.z)};
+        const Vec3 edges_u[6] = {dx, -dz, -dx, dz, dx, dx};
+        const Vec3 edges_v[6] = {dy, dy, dy, dy, -dz, dz};
+        for (int side = 0; side < 6; ++side) {
+            scene.quads.push_back(make_quad(transform.point(corners[side]), transform.vector(edges_u[side]),
+                                            transform.vector(edges_v[side]), material));
+        }
+    }
+
+    static Triangle transformed(Triangle t, const Transform& transform) {
+        if (transform.is_identity()) return t;
+        t.vertex0 = transform.point(t.vertex0);
+        t.vertex1 = transform.point(t.vertex1);
+        t.vertex2 = transform.point(t.vertex2);
+        if (length_squared(t.normal0) > 0) {
+            t.normal0 = transform.normal(t.normal0);
+            t.normal1 = transform.normal(t.normal1);
+            t.normal2 = transform.normal(t.normal2);
+        }
+        return t;
+    }
+
+    void load_sphere(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "center", "center1", "radius", "material", "transform"});
+        Sphere s;
+        s.center = vector3(required(object, "center"));
+        s.velocity = has(object, "center1") ? vector3(child(object, "center1")) - s.center : Vec3(0.0f);
+        s.radius = float(positive(required(object, "radius")));
+        const Transform transform = object_transform(object);
+        s.material = object_material(object, scene);
+        double uniform_scale = 1.0;
+        if (transform.is_uniform_positive_scale_and_translation(uniform_scale)) {
+            // Still a sphere with the same (u, v) orientation: transform it in place.
+            const Vec3 center1 = s.center + s.velocity;
+            s.center = transform.point(s.center);
+            s.velocity = transform.point(center1) - s.center;
+            s.radius = float(s.radius * uniform_scale);
             scene.spheres.push_back(s);
-        } else if (type == "quad") {
-            require_map(object, {"type", "Q", "u", "v", "material"});
-            const Vec3 corner = vector3(required(object, "Q"));
-            const Vec3 u = vector3(required(object, "u"));
-            const Vec3 v = vector3(required(object, "v"));
-            if (!(length_squared(cross(u, v)) > 0)) fail(child(object, "v"), "u and v must not be parallel or zero");
-            scene.quads.push_back(make_quad(corner, u, v, object_material(object, scene)));
-        } else {
-            require_map(object, {"type", "vertices", "normals", "uvs", "material"});
-            Triangle t{};
-            const Value vertices = required(object, "vertices");
-            if (!vertices.node.IsSequence() || vertices.node.size() != 3) fail(vertices, "expected 3 vertices");
-            Vec3* corners[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
+            return;
+        }
+        // Rotated (texture turns with it) or non-uniformly scaled (an ellipsoid):
+        // an instance of a one-sphere geometry.
+        scene.spheres.push_back(s);
+        const uint32_t geometry = scene.add_instance_geometry(
+            {PrimitiveRef::make(PrimitiveType::Sphere, uint32_t(scene.spheres.size() - 1))});
+        scene.add_instance(geometry, transform, s.material);
+    }
+
+    void load_quad(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "Q", "u", "v", "material", "transform"});
+        const Vec3 corner = vector3(required(object, "Q"));
+        const Vec3 u = vector3(required(object, "u"));
+        const Vec3 v = vector3(required(object, "v"));
+        if (!(length_squared(cross(u, v)) > 0)) fail(child(object, "v"), "u and v must not be parallel or zero");
+        const Transform transform = object_transform(object);
+        // Affine maps keep a parallelogram a parallelogram with the same (a, b).
+        scene.quads.push_back(
+            make_quad(transform.point(corner), transform.vector(u), transform.vector(v), object_material(object, scene)));
+    }
+
+    void load_box(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "min", "max", "material", "transform"});
+        const Vec3 lo = vector3(required(object, "min"));
+        const Value max_value = required(object, "max");
+        const Vec3 hi = vector3(max_value);
+        if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z)) fail(max_value, "must be greater than min on every axis");
+        const Transform transform = object_transform(object);
+        add_box(lo, hi, transform, object_material(object, scene), scene);
+    }
+
+    void load_triangle(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "vertices", "normals", "uvs", "material", "transform"});
+        Triangle t{};
+        const Value vertices = required(object, "vertices");
+        if (!vertices.node.IsSequence() || vertices.node.size() != 3) fail(vertices, "expected 3 vertices");
+        Vec3* corners[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
+        for (int i = 0; i < 3; ++i) {
+            *corners[i] = vector3(Value{vertices.node[i], vertices.path + "[" + std::to_string(i) + "]"});
+        }
+        if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
+            fail(vertices, "degenerate triangle (zero area)");
+        }
+        if (has(object, "normals")) {
+            const Value normals = child(object, "normals");
+            if (!normals.node.IsSequence() || normals.node.size() != 3) fail(normals, "expected 3 normals");
+            Vec3* targets[3] = {&t.normal0, &t.normal1, &t.normal2};
             for (int i = 0; i < 3; ++i) {
-                *corners[i] = vector3(Value{vertices.node[i], vertices.path + "[" + std::to_string(i) + "]"});
+                const Value n{normals.node[i], normals.path + "[" + std::to_string(i) + "]"};
+                const Vec3 normal = vector3(n);
+                if (!(length_squared(normal) > 0)) fail(n, "normal must not be zero");
+                *targets[i] = unit_vector(normal);
             }
-            if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
-                fail(vertices, "degenerate triangle (zero area)");
-            }
-            if (has(object, "normals")) {
-                const Value normals = child(object, "normals");
-                if (!normals.node.IsSequence() || normals.node.size() != 3) fail(normals, "expected 3 normals");
-                Vec3* targets[3] = {&t.normal0, &t.normal1, &t.normal2};
-                for (int i = 0; i < 3; ++i) {
-                    const Value n{normals.node[i], normals.path + "[" + std::to_string(i) + "]"};
-                    const Vec3 normal = vector3(n);
-                    if (!(length_squared(normal) > 0)) fail(n, "normal must not be zero");
-                    *targets[i] = unit_vector(normal);
+        }
+        const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
+        for (int i = 0; i < 6; ++i) t.uv[i] = default_uvs[i];
+        if (has(object, "uvs")) {
+            const Value uvs = child(object, "uvs");
+            if (!uvs.node.IsSequence() || uvs.node.size() != 3) fail(uvs, "expected 3 [u, v] pairs");
+            for (int i = 0; i < 3; ++i) {
+                const Value pair{uvs.node[i], uvs.path + "[" + std::to_string(i) + "]"};
+                if (!pair.node.IsSequence() || pair.node.size() != 2) fail(pair, "expected [u, v]");
+                for (int j = 0; j < 2; ++j) {
+                    t.uv[2 * i + j] = float(number(Value{pair.node[j], pair.path + "[" + std::to_string(j) + "]"}));
                 }
             }
-            const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
-            for (int i = 0; i < 6; ++i) t.uv[i] = default_uvs[i];
-            if (has(object, "uvs")) {
-                const Value uvs = child(object, "uvs");
-                if (!uvs.node.IsSequence() || uvs.node.size() != 3) fail(uvs, "expected 3 [u, v] pairs");
-                for (int i = 0; i < 3; ++i) {
-                    const Value pair{uvs.node[i], uvs.path + "[" + std::to_string(i) + "]"};
-                    if (!pair.node.IsSequence() || pair.node.size() != 2) fail(pair, "expected [u, v]");
-                    for (int j = 0; j < 2; ++j) {
-                        t.uv[2 * i + j] = float(number(Value{pair.node[j], pair.path + "[" + std::to_string(j) + "]"}));
-                    }
-                }
+        }
+        const Transform transform = object_transform(object);
+        t.material = object_material(object, scene);
+        scene.triangles.push_back(transformed(t, transform));
+    }
+
+    MeshData read_mesh(const Value& file, const std::string& path) const {
+        try {
+            return load_obj_mesh(path, path);
+        } catch (const InputError& e) {
+            fail(file, e.what());
+        }
+    }
+
+    void check_triangle_capacity(const Value& where, const Scene& scene, size_t adding) const {
+        if (scene.triangles.size() + adding >= kMaxPrimitivesPerType) fail(where, "too many triangles in the scene");
+    }
+
+    // A mesh used once is transformed into world space and joins the top level;
+    // a mesh file used several times is stored once and placed by instances.
+    void load_mesh(const Value& object, Scene& scene) {
+        require_map(object, {"type", "file", "material", "transform"});
+        const Value file = required(object, "file");
+        const std::string path = resolve_path(scalar_text(file, "a file name"));
+        const Transform transform = object_transform(object);
+        const uint32_t material = object_material(object, scene);
+        if (mesh_uses_[path] <= 1) {
+            MeshData mesh = read_mesh(file, path);
+            check_triangle_capacity(file, scene, mesh.triangles.size());
+            scene.triangles.reserve(scene.triangles.size() + mesh.triangles.size());
+            for (Triangle& t : mesh.triangles) {
+                t.material = material;
+                scene.triangles.push_back(transformed(t, transform));
             }
-            t.material = object_material(object, scene);
-            scene.triangles.push_back(t);
+            return;
+        }
+        auto found = mesh_geometry_.find(path);
+        if (found == mesh_geometry_.end()) {
+            MeshData mesh = read_mesh(file, path);
+            check_triangle_capacity(file, scene, mesh.triangles.size());
+            std::vector<PrimitiveRef> refs;
+            refs.reserve(mesh.triangles.size());
+            for (Triangle& t : mesh.triangles) {
+                t.material = material;  // unused: an instance's hits take the instance's material
+                refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
+                scene.triangles.push_back(t);
+            }
+            found = mesh_geometry_.emplace(path, scene.add_instance_geometry(std::move(refs))).first;
+        }
+        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) fail(object, "too many instances in the scene");
+        scene.add_instance(found->second, transform, material);
+    }
+
+    // How many objects use each mesh file, before loading any: decides between
+    // baking a mesh into the top level and instancing it.
+    void count_mesh_uses(const YAML::Node& objects) {
+        for (size_t i = 0; i < objects.size(); ++i) {
+            const YAML::Node object = objects[i];
+            if (!object.IsMap() || !object["type"] || !object["type"].IsScalar() || object["type"].Scalar() != "mesh") {
+                continue;
+            }
+            if (object["file"] && object["file"].IsScalar()) ++mesh_uses_[resolve_path(object["file"].Scalar())];
+        }
+    }
+
+    void load_object(const Value& object, Scene& scene) {
+        if (!object.node.IsMap()) fail(object, "expected an object mapping with a 'type'");
+        const std::string type = choice(required(object, "type"), {"sphere", "quad", "box", "triangle", "mesh"});
+        if (type == "sphere") {
+            load_sphere(object, scene);
+        } else if (type == "quad") {
+            load_quad(object, scene);
+        } else if (type == "box") {
+            load_box(object, scene);
+        } else if (type == "triangle") {
+            load_triangle(object, scene);
+        } else {
+            load_mesh(object, scene);
         }
     }
 
@@ -371,6 +561,7 @@ public:
         require_map(root, {"image", "sampling", "camera", "background", "materials", "objects"});
         RenderSettings& settings = description.settings;
         settings.scene_directory = scene_directory;
+        scene_directory_ = scene_directory;
         const Value image = required(root, "image");
         load_image(image, settings);
         load_sampling(required(root, "sampling"), settings, image);
@@ -379,10 +570,12 @@ public:
         if (has(root, "materials")) load_materials(child(root, "materials"), description.scene);
         const Value objects = required(root, "objects");
         if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");
+        count_mesh_uses(objects.node);
         for (size_t i = 0; i < objects.node.size(); ++i) {
             load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description.scene);
         }
         if (description.scene.spheres.size() >= kMaxPrimitivesPerType ||
+            description.scene.quads.size() >= kMaxPrimitivesPerType ||
             description.scene.triangles.size() >= kMaxPrimitivesPerType) {
             fail(objects, "too many primitives");
         }
@@ -393,6 +586,10 @@ private:
     std::string display_name_;
     std::map<std::string, std::string> override_origin_;
     std::map<std::string, uint32_t> material_index_;
+    std::string scene_directory_;
+    std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
+    std::map<std::string, uint32_t> mesh_geometry_;   // resolved mesh path -> instance geometry
+    mutable std::map<std::string, Texture> image_cache_;  // resolved image path -> its texture
 };
 
 // ---- --set key.path=value ---------------------------------------------------------
