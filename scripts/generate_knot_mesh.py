@@ -93,8 +93,9 @@ def main():
     for i in range(n):
         for j in range(m):
             a, b, c, d = corner(i, j), corner(i + 1, j), corner(i + 1, j + 1), corner(i, j + 1)
-            lines.append(f"f {a} {b} {c}")
-            lines.append(f"f {a} {c} {d}")
+            # Wound so that the face normals point out of the tube, as the vn do.
+            lines.append(f"f {a} {d} {c}")
+            lines.append(f"f {a} {c} {b}")
     with open(args.output, "w", newline="\n") as out:
         out.write("\n".join(lines) + "\n")
 

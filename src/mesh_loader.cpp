@@ -67,7 +67,8 @@ private:
     }
 
     // One index of a face: 1-based, or negative counting back from the last.
-    void check_index(const std::string& text, size_t available, const char* what, size_t line) const {
+    void check_index(const std::string& text, size_t available, const char* what, const char* plural,
+                     size_t line) const {
         char* end = nullptr;
         errno = 0;
         const long long index = std::strtoll(text.c_str(), &end, 10);
@@ -76,7 +77,7 @@ private:
         }
         if (index == 0 || (index > 0 && size_t(index) > available) || (index < 0 && size_t(-index) > available)) {
             fail(line, std::string(what) + " index " + text + " is out of range (" + std::to_string(available) + " " +
-                           what + (available == 1 ? "" : "s") + " so far)");
+                           (available == 1 ? what : plural) + " so far)");
         }
     }
 
@@ -85,19 +86,19 @@ private:
         for (size_t i = 1; i < tokens.size(); ++i) {
             const std::string& ref = tokens[i];
             const size_t slash1 = ref.find('/');
-            check_index(ref.substr(0, slash1), vertices_, "vertex", line);
+            check_index(ref.substr(0, slash1), vertices_, "vertex", "vertices", line);
             if (slash1 == std::string::npos) continue;
             const size_t slash2 = ref.find('/', slash1 + 1);
             const std::string texcoord = ref.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos
                                                                                             : slash2 - slash1 - 1);
-            if (!texcoord.empty()) check_index(texcoord, texcoords_, "texture coordinate", line);
+            if (!texcoord.empty()) check_index(texcoord, texcoords_, "texture coordinate", "texture coordinates", line);
             if (slash2 == std::string::npos) {
                 if (texcoord.empty()) fail(line, "malformed face vertex '" + ref + "'");
                 continue;
             }
             const std::string normal = ref.substr(slash2 + 1);
             if (normal.find('/') != std::string::npos) fail(line, "malformed face vertex '" + ref + "'");
-            check_index(normal, normals_, "normal", line);
+            check_index(normal, normals_, "normal", "normals", line);
         }
         ++faces_;
     }

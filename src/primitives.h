@@ -145,7 +145,15 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, 
     const Vec3 planar = ray.at(t) - q.corner;
     const float alpha = dot(q.w, cross(planar, q.edge_v));
     const float beta = dot(q.w, cross(q.edge_u, planar));
-    if (!(alpha >= 0.0f && alpha <= 1.0f && beta >= 0.0f && beta <= 1.0f)) return false;
+    // The book tests a, b in [0, 1] exactly. Faces that share an edge (a box)
+    // compute a and b from different corners, and rounding can put a ray
+    // through the shared edge outside both: a tolerance of 1e-5 of the edge
+    // closes such gaps (the quads overlap by that much instead), invisibly.
+    constexpr float kEdgeTolerance = 1e-5f;
+    if (!(alpha >= -kEdgeTolerance && alpha <= 1.0f + kEdgeTolerance && beta >= -kEdgeTolerance &&
+          beta <= 1.0f + kEdgeTolerance)) {
+        return false;
+    }
     t_out = t;
     a_out = alpha;
     b_out = beta;
