@@ -23,18 +23,29 @@ struct BuildItem {
 
 struct Bin {
     Aabb bounds;
-    Aabb centroid_bounds;
     uint32_t count = 0;
 
     void add(const BuildItem& item) {
         bounds.expand(item.bounds);
-        centroid_bounds.expand(item.centroid);
         ++count;
     }
     void add(const Bin& other) {
         bounds.expand(other.bounds);
-        centroid_bounds.expand(other.centroid_bounds);
         count += other.count;
+    }
+};
+
+// Bounds of items and of their centroids.
+struct RangeBounds {
+    Aabb bounds, centroid_bounds;
+
+    void add(const BuildItem& item) {
+        bounds.expand(item.bounds);
+        centroid_bounds.expand(item.centroid);
+    }
+    void add(const RangeBounds& other) {
+        bounds.expand(other.bounds);
+        centroid_bounds.expand(other.centroid_bounds);
     }
 };
 
@@ -117,7 +128,7 @@ public:
 
     Range whole_range() {
         Range range{0, uint32_t(items_.size()), {}, {}};
-        Bin total = bin_range_total(range);
+        RangeBounds total = bounds_of_range(range);
         range.bounds = total.bounds;
         range.centroid_bounds = total.centroid_bounds;
         return range;
@@ -144,19 +155,19 @@ private:
         build_flat(right, depth + 1, out);
     }
 
-    Bin bin_range_total(const Range& range) const {
-        Bin total;
+    RangeBounds bounds_of_range(const Range& range) const {
+        RangeBounds total;
         const uint32_t count = range.count();
         if (count >= kParallelBinningThreshold) {
             const uint32_t chunks = (count + kBinningChunk - 1) / kBinningChunk;
-            std::vector<Bin> partial(chunks);
+            std::vector<RangeBounds> partial(chunks);
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
             for (int64_t c = 0; c < int64_t(chunks); ++c) {
                 const uint32_t b = range.begin + uint32_t(c) * kBinningChunk;
                 const uint32_t e = std::min(range.end, b + kBinningChunk);
                 for (uint32_t i = b; i < e; ++i) partial[size_t(c)].add(items_[i]);
             }
-            for (const Bin& p : partial) total.add(p);
+            for (const RangeBounds& p : partial) total.add(p);
         } else {
             for (uint32_t i = range.begin; i < range.end; ++i) total.add(items_[i]);
         }
@@ -263,16 +274,29 @@ private:
         const float leaf_cost = options_.intersection_cost * float(count);
         if (leaf_allowed && leaf_cost <= split_cost) return false;
 
+        // Partition in place (two cursors: deterministic), collecting the
+        // children's centroid bounds on the way; their boxes come from the bins.
         const int axis = best_axis;
         const float axis_lo = lo[axis], axis_scale = scale[axis];
-        auto middle = std::partition(items_.begin() + range.begin, items_.begin() + range.end,
-                                     [&](const BuildItem& item) { return bin_of(item, axis, axis_lo, axis_scale) <= best_bin; });
-        const uint32_t mid = uint32_t(middle - items_.begin());
+        RangeBounds left_bounds, right_bounds;
+        uint32_t i = range.begin, j = range.end;
+        while (i < j) {
+            if (bin_of(items_[i], axis, axis_lo, axis_scale) <= best_bin) {
+                left_bounds.centroid_bounds.expand(items_[i].centroid);
+                ++i;
+            } else {
+                --j;
+                std::swap(items_[i], items_[j]);
+                right_bounds.centroid_bounds.expand(items_[j].centroid);
+            }
+        }
+        const uint32_t mid = i;
         if (mid == range.begin || mid == range.end) return halve(range, left, right);
-        Bin left_bin, right_bin;
-        for (int b = 0; b < bin_count_; ++b) (b <= best_bin ? left_bin : right_bin).add(bins[axis][b]);
-        left = Range{range.begin, mid, left_bin.bounds, left_bin.centroid_bounds};
-        right = Range{mid, range.end, right_bin.bounds, right_bin.centroid_bounds};
+        for (int b = 0; b < bin_count_; ++b) {
+            (b <= best_bin ? left_bounds.bounds : right_bounds.bounds).expand(bins[axis][b].bounds);
+        }
+        left = Range{range.begin, mid, left_bounds.bounds, left_bounds.centroid_bounds};
+        right = Range{mid, range.end, right_bounds.bounds, right_bounds.centroid_bounds};
         return true;
     }
 
@@ -281,7 +305,7 @@ private:
         left = Range{range.begin, mid, {}, {}};
         right = Range{mid, range.end, {}, {}};
         for (Range* r : {&left, &right}) {
-            const Bin total = bin_range_total(*r);
+            const RangeBounds total = bounds_of_range(*r);
             r->bounds = total.bounds;
             r->centroid_bounds = total.centroid_bounds;
         }

@@ -113,6 +113,8 @@ int run_render_job(const CommandLine& command_line) {
             .add("threads", renderer->threads())
             .add("tile", command_line.tile_size)
             .add("primitives", uint64_t(job.description.scene.primitive_count()))
+            .add("instances", uint64_t(job.description.scene.instance_count()))
+            .add("rendered_primitives", job.description.scene.rendered_primitive_count())
             .add("bvh_nodes", uint64_t(job.description.scene.nodes().size()))
             .add_raw("seconds", phases_json(job.phases))
             .add("samples", total_samples)
