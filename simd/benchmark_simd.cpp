@@ -121,6 +121,7 @@ const PrimitiveWorkload& primitive_workload(PrimitiveType type, int count) {
             w.scene.triangles.push_back(t);
             break;
         }
+        case PrimitiveType::Instance: break;  // not a primitive workload
         }
     }
     w.scene.build_linear_list();

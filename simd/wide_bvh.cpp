@@ -113,6 +113,13 @@ private:
                          [](PrimitiveRef a, PrimitiveRef b) { return a.type() < b.type(); });
         uint32_t packets = 0;
         for (size_t first = 0; first < refs.size();) {
+            if (refs[first].type() == PrimitiveType::Instance) {
+                // One entry per instance: traversed by the scalar core.
+                out_.packet_refs_.push_back((uint32_t(PrimitiveType::Instance) << kPacketTypeShift) | refs[first].index());
+                ++packets;
+                ++first;
+                continue;
+            }
             size_t last = first + 1;
             while (last < refs.size() && last - first < size_t(N) && refs[last].type() == refs[first].type()) ++last;
             out_.packet_refs_.push_back(emit_packet(&refs[first], int(last - first)));
@@ -166,17 +173,16 @@ private:
             for (int lane = 0; lane < N; ++lane) {
                 const PrimitiveRef ref = refs[lane < count ? lane : 0];
                 const Triangle& t = scene_.triangles[ref.index()];
-                const Vec3 edge1 = t.vertex1 - t.vertex0;
-                const Vec3 edge2 = t.vertex2 - t.vertex0;
                 for (int axis = 0; axis < 3; ++axis) {
                     p.vertex0[axis][lane] = t.vertex0[axis];
-                    p.edge1[axis][lane] = edge1[axis];
-                    p.edge2[axis][lane] = edge2[axis];
+                    p.vertex1[axis][lane] = t.vertex1[axis];
+                    p.vertex2[axis][lane] = t.vertex2[axis];
                 }
                 p.ref[lane] = ref.bits;
             }
             break;
         }
+        case PrimitiveType::Instance: break;  // never packed (emit_leaf)
         }
         return (uint32_t(type) << kPacketTypeShift) | index;
     }
@@ -188,7 +194,7 @@ private:
 };
 
 template <int N>
-WideBvh<N>::WideBvh(const SceneView& scene, const WideBvhOptions& options) {
+WideBvh<N>::WideBvh(const SceneView& scene, const WideBvhOptions& options) : scene_(scene) {
     Builder(scene, options, *this).build();
 }
 
@@ -200,6 +206,7 @@ WideBvhView<N> WideBvh<N>::view() const {
     v.spheres = spheres_.data();
     v.quads = quads_.data();
     v.triangles = triangles_.data();
+    v.scene = &scene_;
     v.node_count = uint32_t(nodes_.size());
     return v;
 }

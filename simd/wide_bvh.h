@@ -53,13 +53,12 @@ struct alignas(64) QuadPacket {
     uint32_t ref[W];
 };
 
-// Edges are stored precomputed: vertex1 - vertex0 rounds the same here as in
-// the scalar test, so the results stay bit-identical.
+// The three vertices, as the scalar watertight test reads them.
 template <int W>
 struct alignas(64) TrianglePacket {
     float vertex0[3][W];
-    float edge1[3][W];
-    float edge2[3][W];
+    float vertex1[3][W];
+    float vertex2[3][W];
     uint32_t ref[W];
 };
 
@@ -71,6 +70,9 @@ struct WideBvhView {
     const SpherePacket<N>* spheres = nullptr;
     const QuadPacket<N>* quads = nullptr;
     const TrianglePacket<N>* triangles = nullptr;
+    // Instances in leaves (packet refs of type Instance, index = instance) go
+    // to the scalar intersect_instance of src/scene.h on this scene.
+    const SceneView* scene = nullptr;
     uint32_t node_count = 0;
 };
 
@@ -96,6 +98,7 @@ public:
 
 private:
     class Builder;
+    SceneView scene_;
     std::vector<WideNode<N>> nodes_;
     std::vector<uint32_t> packet_refs_;
     std::vector<SpherePacket<N>> spheres_;

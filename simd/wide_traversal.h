@@ -62,6 +62,10 @@ struct RayLanes {
     Float origin[3], direction[3], inverse_direction[3];
     Float time, direction_length_squared, t_min;
     int near_plane[3], far_plane[3];  // rows of WideNode::bounds
+    TriangleRayFrame triangle_frame;  // the watertight triangle test's permutation and shear
+    Float shear_x, shear_y, shear_z;
+    Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
+    float scalar_t_min;
 
     FARMRT_INLINE RayLanes(const Ray& ray, float t_min_) {
         // As RayBoxTester: the same reciprocal, the same sign test.
@@ -77,15 +81,47 @@ struct RayLanes {
         time = Float(ray.time);
         direction_length_squared = Float(length_squared(ray.direction));
         t_min = Float(t_min_);
+        triangle_frame = triangle_ray_frame(ray.direction);
+        scalar = ray;
+        scalar_t_min = t_min_;
+        shear_x = Float(triangle_frame.shear_x);
+        shear_y = Float(triangle_frame.shear_y);
+        shear_z = Float(triangle_frame.shear_z);
     }
 };
 
 struct Closest {
     float t;
-    uint32_t ref;
+    uint32_t ref;  // the hit's key: top_level_key() of src/scene.h
     float u, v;
     float t_inclusive;  // next_float_up(t): the bound for smaller references
     bool found;
+    uint32_t primitive;  // Hit::primitive (inside an instance: the primitive there)
+    uint32_t instance;   // Hit::instance
+
+    static Closest from(const Hit& hit) {
+        return Closest{hit.t, top_level_key(hit), hit.u, hit.v, next_float_up(hit.t), false, hit.primitive.bits,
+                       hit.instance};
+    }
+    Hit to_hit() const {
+        Hit hit;
+        hit.t = t;
+        hit.primitive.bits = primitive;
+        hit.u = u;
+        hit.v = v;
+        hit.instance = instance;
+        return hit;
+    }
+    void take(const Hit& hit) {
+        t = hit.t;
+        ref = top_level_key(hit);
+        u = hit.u;
+        v = hit.v;
+        t_inclusive = next_float_up(hit.t);
+        found = true;
+        primitive = hit.primitive.bits;
+        instance = hit.instance;
+    }
 };
 
 // The scalar test's t_max per lane (closest_hit_bound in src/scene.h).
@@ -126,6 +162,8 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
     closest.v = u ? vs[best] : 0.0f;
     closest.t_inclusive = next_float_up(best_t);
     closest.found = true;
+    closest.primitive = best_ref;
+    closest.instance = kNoInstance;
 }
 
 // ---- primitive packets: the scalar tests of src/primitives.h, lane-wise ----
@@ -183,43 +221,72 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const RayLanes<Arch>
     // alpha = dot(w, cross(planar, edge_v)); beta = dot(w, cross(edge_u, planar))
     const Float alpha = (wx * (py * vz - pz * vy) + wy * (pz * vx - px * vz)) + wz * (px * vy - py * vx);
     const Float beta = (wx * (uy * pz - uz * py) + wy * (uz * px - ux * pz)) + wz * (ux * py - uy * px);
-    const Float zero(0.0f), one(1.0f);
-    accept = accept & (alpha >= zero) & (alpha <= one) & (beta >= zero) & (beta <= one);
+    const Float lo(-kQuadEdgeTolerance), hi(1.0f + kQuadEdgeTolerance);
+    accept = accept & (alpha >= lo) & (alpha <= hi) & (beta >= lo) & (beta <= hi);
     if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
 }
 
+// The watertight test of intersect_triangle (src/primitives.h), lane-wise.
+// Lanes with an edge function exactly 0 in float (the scalar test redecides
+// those in double) run the scalar function itself.
 template <class Arch, int W>
 FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
-    const Float e1x = L::load(p.edge1[0]), e1y = L::load(p.edge1[1]), e1z = L::load(p.edge1[2]);
-    const Float e2x = L::load(p.edge2[0]), e2y = L::load(p.edge2[1]), e2z = L::load(p.edge2[2]);
-    const Float& dx = ray.direction[0];
-    const Float& dy = ray.direction[1];
-    const Float& dz = ray.direction[2];
-    // p = cross(direction, edge2); determinant = dot(edge1, p)
-    const Float px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
-    const Float determinant = (e1x * px + e1y * py) + e1z * pz;
-    const Float zero(0.0f), one(1.0f);
-    Mask accept = determinant != zero;
-    if (xsimd::none(accept)) return;
-    const Float inverse_determinant = one / determinant;
-    const Float ox = ray.origin[0] - L::load(p.vertex0[0]);
-    const Float oy = ray.origin[1] - L::load(p.vertex0[1]);
-    const Float oz = ray.origin[2] - L::load(p.vertex0[2]);
-    const Float b1 = ((ox * px + oy * py) + oz * pz) * inverse_determinant;
-    accept = accept & ~((b1 < zero) | (b1 > one));
-    if (xsimd::none(accept)) return;
-    // q = cross(to_origin, edge1)
-    const Float qx = oy * e1z - oz * e1y, qy = oz * e1x - ox * e1z, qz = ox * e1y - oy * e1x;
-    const Float b2 = ((dx * qx + dy * qy) + dz * qz) * inverse_determinant;
-    accept = accept & ~((b2 < zero) | ((b1 + b2) > one));
-    if (xsimd::none(accept)) return;
-    const Float t = ((e2x * qx + e2y * qy) + e2z * qz) * inverse_determinant;
-    const Float t_max = lane_bounds<Arch>(p.ref, closest);
-    accept = accept & ~((t <= ray.t_min) | (t_max <= t));
-    if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
+    const TriangleRayFrame& frame = ray.triangle_frame;
+    if (!frame.valid) return;
+    const int kx = frame.kx, ky = frame.ky, kz = frame.kz;
+    // Vertices relative to the origin, permuted, then sheared.
+    const Float p0z = L::load(p.vertex0[kz]) - ray.origin[kz];
+    const Float p1z = L::load(p.vertex1[kz]) - ray.origin[kz];
+    const Float p2z = L::load(p.vertex2[kz]) - ray.origin[kz];
+    const Float p0x = (L::load(p.vertex0[kx]) - ray.origin[kx]) + ray.shear_x * p0z;
+    const Float p0y = (L::load(p.vertex0[ky]) - ray.origin[ky]) + ray.shear_y * p0z;
+    const Float p1x = (L::load(p.vertex1[kx]) - ray.origin[kx]) + ray.shear_x * p1z;
+    const Float p1y = (L::load(p.vertex1[ky]) - ray.origin[ky]) + ray.shear_y * p1z;
+    const Float p2x = (L::load(p.vertex2[kx]) - ray.origin[kx]) + ray.shear_x * p2z;
+    const Float p2y = (L::load(p.vertex2[ky]) - ray.origin[ky]) + ray.shear_y * p2z;
+    const Float e0 = p1x * p2y - p1y * p2x;
+    const Float e1 = p2x * p0y - p2y * p0x;
+    const Float e2 = p0x * p1y - p0y * p1x;
+    const Float zero(0.0f);
+    const Mask on_edge = (e0 == zero) | (e1 == zero) | (e2 == zero);
+    const Mask mixed_signs = ((e0 < zero) | (e1 < zero) | (e2 < zero)) & ((e0 > zero) | (e1 > zero) | (e2 > zero));
+    const Float determinant = (e0 + e1) + e2;
+    Mask accept = ~on_edge & ~mixed_signs & (determinant != zero);
+    const uint32_t scalar_lanes = mask_bits(on_edge);
+    if (xsimd::any(accept)) {
+        const Float scaled_t = (e0 * (ray.shear_z * p0z) + e1 * (ray.shear_z * p1z)) + e2 * (ray.shear_z * p2z);
+        const Float inverse_determinant = Float(1.0f) / determinant;
+        const Float t = scaled_t * inverse_determinant;
+        const Float t_max = lane_bounds<Arch>(p.ref, closest);
+        accept = accept & (t > ray.t_min) & (t < t_max);
+        if (const uint32_t bits = mask_bits(accept)) {
+            const Float b1 = e1 * inverse_determinant, b2 = e2 * inverse_determinant;
+            take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
+        }
+    }
+    for (uint32_t bits = scalar_lanes; bits; bits &= bits - 1) {
+        const int lane = lowest_bit(bits);
+        Triangle triangle{};
+        for (int axis = 0; axis < 3; ++axis) {
+            triangle.vertex0[axis] = p.vertex0[axis][lane];
+            triangle.vertex1[axis] = p.vertex1[axis][lane];
+            triangle.vertex2[axis] = p.vertex2[axis][lane];
+        }
+        const uint32_t ref = p.ref[lane];
+        const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
+        float t, b1, b2;
+        if (intersect_triangle(triangle, ray.scalar, ray.scalar_t_min, t_max, t, b1, b2)) {
+            Hit hit;
+            hit.t = t;
+            hit.primitive.bits = ref;
+            hit.u = b1;
+            hit.v = b2;
+            closest.take(hit);
+        }
+    }
 }
 
 // ---- traversal ---------------------------------------------------------------
@@ -264,6 +331,13 @@ struct WideTraversal {
             case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], ray, closest); break;
             case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], ray, closest); break;
             case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], ray, closest); break;
+            case PrimitiveType::Instance: {
+                // The instance's bottom-level BVH, by the scalar core (one
+                // code for every tracer; its hits follow the same (t, key) rule).
+                Hit hit = closest.to_hit();
+                if (intersect_instance(*bvh.scene, index, ray.scalar, ray.scalar_t_min, hit)) closest.take(hit);
+                break;
+            }
             }
         }
     }
@@ -271,7 +345,7 @@ struct WideTraversal {
     static bool closest_hit(const void* view, const Ray& ray_in, float t_min, Hit& hit) {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(view);
         const RayLanes<Arch> ray(ray_in, t_min);
-        Closest closest{hit.t, hit.primitive.bits, hit.u, hit.v, next_float_up(hit.t), false};
+        Closest closest = Closest::from(hit);
         StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
         int stack_size = 0;
         uint32_t child = 0, packet_count = 0;  // the root, an inner node
@@ -311,10 +385,7 @@ struct WideTraversal {
             for (;;) {
                 if (stack_size == 0) {
                     if (closest.found) {
-                        hit.t = closest.t;
-                        hit.primitive.bits = closest.ref;
-                        hit.u = closest.u;
-                        hit.v = closest.v;
+                        hit = closest.to_hit();
                     }
                     return closest.found;
                 }

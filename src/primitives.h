@@ -136,6 +136,12 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere(const Sphere& s, const Ray& r
     return true;
 }
 
+// The book tests a, b in [0, 1] exactly. Faces that share an edge (a box) get
+// a and b from different corners, and rounding can put a ray through the
+// shared edge outside both: a tolerance of 1e-5 of the edge closes such gaps
+// (the quads overlap by that much instead), invisibly.
+constexpr float kQuadEdgeTolerance = 1e-5f;
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, float t_min, float t_max,
                                                  float& t_out, float& a_out, float& b_out) {
     const float denominator = dot(q.normal, ray.direction);
@@ -145,13 +151,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, 
     const Vec3 planar = ray.at(t) - q.corner;
     const float alpha = dot(q.w, cross(planar, q.edge_v));
     const float beta = dot(q.w, cross(q.edge_u, planar));
-    // The book tests a, b in [0, 1] exactly. Faces that share an edge (a box)
-    // compute a and b from different corners, and rounding can put a ray
-    // through the shared edge outside both: a tolerance of 1e-5 of the edge
-    // closes such gaps (the quads overlap by that much instead), invisibly.
-    constexpr float kEdgeTolerance = 1e-5f;
-    if (!(alpha >= -kEdgeTolerance && alpha <= 1.0f + kEdgeTolerance && beta >= -kEdgeTolerance &&
-          beta <= 1.0f + kEdgeTolerance)) {
+    if (!(alpha >= -kQuadEdgeTolerance && alpha <= 1.0f + kQuadEdgeTolerance && beta >= -kQuadEdgeTolerance &&
+          beta <= 1.0f + kQuadEdgeTolerance)) {
         return false;
     }
     t_out = t;
@@ -178,20 +179,37 @@ FARMRT_CPU_GPU FARMRT_INLINE float difference_of_products(float a, float b, floa
 // negated edge functions in its two triangles, so a ray through an edge or a
 // vertex of a closed mesh always hits at least one triangle (Möller-Trumbore
 // can let such rays slip between neighbours).
+// Per ray: the axis where the direction is largest becomes z, x and y follow
+// cyclically (keeping the frame's handedness), and the shear that turns the
+// direction into +z. Shared with the SIMD kernels, which compute it once per ray.
+struct TriangleRayFrame {
+    int kx, ky, kz;
+    float shear_x, shear_y, shear_z;
+    bool valid;  // false for a zero direction
+};
+
+FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& direction) {
+    TriangleRayFrame f;
+    const float ax = fabsf(direction.x), ay = fabsf(direction.y), az = fabsf(direction.z);
+    f.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    f.kx = f.kz == 2 ? 0 : f.kz + 1;
+    f.ky = f.kx == 2 ? 0 : f.kx + 1;
+    const float dx = direction[f.kx], dy = direction[f.ky], dz = direction[f.kz];
+    f.valid = dz != 0.0f;
+    f.shear_x = f.valid ? -dx / dz : 0.0f;
+    f.shear_y = f.valid ? -dy / dz : 0.0f;
+    f.shear_z = f.valid ? 1.0f / dz : 0.0f;
+    return f;
+}
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const Ray& ray, float t_min, float t_max,
                                                      float& t_out, float& b1_out, float& b2_out) {
-    // The axis where the direction is largest becomes z; x and y follow cyclically
-    // (keeping the frame's handedness).
-    const float ax = fabsf(ray.direction.x), ay = fabsf(ray.direction.y), az = fabsf(ray.direction.z);
-    const int kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
-    const int kx = kz == 2 ? 0 : kz + 1;
-    const int ky = kx == 2 ? 0 : kx + 1;
-    const Vec3 d(ray.direction[kx], ray.direction[ky], ray.direction[kz]);
-    if (d.z == 0.0f) return false;  // zero direction
+    const TriangleRayFrame frame = triangle_ray_frame(ray.direction);
+    if (!frame.valid) return false;
+    const int kx = frame.kx, ky = frame.ky, kz = frame.kz;
     const Vec3 a0 = tri.vertex0 - ray.origin, a1 = tri.vertex1 - ray.origin, a2 = tri.vertex2 - ray.origin;
     Vec3 p0(a0[kx], a0[ky], a0[kz]), p1(a1[kx], a1[ky], a1[kz]), p2(a2[kx], a2[ky], a2[kz]);
-    // Shear so that the ray direction becomes +z.
-    const float shear_x = -d.x / d.z, shear_y = -d.y / d.z, shear_z = 1.0f / d.z;
+    const float shear_x = frame.shear_x, shear_y = frame.shear_y, shear_z = frame.shear_z;
     p0.x += shear_x * p0.z;
     p0.y += shear_y * p0.z;
     p1.x += shear_x * p1.z;

@@ -117,7 +117,6 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, Pri
                                                      float t_min, float t_max, Hit& hit) {
     float t, u = 0, v = 0;
     bool found = false;
-    const float t_max = closest_hit_bound(hit, ref);
     switch (ref.type()) {
     case PrimitiveType::Sphere: found = intersect_sphere(scene.spheres[ref.index()], ray, t_min, t_max, t); break;
     case PrimitiveType::Quad: found = intersect_quad(scene.quads[ref.index()], ray, t_min, t_max, t, u, v); break;

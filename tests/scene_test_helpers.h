@@ -52,4 +52,63 @@ inline std::string load_error(const std::string& text, const std::string& direct
     return "";
 }
 
+class Random {
+public:
+    explicit Random(uint32_t seed) : engine_(seed) {}
+    float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(engine_); }
+    Vec3 point(float extent) { return Vec3(uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent)); }
+    int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine_); }
+
+private:
+    std::mt19937 engine_;
+};
+
+inline Triangle random_triangle(Random& random, const Vec3& near, float size) {
+    Triangle t{};
+    t.vertex0 = near + random.point(size);
+    t.vertex1 = near + random.point(size);
+    t.vertex2 = near + random.point(size);
+    return t;
+}
+
+// Spheres (some moving), quads, triangles, and instances of two shared
+// geometries (a triangle soup, and a one-sphere geometry placed as ellipsoids).
+inline Scene random_scene(uint32_t seed) {
+    Random random(seed);
+    Scene scene;
+    scene.materials.push_back(Material{});
+    scene.textures.push_back(Texture{});
+    const int spheres = random.integer(0, 60), quads = random.integer(0, 60), triangles = random.integer(0, 200);
+    for (int i = 0; i < spheres; ++i) {
+        Sphere s{random.point(10), random.uniform(0.05f, 1.5f), Vec3(0.0f), 0};
+        if (i % 3 == 0) s.velocity = random.point(1);
+        scene.spheres.push_back(s);
+    }
+    for (int i = 0; i < quads; ++i) {
+        scene.quads.push_back(make_quad(random.point(10), random.point(2), random.point(2), 0));
+    }
+    for (int i = 0; i < triangles; ++i) scene.triangles.push_back(random_triangle(random, random.point(10), 1.0f));
+    // Shared soup: 300 triangles in the unit cube, instanced several times.
+    std::vector<PrimitiveRef> soup;
+    for (int i = 0; i < 300; ++i) {
+        soup.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
+        scene.triangles.push_back(random_triangle(random, random.point(1), 0.3f));
+    }
+    const uint32_t soup_geometry = scene.add_instance_geometry(soup);
+    scene.spheres.push_back(Sphere{Vec3(0.0f), 1.0f, Vec3(0.0f), 0});
+    const uint32_t ball_geometry =
+        scene.add_instance_geometry({PrimitiveRef::make(PrimitiveType::Sphere, uint32_t(scene.spheres.size() - 1))});
+    const int instances = random.integer(1, 8);
+    for (int i = 0; i < instances; ++i) {
+        const Vec3 scale(random.uniform(0.3f, 3), random.uniform(0.3f, 3), random.uniform(0.3f, 3));
+        const Transform t = Transform::scale(scale.x, scale.y, scale.z)
+                                .then(Transform::rotate_x(random.uniform(-180, 180)))
+                                .then(Transform::rotate_y(random.uniform(-180, 180)))
+                                .then(Transform::rotate_z(random.uniform(-180, 180)))
+                                .then(Transform::translate(random.point(10)));
+        scene.add_instance(i % 3 == 2 ? ball_geometry : soup_geometry, t, 0);
+    }
+    return scene;
+}
+
 }  // namespace farmrt::testing
