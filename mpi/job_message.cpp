@@ -17,9 +17,16 @@ struct SceneLayout {
     std::vector<Triangle> triangles;
     std::vector<Material> materials;
     std::vector<Texture> textures;
+    std::vector<float> texture_pixels;
     Background background;
+    std::vector<PrimitiveRef> instance_geometry_refs;
+    std::vector<uint32_t> instance_geometry_begin;
+    std::vector<Scene::InstancePlacement> instance_placements;
     std::vector<BvhNode> nodes;
     std::vector<PrimitiveRef> primitive_refs;
+    std::vector<Instance> instances;
+    std::vector<BvhNode> instance_nodes;
+    std::vector<PrimitiveRef> instance_primitives;
 };
 static_assert(sizeof(Scene) == sizeof(SceneLayout), "Scene changed: update mpi/job_message.cpp");
 
@@ -120,7 +127,11 @@ void visit_job(Stream& s, Job& job) {
     s.array(scene.triangles);
     s.array(scene.materials);
     s.array(scene.textures);
+    s.array(scene.texture_pixels);
     s.value(scene.background);
+    s.array(scene.instance_geometry_refs);
+    s.array(scene.instance_geometry_begin);
+    s.array(scene.instance_placements);
     s.text(job.options.schedule);
     s.value(job.options.band_rows);
     s.value(job.options.linear_list);

@@ -15,24 +15,32 @@ Quad make_quad(const Vec3& corner, const Vec3& edge_u, const Vec3& edge_v, uint3
     return q;
 }
 
-uint32_t Scene::add_instance_geometry(std::vector<PrimitiveRef> primitives) {
-    geometries_.push_back(std::move(primitives));
-    return uint32_t(geometries_.size() - 1);
+uint32_t Scene::add_instance_geometry(const std::vector<PrimitiveRef>& primitives) {
+    if (instance_geometry_begin.empty()) instance_geometry_begin.push_back(0);
+    instance_geometry_refs.insert(instance_geometry_refs.end(), primitives.begin(), primitives.end());
+    instance_geometry_begin.push_back(uint32_t(instance_geometry_refs.size()));
+    return uint32_t(instance_geometry_begin.size() - 2);
 }
 
 void Scene::add_instance(uint32_t geometry, const Transform& world_from_object, uint32_t material) {
-    placements_.push_back(Placement{geometry, world_from_object, material});
+    instance_placements.push_back(InstancePlacement{geometry, world_from_object, material});
+}
+
+std::vector<PrimitiveRef> Scene::geometry_refs(uint32_t geometry) const {
+    return std::vector<PrimitiveRef>(instance_geometry_refs.begin() + instance_geometry_begin[geometry],
+                                     instance_geometry_refs.begin() + instance_geometry_begin[geometry + 1]);
 }
 
 size_t Scene::primitive_count() const {
-    size_t instanced = 0;
-    for (const auto& geometry : geometries_) instanced += geometry.size();
-    return spheres.size() + quads.size() + triangles.size() - instanced + placements_.size();
+    return spheres.size() + quads.size() + triangles.size() - instance_geometry_refs.size() +
+           instance_placements.size();
 }
 
 uint64_t Scene::rendered_primitive_count() const {
-    uint64_t count = primitive_count() - placements_.size();
-    for (const Placement& p : placements_) count += geometries_[p.geometry].size();
+    uint64_t count = primitive_count() - instance_placements.size();
+    for (const InstancePlacement& p : instance_placements) {
+        count += instance_geometry_begin[p.geometry + 1] - instance_geometry_begin[p.geometry];
+    }
     return count;
 }
 
@@ -40,8 +48,8 @@ uint64_t Scene::rendered_primitive_count() const {
 std::vector<PrimitiveRef> Scene::all_primitive_refs() const {
     std::vector<char> owned_spheres(spheres.size(), 0), owned_quads(quads.size(), 0),
         owned_triangles(triangles.size(), 0);
-    for (const auto& geometry : geometries_) {
-        for (const PrimitiveRef ref : geometry) {
+    {
+        for (const PrimitiveRef ref : instance_geometry_refs) {
             switch (ref.type()) {
             case PrimitiveType::Sphere: owned_spheres[ref.index()] = 1; break;
             case PrimitiveType::Quad: owned_quads[ref.index()] = 1; break;
@@ -61,7 +69,9 @@ std::vector<PrimitiveRef> Scene::all_primitive_refs() const {
     for (uint32_t i = 0; i < triangles.size(); ++i) {
         if (!owned_triangles[i]) refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, i));
     }
-    for (uint32_t i = 0; i < placements_.size(); ++i) refs.push_back(PrimitiveRef::make(PrimitiveType::Instance, i));
+    for (uint32_t i = 0; i < instance_placements.size(); ++i) {
+        refs.push_back(PrimitiveRef::make(PrimitiveType::Instance, i));
+    }
     return refs;
 }
 
@@ -97,7 +107,7 @@ std::vector<Aabb> Scene::bounds_of_refs(const std::vector<PrimitiveRef>& refs) c
         case PrimitiveType::Instance: {
             const Instance& instance = instances_[ref.index()];
             const Aabb local = instance_nodes_[instance.root_node].bounds;
-            bounds[i] = transformed_bounds(local, placements_[ref.index()].world_from_object);
+            bounds[i] = transformed_bounds(local, instance_placements[ref.index()].world_from_object);
             break;
         }
         }
@@ -111,9 +121,10 @@ void Scene::build_instances(const BvhBuildOptions& options, bool use_bvh) {
     instance_nodes_.clear();
     instance_primitives_.clear();
     instances_.clear();
-    std::vector<uint32_t> roots(geometries_.size()), offsets(geometries_.size());
-    for (size_t g = 0; g < geometries_.size(); ++g) {
-        const std::vector<PrimitiveRef>& refs = geometries_[g];
+    const uint32_t geometry_count = uint32_t(instance_geometry_count());
+    std::vector<uint32_t> roots(geometry_count), offsets(geometry_count);
+    for (uint32_t g = 0; g < geometry_count; ++g) {
+        const std::vector<PrimitiveRef> refs = geometry_refs(g);
         const uint32_t node_base = uint32_t(instance_nodes_.size());
         const uint32_t primitive_base = uint32_t(instance_primitives_.size());
         roots[g] = node_base;
@@ -134,13 +145,13 @@ void Scene::build_instances(const BvhBuildOptions& options, bool use_bvh) {
             instance_primitives_.insert(instance_primitives_.end(), refs.begin(), refs.end());
         }
     }
-    for (const Placement& p : placements_) {
+    for (const InstancePlacement& p : instance_placements) {
         Instance instance{};
         instance.world_from_object = p.world_from_object.to_affine();
         instance.object_from_world = p.world_from_object.inverse().to_affine();
         instance.root_node = roots[p.geometry];
         instance.primitive_offset = offsets[p.geometry];
-        instance.primitive_count = uint32_t(geometries_[p.geometry].size());
+        instance.primitive_count = instance_geometry_begin[p.geometry + 1] - instance_geometry_begin[p.geometry];
         instance.material = p.material;
         instances_.push_back(instance);
     }

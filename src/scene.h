@@ -45,9 +45,20 @@ public:
     std::vector<float> texture_pixels;
     Background background;
 
-    // Geometry that instances share: primitives already in the arrays above,
-    // which then belong to the geometry and not to the top level.
-    uint32_t add_instance_geometry(std::vector<PrimitiveRef> primitives);
+    // Instancing, as flat arrays (MPI sends them as they are). Geometry g that
+    // instances share is instance_geometry_refs[instance_geometry_begin[g] ..
+    // instance_geometry_begin[g + 1]): primitives of the arrays above, which
+    // then belong to the geometry and not to the top level.
+    struct InstancePlacement {
+        uint32_t geometry;
+        Transform world_from_object;
+        uint32_t material;  // every hit on the instance uses this material
+    };
+    std::vector<PrimitiveRef> instance_geometry_refs;
+    std::vector<uint32_t> instance_geometry_begin;
+    std::vector<InstancePlacement> instance_placements;
+
+    uint32_t add_instance_geometry(const std::vector<PrimitiveRef>& primitives);
     // One placement of a geometry; every hit on it uses `material`.
     void add_instance(uint32_t geometry, const Transform& world_from_object, uint32_t material);
 
@@ -60,7 +71,10 @@ public:
     size_t primitive_count() const;
     // Every primitive the renderer sees, each instance counted with all of its primitives.
     uint64_t rendered_primitive_count() const;
-    size_t instance_count() const { return placements_.size(); }
+    size_t instance_count() const { return instance_placements.size(); }
+    size_t instance_geometry_count() const {
+        return instance_geometry_begin.empty() ? 0 : instance_geometry_begin.size() - 1;
+    }
     const std::vector<BvhNode>& nodes() const { return nodes_; }
     const std::vector<PrimitiveRef>& primitive_refs() const { return primitive_refs_; }
     const std::vector<Instance>& instances() const { return instances_; }
@@ -69,16 +83,10 @@ public:
     SceneView view() const;
 
 private:
-    struct Placement {
-        uint32_t geometry;
-        Transform world_from_object;
-        uint32_t material;
-    };
     std::vector<PrimitiveRef> all_primitive_refs() const;
     std::vector<Aabb> bounds_of_refs(const std::vector<PrimitiveRef>& refs) const;
     void build_instances(const BvhBuildOptions& options, bool use_bvh);
-    std::vector<std::vector<PrimitiveRef>> geometries_;
-    std::vector<Placement> placements_;
+    std::vector<PrimitiveRef> geometry_refs(uint32_t geometry) const;
     std::vector<BvhNode> nodes_;
     std::vector<PrimitiveRef> primitive_refs_;
     std::vector<Instance> instances_;

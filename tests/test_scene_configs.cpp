@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "band_renderer.h"
+#include "job_message.h"
 #include "render_job.h"
 #include "scene_test_helpers.h"
 
@@ -92,6 +93,34 @@ TEST(Configs, MeshStressAndTexturedScenesLoad) {
     }
     EXPECT_TRUE(has_image);
     EXPECT_TRUE(has_checker);
+}
+
+// The farm sends rank 0's loaded scene to every rank: instances, their shared
+// geometry and image texels must arrive whole, and render the same bytes.
+TEST(Configs, InstancesAndTexturesSurviveTheFarmsJobMessage) {
+    for (const char* file : {"textured.yaml", "stress.yaml"}) {
+        const std::vector<SceneOverride> overrides = {
+            {"image.width=24", ""}, {"image.height=16", ""}, {"sampling.spp=1", ""}};
+        JobMessage job;
+        job.description = load_scene_file(config(file), overrides);
+        JobMessage received = deserialize_job(serialize_job(job));
+        SceneDescription& sent = job.description;
+        SceneDescription& got = received.description;
+        EXPECT_EQ(got.scene.texture_pixels, sent.scene.texture_pixels) << file;
+        EXPECT_EQ(got.scene.instance_count(), sent.scene.instance_count()) << file;
+        EXPECT_EQ(got.scene.rendered_primitive_count(), sent.scene.rendered_primitive_count()) << file;
+        std::vector<float> images[2];
+        int k = 0;
+        for (SceneDescription* d : {&sent, &got}) {
+            d->scene.build_acceleration();
+            const FrameSettings frame = make_frame_settings(d->settings, 0);
+            const std::unique_ptr<BandRenderer> renderer = make_band_renderer(d->scene, RendererOptions{});
+            images[k].assign(size_t(d->settings.width) * d->settings.height * 3, 0.0f);
+            renderer->render(frame, RowRange{0, d->settings.height}, SampleRange{0, 1}, images[k].data(), nullptr);
+            ++k;
+        }
+        EXPECT_EQ(images[0], images[1]) << file;
+    }
 }
 
 }  // namespace
