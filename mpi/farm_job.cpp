@@ -576,6 +576,8 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
                     .add("threads", renderer->threads())
                     .add("tile", command_line.tile_size)
                     .add("primitives", uint64_t(prepared->description.scene.primitive_count()))
+                    .add("instances", uint64_t(prepared->description.scene.instance_count()))
+                    .add("rendered_primitives", prepared->description.scene.rendered_primitive_count())
                     .add("bvh_nodes", uint64_t(prepared->description.scene.nodes().size()))
                     .add_raw("seconds", phases_json(phases))
                     .add("samples", total_samples)

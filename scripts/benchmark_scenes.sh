@@ -35,12 +35,9 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for scene in configs/mesh.yaml configs/stress.yaml configs/cornell.yaml; do
     "$build/farmrt" "$scene" --width "$width" --height "$height" --spp "$spp" -o "$tmp/out.pfm" \
         --stats "$tmp/stats.json" --quiet ${EXTRA:-}
-    python3 - "$scene" "$tmp/stats.json" <<'PY'
-import json, sys
-scene, path = sys.argv[1], sys.argv[2]
-s = json.load(open(path))
-t = s["seconds"]
-print(f"| {scene} | {s['rendered_primitives']} ({s['primitives']}) | {t['parse']:.3f} | {t['bvh_build']:.3f} | {t['render']:.3f} | "
-      f"{s['samples_per_second']:.3g} | {s['threads']} |")
-PY
+    # Numbers from the stats JSON without a JSON tool (device machines may lack python).
+    field() { grep -o "\"$1\": *[0-9.eE+-]*" "$tmp/stats.json" | head -1 | sed 's/.*: *//'; }
+    printf '| %s | %s (%s) | %.3f | %.3f | %.3f | %.3g | %s |\n' "$scene" "$(field rendered_primitives)" \
+        "$(field primitives)" "$(field parse)" "$(field bvh_build)" "$(field render)" \
+        "$(field samples_per_second)" "$(field threads)"
 done
