@@ -74,7 +74,8 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
     for (const Case& c : cases) {
         const std::vector<SceneOverride> overrides = {{"image.width=" + std::to_string(c.width), ""},
                                                       {"image.height=" + std::to_string(c.height), ""},
-                                                      {"sampling.spp=" + std::to_string(c.spp), ""}};
+                                                      {"sampling.spp=" + std::to_string(c.spp), ""},
+                                                      {"image.output=out.pfm", ""}};  // also without OpenImageIO
         SceneDescription d = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/" + c.file, overrides);
         d.scene.build_acceleration();
         const std::vector<float> scalar = render(d, "off");
