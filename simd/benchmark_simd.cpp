@@ -6,9 +6,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
+#include <vector>
 #include <string>
 
 #include "integrator.h"
@@ -20,15 +22,31 @@
 namespace farmrt {
 namespace {
 
+// FARMRT_WIDE_LEAF=N: leaves of at most N primitives (design experiments).
+simd::WideBvhOptions wide_options() {
+    simd::WideBvhOptions options;
+    if (const char* leaf = std::getenv("FARMRT_WIDE_LEAF")) options.max_leaf_primitives = std::atoi(leaf);
+    return options;
+}
+
 struct RaySet {
     std::vector<Ray> rays;
 };
 
-// Camera rays of a frame (pixel grid, one sample each) and the rays that leave
-// their first hits in cosine-weighted directions: coherent and incoherent work.
+// The rays a render traces, recorded from the path tracer itself (one sample
+// per pixel of a small frame): camera rays alone (coherent) and every path
+// segment (camera rays and all bounces: the real mix).
 struct TraversalWorkload {
     SceneDescription description;
-    RaySet camera, bounce;
+    RaySet camera, paths;
+};
+
+struct RecordingClosestHit {
+    std::vector<Ray>* rays;
+    bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
+        rays->push_back(ray);
+        return intersect_closest(scene, ray, t_min, hit);
+    }
 };
 
 const TraversalWorkload& traversal_workload(const std::string& scene_file) {
@@ -38,23 +56,16 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
     slot = std::make_unique<TraversalWorkload>();
     TraversalWorkload& w = *slot;
     w.description = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/" + scene_file,
-                                    {{"image.width=160", ""}, {"image.height=90", ""}});
+                                    {{"image.width=160", ""}, {"image.height=90", ""}, {"image.output=benchmark.pfm", ""}});
     w.description.scene.build_acceleration();
     const SceneView scene = w.description.scene.view();
     const FrameSettings frame = make_frame_settings(w.description.settings, 0);
-    std::mt19937 random(7);
-    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
     for (uint32_t y = 0; y < frame.height; ++y) {
         for (uint32_t x = 0; x < frame.width; ++x) {
             PixelSampler sampler(frame.key, y * frame.width + x, 0);
             const Ray ray = frame.camera.generate_ray(x, y, sampler);
             w.camera.rays.push_back(ray);
-            Hit hit;
-            if (!intersect_closest(scene, ray, kMinHitDistance, hit)) continue;
-            const SurfaceInteraction si = surface_at(scene, ray, hit);
-            const float z = uniform(random) * 2.0f - 1.0f, phi = 2.0f * kPi * uniform(random);
-            const float r = std::sqrt(std::max(0.0f, 1.0f - z * z));
-            w.bounce.rays.push_back(Ray{si.point, si.normal + Vec3(r * std::cos(phi), r * std::sin(phi), z), ray.time});
+            trace_path(scene, ray, sampler, frame.max_depth, RecordingClosestHit{&w.paths.rays});
         }
     }
     return w;
@@ -74,18 +85,18 @@ void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& ra
     state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(rays.rays.size()));
 }
 
-void run_traversal(benchmark::State& state, const std::string& scene_file, bool bounce, SimdLevel level) {
+void run_traversal(benchmark::State& state, const std::string& scene_file, bool paths, SimdLevel level) {
     if (!simd_level_supported(level)) {
         state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
         return;
     }
     const TraversalWorkload& w = traversal_workload(scene_file);
     const SceneView scene = w.description.scene.view();
-    const RaySet& rays = bounce ? w.bounce : w.camera;
+    const RaySet& rays = paths ? w.paths : w.camera;
     if (level == SimdLevel::Off) {
         trace_all(state, scene, rays, BvhClosestHit());
     } else {
-        const simd::WideAccelerator accelerator(scene, level);
+        const simd::WideAccelerator accelerator(scene, level, wide_options());
         trace_all(state, scene, rays, accelerator.closest_hit());
     }
 }
@@ -153,12 +164,12 @@ const SimdLevel kLevels[] = {SimdLevel::Off, SimdLevel::Sse42, SimdLevel::Avx2, 
 
 int register_benchmarks() {
     for (const char* scene : {"spheres.yaml", "many_spheres.yaml"}) {
-        for (bool bounce : {false, true}) {
+        for (bool paths : {false, true}) {
             for (SimdLevel level : kLevels) {
-                const std::string name = std::string("traversal/") + scene + (bounce ? "/bounce/" : "/camera/") +
+                const std::string name = std::string("traversal/") + scene + (paths ? "/paths/" : "/camera/") +
                                          (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
                 benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-                    run_traversal(state, scene, bounce, level);
+                    run_traversal(state, scene, paths, level);
                 })->Unit(benchmark::kMillisecond);
             }
         }
@@ -171,7 +182,7 @@ int register_benchmarks() {
                                      (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
             benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
                 run_primitives(state, type, level);
-            })->Arg(64)->Unit(benchmark::kMicrosecond);
+            })->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
         }
     }
     return 0;

@@ -1,6 +1,9 @@
 #include "wide_bvh.h"
 
 #include <algorithm>
+#include <string>
+
+#include "errors.h"
 
 namespace farmrt {
 namespace simd {
@@ -115,6 +118,7 @@ private:
         for (size_t first = 0; first < refs.size();) {
             if (refs[first].type() == PrimitiveType::Instance) {
                 // One entry per instance: traversed by the scalar core.
+                if (refs[first].index() > kPacketIndexMask) throw_too_large("instances");
                 out_.packet_refs_.push_back((uint32_t(PrimitiveType::Instance) << kPacketTypeShift) | refs[first].index());
                 ++packets;
                 ++first;
@@ -184,7 +188,13 @@ private:
         }
         case PrimitiveType::Instance: break;  // never packed (emit_leaf)
         }
-        return (uint32_t(type) << kPacketTypeShift) | index;
+        if (index > kPacketIndexMask) throw_too_large("packets of one primitive type");
+        return (uint32_t(type) << kPacketTypeShift) | (uint32_t(count - 1) << kPacketLanesShift) | index;
+    }
+
+    static void throw_too_large(const char* what) {
+        throw RenderError(std::string("scene too large for the SIMD tracer's wide BVH (over ") +
+                          std::to_string(kPacketIndexMask + 1) + " " + what + "); use --simd off");
     }
 
     const SceneView& scene_;

@@ -15,9 +15,11 @@
 namespace farmrt {
 namespace simd {
 
-// Packet references: the primitive type in the top bits, the packet index below.
+// Packet references: the primitive type in the top 4 bits, then the number of
+// lanes in use minus one (5 bits), then the packet index (23 bits).
 constexpr uint32_t kPacketTypeShift = 28;
-constexpr uint32_t kPacketIndexMask = (1u << kPacketTypeShift) - 1;
+constexpr uint32_t kPacketLanesShift = 23;
+constexpr uint32_t kPacketIndexMask = (1u << kPacketLanesShift) - 1;
 
 // One node: N child boxes. bounds[2 * axis] holds the lower and
 // bounds[2 * axis + 1] the upper planes of that axis, so that a ray picks its
@@ -32,8 +34,9 @@ struct alignas(64) WideNode {
     uint32_t packet_count[N];
 };
 
-// Unused lanes of a packet repeat lane 0: a duplicate gives the same (t, ref),
-// which never changes the closest hit, so no lane mask is needed.
+// Unused lanes of a packet repeat lane 0 (finite data that gives the same
+// (t, ref), so they could never change the closest hit); traversal masks them
+// out by the lane count in the packet reference.
 template <int W>
 struct alignas(64) SpherePacket {
     float center[3][W];

@@ -147,6 +147,12 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
     int best = -1;
     float best_t = closest.t;
     uint32_t best_ref = closest.ref;
+    if ((bits & (bits - 1)) == 0) {  // one lane (the usual case): it passed the bound, so it is closer
+        best = lowest_bit(bits);
+        best_t = ts[best];
+        best_ref = refs[best];
+        bits = 0;
+    }
     for (; bits; bits &= bits - 1) {
         const int lane = lowest_bit(bits);
         if (ts[lane] < best_t || (ts[lane] == best_t && refs[lane] < best_ref)) {
@@ -169,7 +175,7 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
 // ---- primitive packets: the scalar tests of src/primitives.h, lane-wise ----
 
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
+FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
@@ -183,23 +189,21 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const RayLanes<Arc
     const Float c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - radius * radius;
     const Float discriminant = h * h - a * c;
     const Mask has_roots = ~(discriminant < Float(0.0f));
-    if (xsimd::none(has_roots)) return;
     const Float root_d = xsimd::sqrt(discriminant);
     const Float t_max = lane_bounds<Arch>(p.ref, closest);
-    Float root = (h - root_d) / a;
-    const Mask near_ok = ~((root <= ray.t_min) | (t_max <= root));
-    Mask accept = has_roots & near_ok;
-    if (xsimd::any(has_roots & ~near_ok)) {
-        const Float far_root = (h + root_d) / a;
-        const Mask far_ok = ~((far_root <= ray.t_min) | (t_max <= far_root));
-        root = xsimd::select(near_ok, root, far_root);
-        accept = has_roots & (near_ok | far_ok);
-    }
-    if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+    // Both roots at once: the far one is needed whenever a ray leaves a
+    // sphere (every bounce off it), and two independent divisions overlap.
+    const Float near_root = (h - root_d) / a;
+    const Float far_root = (h + root_d) / a;
+    const Mask near_ok = ~((near_root <= ray.t_min) | (t_max <= near_root));
+    const Mask far_ok = ~((far_root <= ray.t_min) | (t_max <= far_root));
+    const Float root = xsimd::select(near_ok, near_root, far_root);
+    const Mask accept = has_roots & (near_ok | far_ok);
+    if (const uint32_t bits = mask_bits(accept) & lanes) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
 }
 
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
+FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
@@ -223,14 +227,14 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const RayLanes<Arch>
     const Float beta = (wx * (uy * pz - uz * py) + wy * (uz * px - ux * pz)) + wz * (ux * py - uy * px);
     const Float lo(-kQuadEdgeTolerance), hi(1.0f + kQuadEdgeTolerance);
     accept = accept & (alpha >= lo) & (alpha <= hi) & (beta >= lo) & (beta <= hi);
-    if (const uint32_t bits = mask_bits(accept)) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+    if (const uint32_t bits = mask_bits(accept) & lanes) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
 }
 
 // The watertight test of intersect_triangle (src/primitives.h), lane-wise.
 // Lanes with an edge function exactly 0 in float (the scalar test redecides
 // those in double) run the scalar function itself.
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const RayLanes<Arch>& ray, Closest& closest) {
+FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
@@ -255,14 +259,14 @@ FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const RayLanes<A
     const Mask mixed_signs = ((e0 < zero) | (e1 < zero) | (e2 < zero)) & ((e0 > zero) | (e1 > zero) | (e2 > zero));
     const Float determinant = (e0 + e1) + e2;
     Mask accept = ~on_edge & ~mixed_signs & (determinant != zero);
-    const uint32_t scalar_lanes = mask_bits(on_edge);
+    const uint32_t scalar_lanes = mask_bits(on_edge) & lanes;
     if (xsimd::any(accept)) {
         const Float scaled_t = (e0 * (ray.shear_z * p0z) + e1 * (ray.shear_z * p1z)) + e2 * (ray.shear_z * p2z);
         const Float inverse_determinant = Float(1.0f) / determinant;
         const Float t = scaled_t * inverse_determinant;
         const Float t_max = lane_bounds<Arch>(p.ref, closest);
         accept = accept & (t > ray.t_min) & (t < t_max);
-        if (const uint32_t bits = mask_bits(accept)) {
+        if (const uint32_t bits = mask_bits(accept) & lanes) {
             const Float b1 = e1 * inverse_determinant, b2 = e2 * inverse_determinant;
             take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
         }
@@ -327,10 +331,11 @@ struct WideTraversal {
         for (uint32_t i = 0; i < count; ++i) {
             const uint32_t ref = bvh.packet_refs[first + i];
             const uint32_t index = ref & kPacketIndexMask;
+            const uint32_t lanes = (2u << ((ref >> kPacketLanesShift) & 31u)) - 1u;  // lanes in use, as bits
             switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
-            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], ray, closest); break;
-            case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], ray, closest); break;
-            case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], ray, closest); break;
+            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], lanes, ray, closest); break;
+            case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], lanes, ray, closest); break;
+            case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], lanes, ray, closest); break;
             case PrimitiveType::Instance: {
                 // The instance's bottom-level BVH, by the scalar core (one
                 // code for every tracer; its hits follow the same (t, key) rule).
@@ -342,28 +347,46 @@ struct WideTraversal {
         }
     }
 
-    static bool closest_hit(const void* view, const Ray& ray_in, float t_min, Hit& hit) {
-        const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(view);
-        const RayLanes<Arch> ray(ray_in, t_min);
-        Closest closest = Closest::from(hit);
-        StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
-        int stack_size = 0;
+    // One ray's traversal as a resumable state: step() visits one inner node
+    // or one leaf and moves to the next child. (Traversing several rays in
+    // turns with it was measured and did not pay: results/simd.md.)
+    struct RayTraversal {
+        RayLanes<Arch> ray;
+        Closest closest;
         uint32_t child = 0, packet_count = 0;  // the root, an inner node
-        for (;;) {
+        int stack_size = 0;
+        StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
+
+        FARMRT_INLINE RayTraversal(const Ray& ray_in, float t_min, const Hit& hit)
+            : ray(ray_in, t_min), closest(Closest::from(hit)) {}
+
+        // Returns false when the traversal has finished.
+        FARMRT_INLINE bool step(const WideBvhView<N>& bvh) {
             if (packet_count > 0) {
                 intersect_leaf(bvh, child, packet_count, ray, closest);
             } else {
                 alignas(64) float entry[N];
-                uint32_t bits = test_children(bvh.nodes[child], ray, closest.t, entry);
+                const WideNode<N>& node = bvh.nodes[child];
+                uint32_t bits = test_children(node, ray, closest.t, entry);
                 if (bits) {
-                    const WideNode<N>& node = bvh.nodes[child];
                     if ((bits & (bits - 1)) == 0) {  // one child: descend
                         const int i = lowest_bit(bits);
                         child = node.child[i];
                         packet_count = node.packet_count[i];
-                        continue;
+                        return true;
                     }
-                    // Several: visit near to far. Sort by entry (insertion sort
+                    const int first = lowest_bit(bits);
+                    const uint32_t rest = bits & (bits - 1);
+                    if ((rest & (rest - 1)) == 0) {  // two children (the usual case): one compare
+                        const int second = lowest_bit(rest);
+                        const bool swap = entry[second] < entry[first];
+                        const int near = swap ? second : first, far = swap ? first : second;
+                        stack[stack_size++] = StackEntry{node.child[far], node.packet_count[far], entry[far]};
+                        child = node.child[near];
+                        packet_count = node.packet_count[near];
+                        return true;
+                    }
+                    // More: visit near to far. Sort by entry (insertion sort
                     // of at most N), push the far ones, descend into the nearest.
                     StackEntry hits[N];
                     int hit_count = 0;
@@ -377,26 +400,34 @@ struct WideTraversal {
                     for (int j = hit_count - 1; j > 0; --j) stack[stack_size++] = hits[j];
                     child = hits[0].child;
                     packet_count = hits[0].packet_count;
-                    continue;
+                    return true;
                 }
             }
             // Pop the next child that a closer hit has not ruled out since it
             // was pushed (entry <= min(exit, t) * widening, as the slab test).
-            for (;;) {
-                if (stack_size == 0) {
-                    if (closest.found) {
-                        hit = closest.to_hit();
-                    }
-                    return closest.found;
-                }
+            while (stack_size > 0) {
                 const StackEntry& e = stack[--stack_size];
                 if (e.entry <= closest.t * kExitWidening) {
                     child = e.child;
                     packet_count = e.packet_count;
-                    break;
+                    return true;
                 }
             }
+            return false;
         }
+
+        FARMRT_INLINE bool finish(Hit& hit) const {
+            if (closest.found) hit = closest.to_hit();
+            return closest.found;
+        }
+    };
+
+    static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
+        const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(view);
+        RayTraversal traversal(ray, t_min, hit);
+        while (traversal.step(bvh)) {
+        }
+        return traversal.finish(hit);
     }
 };
 

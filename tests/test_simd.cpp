@@ -281,7 +281,10 @@ void expect_identical_renders(SceneDescription description, SimdLevel level) {
 TEST_P(SimdLevelTest, SpheresRenderIsByteIdentical) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     expect_identical_renders(load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/spheres.yaml",
-                                             {{"image.width=64", ""}, {"image.height=36", ""}, {"sampling.spp=3", ""}}),
+                                             {{"image.width=64", ""},
+                                              {"image.height=36", ""},
+                                              {"sampling.spp=3", ""},
+                                              {"image.output=spheres.ppm", ""}}),
                              GetParam());
 }
 
