@@ -84,14 +84,15 @@ double DynamicScheduler::weight(int rank) const {
 }
 
 bool DynamicScheduler::in_endgame() const {
-    // Fewer bands left than two per rank (each rank may hold two).
+    // Fewer bands left than four per rank (each rank may hold two): guided
+    // bands are down to one or two rows by then.
     const uint64_t unit = fixed_band_rows_ ? fixed_band_rows_ : 1;
-    return uint64_t(rows_left()) < 2 * uint64_t(ranks_) * unit;
+    return uint64_t(rows_left()) < 4 * uint64_t(ranks_) * unit;
 }
 
-DynamicScheduler::Answer DynamicScheduler::next(int rank, int in_flight, RowRange& band) {
+DynamicScheduler::Answer DynamicScheduler::next(int rank, int unfinished, RowRange& band) {
     if (rows_left() == 0) return Answer::Done;
-    if (in_flight > 0 && in_endgame()) return Answer::Defer;
+    if (unfinished > 0 && in_endgame()) return Answer::NotNow;
     uint32_t rows = fixed_band_rows_;
     if (rows == 0) {
         double total = 0;

@@ -43,12 +43,12 @@ public:
     // guess of its speed) and the samples per second it has measured (0: none yet).
     void report_speed(int rank, int threads, double samples_per_second);
 
-    enum class Answer { Band, Defer, Done };
-    // A request from `rank`, which holds `in_flight` bands not yet finished.
-    // Ranks ask for their next band while rendering one, to hide the round
-    // trip; near the end that look-ahead would strand work on a busy rank, so
-    // then a busy rank's request is deferred until its band comes back.
-    Answer next(int rank, int in_flight, RowRange& band);
+    enum class Answer { Band, NotNow, Done };
+    // A request from `rank`, which holds `unfinished` bands. Ranks ask for
+    // their next band while rendering one, to hide the round trip; near the
+    // end that look-ahead would strand work on a busy rank, so then a busy
+    // rank is told "not now" and asks again once it has nothing to render.
+    Answer next(int rank, int unfinished, RowRange& band);
 
     uint32_t rows_left() const { return height_ - next_row_; }
     bool in_endgame() const;

@@ -32,14 +32,23 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
 // Message tags. Between two ranks MPI keeps messages of one tag in order, so
 // a rank's results arrive in the order of its bands and need no header.
 constexpr int kTagRequest = 1;     // rank -> 0: give me a band (BandRequest)
-constexpr int kTagAssignment = 2;  // 0 -> rank: rows [begin, end); begin == end: no more
+constexpr int kTagAssignment = 2;  // 0 -> rank: rows [begin, end); see kNoMoreBands, kNotNow
 constexpr int kTagResult = 3;      // rank -> 0: a band's float RGB sums
+
+// Assignments that are not bands: the job has no rows left; or (near its end)
+// "ask again when you have nothing to render".
+constexpr uint32_t kNoMoreBands = 0, kNotNow = 0xFFFFFFFFu;
 
 struct BandRequest {
     int32_t threads = 0;
-    int32_t reserved = 0;
+    int32_t unfinished = 0;         // bands the rank holds (rendering or queued)
     double samples_per_second = 0;  // measured by the rank so far; 0 before its first band
 };
+
+// Longest sleeps between polls of the main threads. Rank 0 answers requests
+// within kPollRoot; a worker whose next band is queued needs MPI only to move
+// its results; an idle worker waits for work, its cores free.
+constexpr std::chrono::microseconds kPollRoot(500), kPollBusy(2000), kPollIdle(50);
 
 int count_of(RowRange rows, uint32_t width) { return int(size_t(rows.count()) * width * 3); }
 
@@ -129,8 +138,6 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
     BandWorker local(context.renderer, context.frame, context.spp, context.failure, &progress.counter(), wake);
     OperationSet operations;
     DynamicScheduler scheduler(height, width, ranks, context.band_rows);
-    std::vector<int> in_flight(size_t(ranks), 0);
-    std::vector<bool> deferred(size_t(ranks), false);
     uint64_t results_expected = 0;
     bool local_done = context.schedule != Schedule::Dynamic;
     const auto rows_of = [&](RowRange rows) { return sums.data() + size_t(rows.begin) * width * 3; };
@@ -152,18 +159,14 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
                   "MPI_Irecv (request)");
         operations.add(request, std::move(operation));
     };
-    // Answers rank's pending request: a band (expecting its result), or "no more".
-    const auto answer = [&](int rank) {
+    // Answers a rank's request at once: a band (expecting its result), "not now" or "no more".
+    const auto answer = [&](int rank, const BandRequest& asked) {
+        scheduler.report_speed(rank, asked.threads, asked.samples_per_second);
         RowRange band;
-        const DynamicScheduler::Answer outcome = scheduler.next(rank, in_flight[size_t(rank)], band);
-        deferred[size_t(rank)] = outcome == DynamicScheduler::Answer::Defer;
-        if (outcome == DynamicScheduler::Answer::Defer) return;
-        if (outcome == DynamicScheduler::Answer::Band) {
-            post_result_receive(rank, band);
-            ++in_flight[size_t(rank)];
-        } else {
-            band = RowRange{0, 0};
-        }
+        const DynamicScheduler::Answer outcome = scheduler.next(rank, asked.unfinished, band);
+        if (outcome == DynamicScheduler::Answer::Band) post_result_receive(rank, band);
+        if (outcome == DynamicScheduler::Answer::NotNow) band = RowRange{kNotNow, kNotNow};
+        if (outcome == DynamicScheduler::Answer::Done) band = RowRange{kNoMoreBands, kNoMoreBands};
         Operation send{Operation::Kind::Send, rank, band, {}, std::make_unique<uint32_t[]>(2), {}, {}};
         send.assignment[0] = band.begin;
         send.assignment[1] = band.end;
@@ -175,7 +178,7 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
         }
         report.bytes_sent += 2 * sizeof(uint32_t);
         operations.add(request, std::move(send));
-        if (outcome == DynamicScheduler::Answer::Band) post_request_receive(rank);
+        if (outcome != DynamicScheduler::Answer::Done) post_request_receive(rank);
     };
     // Keeps one band queued behind the one rank 0 renders.
     const auto feed_local = [&]() {
@@ -210,16 +213,11 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
             activity = true;
             const int rank = operation.rank;
             switch (operation.kind) {
-            case Operation::Kind::RequestReceive:
-                scheduler.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
-                answer(rank);
-                break;
+            case Operation::Kind::RequestReceive: answer(rank, *operation.request); break;
             case Operation::Kind::ResultReceive:
                 --results_expected;
-                --in_flight[size_t(rank)];
                 progress.counter().fetch_add(uint64_t(operation.rows.count()) * width * context.spp,
                                              std::memory_order_relaxed);
-                if (deferred[size_t(rank)] && in_flight[size_t(rank)] == 0) answer(rank);
                 break;
             default: break;
             }
@@ -227,7 +225,7 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
         feed_local();
         if (local_idle && local_done && results_expected == 0 && operations.size() == 0) break;
         if (activity) backoff.reset();
-        wake.wait_for(backoff.next());
+        wake.wait_for(backoff.next(kPollRoot));
     }
     progress.finish();
     report.busy = local.busy_seconds();
@@ -244,6 +242,7 @@ void render_as_worker(const RenderContext& context, RankReport& report) {
     OperationSet operations;
     bool no_more = context.schedule != Schedule::Dynamic;
     bool request_out = false;
+    bool ask_when_idle = false;  // told "not now": ask again with nothing to render
     bool request_while_idle = false;
     Clock::time_point request_time;
     double latency_sum = 0;
@@ -259,6 +258,8 @@ void render_as_worker(const RenderContext& context, RankReport& report) {
         Operation receive{Operation::Kind::AssignmentReceive, 0, {}, {}, std::make_unique<uint32_t[]>(2), {}, {}};
         Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
         send.outgoing->threads = context.renderer.threads();
+        const size_t unfinished = worker.unfinished();
+        send.outgoing->unfinished = int32_t(unfinished);
         send.outgoing->samples_per_second = worker.samples_per_second();
         MPI_Request receive_request, send_request;
         {
@@ -275,7 +276,7 @@ void render_as_worker(const RenderContext& context, RankReport& report) {
         report.bytes_sent += sizeof(BandRequest);
         ++report.requests;
         request_out = true;
-        request_while_idle = worker.unfinished() == 0;
+        request_while_idle = unfinished == 0;
         request_time = Clock::now();
     };
 
@@ -310,7 +311,10 @@ void render_as_worker(const RenderContext& context, RankReport& report) {
                 ++idle_requests;
             }
             const RowRange rows{operation.assignment[0], operation.assignment[1]};
-            if (rows.count() == 0) {
+            ask_when_idle = rows.begin == kNotNow;
+            if (ask_when_idle) {
+                continue;
+            } else if (rows.count() == 0) {
                 no_more = true;
             } else if (rows.end > context.frame.height || rows.begin > rows.end) {
                 throw RenderError("rank 0 assigned rows " + std::to_string(rows.begin) + ".." +
@@ -319,13 +323,15 @@ void render_as_worker(const RenderContext& context, RankReport& report) {
                 worker.push(rows, nullptr);
             }
         }
-        if (!no_more && !request_out && worker.queued() == 0) {
+        if (!no_more && !request_out && worker.queued() == 0 && (!ask_when_idle || worker.unfinished() == 0)) {
             send_request();
             activity = true;
         }
         if (no_more && worker_idle && !request_out && operations.size() == 0) break;
         if (activity) backoff.reset();
-        wake.wait_for(backoff.next());
+        // Poll briskly while waiting for work (the cores are idle anyway),
+        // lazily while rendering with the next band already queued.
+        wake.wait_for(backoff.next(worker.unfinished() == 0 ? kPollIdle : kPollBusy));
     }
     report.busy = worker.busy_seconds();
     report.bands = worker.bands_done();

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -53,19 +54,19 @@ public:
 // busier rank could use (oversubscribed nodes, rank 0's parse, the job's tail).
 void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what);
 
-// Sleep between polls: short right after activity, longer while idle.
+// Sleep between polls: short right after activity, doubling up to a cap while idle.
 class PollBackoff {
 public:
-    void reset() { microseconds_ = kShortest; }
-    std::chrono::microseconds next() {
-        const int current = microseconds_;
-        microseconds_ = std::min(kLongest, microseconds_ * 2);
-        return std::chrono::microseconds(current);
+    void reset() { sleep_ = kShortest; }
+    std::chrono::microseconds next(std::chrono::microseconds longest = std::chrono::microseconds(2000)) {
+        const std::chrono::microseconds current = std::min(sleep_, longest);
+        sleep_ = std::min(longest, sleep_ * 2);
+        return current;
     }
 
 private:
-    static constexpr int kShortest = 50, kLongest = 2000;
-    int microseconds_ = kShortest;
+    static constexpr std::chrono::microseconds kShortest{50};
+    std::chrono::microseconds sleep_ = kShortest;
 };
 
 }  // namespace farmrt
