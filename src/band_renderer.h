@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -33,13 +34,39 @@ public:
     // "cpu", later "cpu-avx2", "cuda:0 NVIDIA H100 ..." — for logs and run reports.
     virtual std::string description() const = 0;
     virtual int threads() const = 0;
+
+    // Asynchronous use, for backends that work on one band while the job
+    // handles another (the GPU copies a finished band back while the next
+    // band's kernel runs, and the next kernel fills the GPU while the last one
+    // drains). submit() may return before the band is done: `sums` must stay
+    // valid and untouched until complete_oldest() has returned it. Up to
+    // bands_in_flight() bands are worth keeping submitted; more are accepted
+    // (submit then waits). The default renders at once.
+    virtual void submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                        std::atomic<uint64_t>* samples_done) {
+        render(frame, rows, samples, sums, samples_done);
+        completed_.push_back(sums);
+    }
+    // Waits for the oldest submitted band still outstanding and returns its
+    // `sums` pointer, or nullptr when nothing is outstanding.
+    virtual float* complete_oldest() {
+        if (completed_.empty()) return nullptr;
+        float* sums = completed_.front();
+        completed_.pop_front();
+        return sums;
+    }
+    virtual int bands_in_flight() const { return 1; }
+
+private:
+    std::deque<float*> completed_;  // the default submit()'s finished bands
 };
 
 struct RendererOptions {
-    std::string backend = "cpu";  // cpu | cuda | auto (the CUDA issue adds the latter two)
-    int threads = 0;              // CPU threads; 0 = all
-    int tile_size = 16;           // CPU tile edge in pixels
-    std::string simd = "auto";    // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
+    std::string backend = "auto";  // cpu | cuda | auto (CUDA where this rank has a GPU)
+    int threads = 0;               // CPU threads; 0 = all
+    int tile_size = 16;            // CPU tile edge in pixels
+    std::string simd = "auto";     // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
+    std::string gpu_math = "exact";  // exact: GPU sums bit-identical to the CPU's | fast: fused multiply-add
 };
 
 class Scene;

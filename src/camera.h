@@ -3,6 +3,7 @@
 
 #include "ray.h"
 #include "sampler.h"
+#include "trigonometry.h"
 
 namespace farmrt {
 
@@ -35,8 +36,9 @@ struct Camera {
         if (has_defocus) {
             // Uniform on the lens disk: radius sqrt(u), angle 2 pi v.
             const float radius = sqrtf(sampler.uniform(kDimensionLensU));
-            const float angle = 2.0f * kPi * sampler.uniform(kDimensionLensV);
-            origin = center + (radius * cosf(angle)) * defocus_disk_u + (radius * sinf(angle)) * defocus_disk_v;
+            float sine, cosine;
+            sin_cos_turns(sampler.uniform(kDimensionLensV), sine, cosine);
+            origin = center + (radius * cosine) * defocus_disk_u + (radius * sine) * defocus_disk_v;
         }
         return Ray{origin, pixel_sample - origin, sampler.uniform(kDimensionTime)};
     }

@@ -59,6 +59,10 @@ Execution:
   --tile N               tile edge in pixels for the thread scheduler (default 16)
   --simd LEVEL           CPU instruction set: off (scalar), auto (default: the
                          widest this CPU has), sse4.2, avx2, avx512
+  --backend B            cpu, cuda or auto (default: auto, the GPU of this
+                         node-local rank if it has one, else the CPU)
+  --gpu-math M           exact (default: GPU images bit-identical to CPU
+                         images) or fast (fused multiply-add)
   --linear-list          no BVH: test every primitive (benchmark baseline)
 MPI farm (mpirun -n N farmrt SCENE.yaml; without mpirun farmrt is one rank):
   --schedule S           how rank 0 deals bands of rows to ranks: dynamic
@@ -119,6 +123,16 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             const std::string& level = cl.simd;
             if (level != "off" && level != "auto" && level != "sse4.2" && level != "avx2" && level != "avx512") {
                 throw InputError("--simd: unknown level '" + cl.simd + "' (expected off, auto, sse4.2, avx2 or avx512)");
+            }
+        } else if (a == "--backend") {
+            cl.backend = value_of(i, a);
+            if (cl.backend != "cpu" && cl.backend != "cuda" && cl.backend != "auto") {
+                throw InputError("--backend: expected cpu, cuda or auto, got '" + cl.backend + "'");
+            }
+        } else if (a == "--gpu-math") {
+            cl.gpu_math = value_of(i, a);
+            if (cl.gpu_math != "exact" && cl.gpu_math != "fast") {
+                throw InputError("--gpu-math: expected exact or fast, got '" + cl.gpu_math + "'");
             }
         } else if (a == "--stats") {
             cl.stats_file = value_of(i, a);

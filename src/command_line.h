@@ -24,6 +24,8 @@ struct CommandLine {
     int threads = 0;                       // 0 = all hardware threads
     int tile_size = 16;
     std::string simd = "auto";  // --simd: off | auto | sse4.2 | avx2 | avx512
+    std::string backend = "auto";     // cpu | cuda | auto
+    std::string gpu_math = "exact";   // exact | fast
     std::string stats_file;
     bool quiet = false;
     bool linear_list = false;  // benchmark baseline: no BVH

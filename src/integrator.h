@@ -16,32 +16,76 @@ struct BvhClosestHit {
     }
 };
 
+// One path in flight: what a tracer keeps between path segments. Splitting
+// the path loop into steps lets a GPU thread start its next sample as soon as
+// a path ends (path regeneration) instead of idling until its whole warp is
+// done; every backend runs the same steps in the same order.
+struct PathState {
+    Ray ray;
+    Color throughput{1.0f};
+    Color radiance{0.0f};
+    int depth = 0;  // segments traced so far
+};
+
+FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray) {
+    PathState path;
+    path.ray = camera_ray;
+    return path;
+}
+
+// The second half of a path segment, once the closest-hit query has run:
+// adds what the ray sees and scatters it. Returns false once the path has
+// ended (missed everything, hit a light, was absorbed); the caller also ends
+// it once `depth` reaches max_depth, which adds black. Tracers that run the
+// query their own way call this directly.
+FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathState& path, PixelSampler& sampler,
+                                                bool found, const Hit& hit) {
+    const uint32_t depth = static_cast<uint32_t>(path.depth++);
+    if (!found) {
+        path.radiance += path.throughput * scene.background.radiance(path.ray);
+        return false;
+    }
+    const SurfaceInteraction si = surface_at(scene, path.ray, hit);
+    const Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
+    if (material.type == MaterialType::Emissive) {
+        // Two-sided, as the book's diffuse_light: either face emits.
+        path.radiance +=
+            path.throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
+        return false;
+    }
+    const ScatterResult s = scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler,
+                                    kDimensionFirstBounce + kDimensionsPerBounce * depth);
+    if (!s.scattered) return false;
+    path.throughput *= s.attenuation;
+    path.ray = s.ray;
+    return true;
+}
+
+// Traces one path segment: the closest-hit query, then continue_path().
+template <class ClosestHit = BvhClosestHit>
+FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState& path, PixelSampler& sampler,
+                                              const ClosestHit& closest_hit = ClosestHit()) {
+    Hit hit;
+    const bool found = closest_hit(scene, path.ray, kMinHitDistance, hit);
+    return continue_path(scene, path, sampler, found, hit);
+}
+
 // Radiance along one path; a path still going after max_depth segments adds black.
 template <class ClosestHit = BvhClosestHit>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, PixelSampler& sampler, int max_depth,
                                               const ClosestHit& closest_hit = ClosestHit()) {
-    Color throughput(1.0f);
-    Color radiance(0.0f);
-    for (int depth = 0; depth < max_depth; ++depth) {
-        Hit hit;
-        if (!closest_hit(scene, ray, kMinHitDistance, hit)) {
-            radiance += throughput * scene.background.radiance(ray);
-            break;
-        }
-        const SurfaceInteraction si = surface_at(scene, ray, hit);
-        const Material& material = scene.materials[si.material];
-        if (material.type == MaterialType::Emissive) {
-            // Two-sided, as the book's diffuse_light: either face emits.
-            radiance += throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
-            break;
-        }
-        const ScatterResult s = scatter(material, scene.textures, scene.texture_pixels, ray, si, sampler,
-                                        kDimensionFirstBounce + kDimensionsPerBounce * static_cast<uint32_t>(depth));
-        if (!s.scattered) break;
-        throughput *= s.attenuation;
-        ray = s.ray;
+    PathState path = start_path(ray);
+    while (path.depth < max_depth && extend_path(scene, path, sampler, closest_hit)) {
     }
-    return radiance;
+    return path.radiance;
+}
+
+// Adds one sample's radiance to a pixel sum. A NaN from a degenerate path
+// would poison the whole pixel: drop it.
+FARMRT_CPU_GPU FARMRT_INLINE void add_sample(float* sum, const Color& c) {
+    sum[0] += c.x == c.x ? c.x : 0.0f;
+    sum[1] += c.y == c.y ? c.y : 0.0f;
+    sum[2] += c.z == c.z ? c.z : 0.0f;
 }
 
 // What one render call needs besides the scene: the frame's camera and sampling.
@@ -63,11 +107,7 @@ FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const
     for (uint32_t s = sample_begin; s < sample_end; ++s) {
         PixelSampler sampler(frame.key, pixel_index, s);
         const Ray ray = frame.camera.generate_ray(x, y, sampler);
-        const Color c = trace_path(scene, ray, sampler, frame.max_depth, closest_hit);
-        // A NaN from a degenerate path would poison the whole pixel: drop it.
-        sum[0] += c.x == c.x ? c.x : 0.0f;
-        sum[1] += c.y == c.y ? c.y : 0.0f;
-        sum[2] += c.z == c.z ? c.z : 0.0f;
+        add_sample(sum, trace_path(scene, ray, sampler, frame.max_depth, closest_hit));
     }
 }
 

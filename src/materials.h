@@ -6,6 +6,7 @@
 
 #include "ray.h"
 #include "sampler.h"
+#include "trigonometry.h"
 
 namespace farmrt {
 
@@ -23,7 +24,8 @@ struct Texture {
 
 enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3 };
 
-struct Material {
+// 16-byte aligned (32 bytes): two 16-byte loads on the GPU.
+struct alignas(16) Material {
     MaterialType type = MaterialType::Lambertian;
     uint32_t albedo_texture = 0;  // Lambertian and Metal: index into the texture array
     float fuzz = 0;               // Metal
@@ -85,8 +87,9 @@ FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, con
 FARMRT_CPU_GPU FARMRT_INLINE Vec3 unit_vector_from(float u1, float u2) {
     const float z = 1.0f - 2.0f * u1;
     const float r = sqrtf(max_float(0.0f, 1.0f - z * z));
-    const float phi = 2.0f * kPi * u2;
-    return Vec3(r * cosf(phi), r * sinf(phi), z);
+    float sine, cosine;
+    sin_cos_turns(u2, sine, cosine);  // angle 2 pi u2
+    return Vec3(r * cosine, r * sine, z);
 }
 
 // Schlick's approximation of Fresnel reflectance.
@@ -108,10 +111,16 @@ struct ScatterResult {
 FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
                                                    const float* texture_pixels, const Ray& incoming, const SurfaceInteraction& si,
                                                    PixelSampler& sampler, uint32_t dimension) {
+    // The segment's random numbers, drawn before the material switch. A value
+    // depends only on its dimension, so this changes no result; on a GPU the
+    // lanes of a warp then draw them together instead of once per branch.
+    const float random0 = sampler.uniform(dimension);
+    const float random1 = sampler.uniform(dimension + 1);
+    const float random2 = sampler.uniform(dimension + 2);
     ScatterResult result;
     switch (material.type) {
     case MaterialType::Lambertian: {
-        Vec3 direction = si.normal + unit_vector_from(sampler.uniform(dimension), sampler.uniform(dimension + 1));
+        Vec3 direction = si.normal + unit_vector_from(random0, random1);
         if (near_zero(direction)) direction = si.normal;
         result.scattered = true;
         result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
@@ -120,7 +129,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
     }
     case MaterialType::Metal: {
         Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));
-        reflected += material.fuzz * unit_vector_from(sampler.uniform(dimension), sampler.uniform(dimension + 1));
+        reflected += material.fuzz * unit_vector_from(random0, random1);
         result.scattered = dot(reflected, si.normal) > 0;
         result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
         result.ray = Ray{si.point, reflected, incoming.time};
@@ -133,7 +142,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         const float sin_theta = sqrtf(max_float(0.0f, 1.0f - cos_theta * cos_theta));
         const bool cannot_refract = eta_ratio * sin_theta > 1.0f;
         const bool reflects =
-            cannot_refract || schlick_reflectance(cos_theta, eta_ratio) > sampler.uniform(dimension + 2);
+            cannot_refract || schlick_reflectance(cos_theta, eta_ratio) > random2;
         const Vec3 direction =
             reflects ? reflect(unit_direction, si.normal) : refract(unit_direction, si.normal, eta_ratio);
         result.scattered = true;

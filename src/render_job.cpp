@@ -33,6 +33,8 @@ RendererOptions make_renderer_options(const CommandLine& command_line) {
     options.threads = command_line.threads;
     options.tile_size = command_line.tile_size;
     options.simd = command_line.simd;
+    options.backend = command_line.backend;
+    options.gpu_math = command_line.gpu_math;
     return options;
 }
 
@@ -100,9 +102,10 @@ int run_render_job(const CommandLine& command_line) {
 
     const double samples_per_second = double(total_samples) / job.phases.render;
     if (!command_line.quiet) {
-        std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n",
+        std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %s (%d threads)\n",
                      settings.output.c_str(), settings.width, settings.height, settings.spp,
-                     format_duration(job.phases.total).c_str(), samples_per_second, renderer->threads());
+                     format_duration(job.phases.total).c_str(), samples_per_second,
+                     renderer->description().c_str(), renderer->threads());
     }
     if (!command_line.stats_file.empty()) {
         JsonObject report;

@@ -2,16 +2,37 @@
 #include "band_renderer.h"
 #include "cpu_renderer.h"
 #include "errors.h"
+#include "scene.h"
 #include "simd_level.h"
+
+#if FARMRT_HAVE_CUDA
+#include "cuda_renderer.h"
+#endif
 
 namespace farmrt {
 
 std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const RendererOptions& options) {
-    if (options.backend == "cpu" || options.backend == "auto") {
-        return std::make_unique<CpuRenderer>(scene.view(), options.threads, options.tile_size,
-                                             resolve_simd_level(options.simd));
+    if (options.backend != "cpu" && options.backend != "cuda" && options.backend != "auto") {
+        throw InputError("--backend: unknown backend '" + options.backend + "' (expected cpu, cuda or auto)");
     }
-    throw InputError("--backend: unknown backend '" + options.backend + "' (expected cpu)");
+    if (options.gpu_math != "exact" && options.gpu_math != "fast") {
+        throw InputError("--gpu-math: expected exact or fast, got '" + options.gpu_math + "'");
+    }
+#if FARMRT_HAVE_CUDA
+    const int device = choose_cuda_device(options.backend);
+    if (device >= 0) {
+        CudaOptions cuda;
+        cuda.device = device;
+        cuda.fast_math = options.gpu_math == "fast";
+        return std::make_unique<CudaRenderer>(scene.view(), cuda);
+    }
+#else
+    if (options.backend == "cuda") {
+        throw InputError("--backend cuda: this farmrt was built without CUDA (rebuild where nvcc is installed)");
+    }
+#endif
+    return std::make_unique<CpuRenderer>(scene.view(), options.threads, options.tile_size,
+                                         resolve_simd_level(options.simd));
 }
 
 }  // namespace farmrt

@@ -70,7 +70,12 @@ public:
             cached_ = philox4x32_10(PhiloxBlock{{pixel_, sample_, block, frame_}}, key0_, key1_);
             cached_block_ = block;
         }
-        return bits_to_unit_float(cached_.v[dimension & 3]);
+        // Selects, not cached_.v[dimension & 3]: a run-time index would put
+        // the block in GPU local memory.
+        const uint32_t lane = dimension & 3;
+        const uint32_t bits = lane == 0 ? cached_.v[0]
+                                        : (lane == 1 ? cached_.v[1] : (lane == 2 ? cached_.v[2] : cached_.v[3]));
+        return bits_to_unit_float(bits);
     }
 
 private:

@@ -197,6 +197,11 @@ SceneView Scene::view() const {
     v.instance_node_count = static_cast<uint32_t>(instance_nodes_.size());
     v.instance_primitives = instance_primitives_.data();
     v.instance_primitive_count = static_cast<uint32_t>(instance_primitives_.size());
+    v.sphere_count = static_cast<uint32_t>(spheres.size());
+    v.quad_count = static_cast<uint32_t>(quads.size());
+    v.triangle_count = static_cast<uint32_t>(triangles.size());
+    v.material_count = static_cast<uint32_t>(materials.size());
+    v.texture_count = static_cast<uint32_t>(textures.size());
     v.background = background;
     return v;
 }

@@ -10,7 +10,7 @@ namespace farmrt {
 struct Vec3 {
     float x = 0, y = 0, z = 0;
 
-    FARMRT_CPU_GPU Vec3() = default;
+    Vec3() = default;  // defaulted: host and device alike
     FARMRT_CPU_GPU constexpr Vec3(float x_, float y_, float z_) : x(x_), y(y_), z(z_) {}
     FARMRT_CPU_GPU explicit constexpr Vec3(float v) : x(v), y(v), z(v) {}
 

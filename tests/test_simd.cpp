@@ -356,6 +356,7 @@ TEST(SimdDispatch, RendererDescriptionNamesTheLevel) {
     for (SimdLevel level : kSimdLevels) {
         if (!simd_level_supported(level)) continue;
         RendererOptions options;
+        options.backend = "cpu";  // the CPU tracer even where a GPU is visible
         options.simd = simd_level_name(level);
         EXPECT_EQ(make_band_renderer(scene, options)->description(), std::string("cpu-") + simd_level_name(level));
     }

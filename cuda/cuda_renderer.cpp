@@ -1,0 +1,261 @@
+#include "cuda_renderer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cuda_device.h"
+#include "errors.h"
+
+namespace farmrt {
+int choose_cuda_device(const std::string& backend) {
+    if (backend == "cpu") return -1;
+    std::string problem;
+    const int count = visible_gpu_count(&problem);
+    const int local_rank = node_local_rank();
+    if (backend == "auto") return local_rank < count ? local_rank : -1;
+    if (count == 0) throw RenderError("--backend cuda: no usable GPU: " + problem);
+    return local_rank % count;
+}
+
+void CUDART_CB CudaRenderer::advance_progress(void* data) {
+    const auto* step = static_cast<const ProgressStep*>(data);
+    step->counter->fetch_add(step->samples, std::memory_order_relaxed);
+}
+
+void CudaRenderer::check(cudaError_t error, const char* what) const { check_cuda(error, what, device_); }
+
+CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) : options_(options) {
+    device_ = options.device >= 0 ? options.device : choose_cuda_device("cuda");
+    if (options_.block_size < 32 || options_.block_size > 1024 || options_.block_size % 32 != 0) {
+        throw InputError("CUDA block size must be a multiple of 32 in [32, 1024], got " +
+                         std::to_string(options_.block_size));
+    }
+    options_.chunk_pixels = std::max(1, options_.chunk_pixels);
+    check(cudaSetDevice(device_), "selecting the device");
+    // Wait for the GPU by sleeping, not spinning: a GPU rank must not take a
+    // core from the CPU ranks of a hybrid job. Fails harmlessly when the
+    // device was already initialised by this process.
+    unsigned current_flags = 0;
+    check(cudaGetDeviceFlags(&current_flags), "reading device flags");
+    if ((current_flags & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync) {
+        const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+        if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) check(flags, "setting device flags");
+        (void)cudaGetLastError();
+    }
+    check(cudaFree(nullptr), "creating the context");
+    description_ = gpu_description(device_) + (options_.fast_math ? ", fast math" : ", exact math");
+
+    // The scene as flat device arrays: the same layout the CPU reads.
+    device_scene_ = scene;
+    device_scene_.nodes = upload(scene.nodes, scene.node_count, "BVH nodes");
+    device_scene_.primitives = upload(scene.primitives, scene.primitive_count, "primitive references");
+    device_scene_.spheres = upload(scene.spheres, scene.sphere_count, "spheres");
+    device_scene_.quads = upload(scene.quads, scene.quad_count, "quads");
+    device_scene_.triangles = upload(scene.triangles, scene.triangle_count, "triangles");
+    device_scene_.materials = upload(scene.materials, scene.material_count, "materials");
+    device_scene_.textures = upload(scene.textures, scene.texture_count, "textures");
+
+    for (Slot& slot : slots_) {
+        check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");
+        check(cudaEventCreate(&slot.kernel_start), "creating an event");
+        check(cudaEventCreate(&slot.kernel_end), "creating an event");
+        check(cudaEventCreateWithFlags(&slot.copied, cudaEventBlockingSync | cudaEventDisableTiming),
+              "creating an event");
+        check(cudaMalloc(reinterpret_cast<void**>(&slot.next_chunk), sizeof(uint32_t)), "allocating a work counter");
+    }
+
+    // Persistent threads: as many blocks as fit on the device at once.
+    const void* kernel = path_kernel_function(variant());
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kernel), "reading kernel attributes");
+    if (options_.block_size > attributes.maxThreadsPerBlock) {
+        throw RenderError("CUDA block size " + std::to_string(options_.block_size) + " exceeds the kernel's limit of " +
+                          std::to_string(attributes.maxThreadsPerBlock) + " threads");
+    }
+    int fitting_blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fitting_blocks, kernel, options_.block_size, 0),
+          "computing occupancy");
+    int multiprocessors = 0, max_threads_per_sm = 0;
+    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device_), "reading SM count");
+    check(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_),
+          "reading threads per SM");
+    const int blocks_per_sm =
+        options_.blocks_per_sm > 0 ? std::min(options_.blocks_per_sm, fitting_blocks) : fitting_blocks;
+    if (blocks_per_sm < 1) throw RenderError("the path kernel does not fit on " + gpu_description(device_));
+    grid_blocks_ = blocks_per_sm * multiprocessors;
+    report_.registers_per_thread = attributes.numRegs;
+    report_.local_bytes_per_thread = int(attributes.localSizeBytes);
+    report_.blocks_per_sm = blocks_per_sm;
+    report_.block_size = options_.block_size;
+    report_.occupancy = double(blocks_per_sm * options_.block_size) / max_threads_per_sm;
+    report_.multiprocessors = multiprocessors;
+}
+
+CudaRenderer::~CudaRenderer() {
+    // No throwing here: after a device error the frees may fail too.
+    (void)cudaSetDevice(device_);
+    for (Slot& slot : slots_) {
+        if (slot.stream) (void)cudaStreamSynchronize(slot.stream);
+        if (slot.stream) (void)cudaStreamDestroy(slot.stream);
+        if (slot.kernel_start) (void)cudaEventDestroy(slot.kernel_start);
+        if (slot.kernel_end) (void)cudaEventDestroy(slot.kernel_end);
+        if (slot.copied) (void)cudaEventDestroy(slot.copied);
+        (void)cudaFree(slot.device_sums);
+        (void)cudaFree(slot.next_chunk);
+        (void)cudaFreeHost(slot.pinned_sums);
+    }
+    for (void* pointer : allocations_) (void)cudaFree(pointer);
+    (void)cudaGetLastError();
+}
+
+template <typename T>
+T* CudaRenderer::upload(const T* data, size_t count, const char* what) {
+    if (count == 0) return nullptr;
+    void* pointer = nullptr;
+    const size_t bytes = count * sizeof(T);
+    const cudaError_t error = cudaMalloc(&pointer, bytes);
+    if (error == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": " + what + " need " +
+                          std::to_string(bytes >> 20) + " MiB");
+    }
+    check(error, "allocating scene memory");
+    allocations_.push_back(pointer);
+    check(cudaMemcpy(pointer, data, bytes, cudaMemcpyHostToDevice), "uploading the scene");
+    return static_cast<T*>(pointer);
+}
+
+void CudaRenderer::reserve(Slot& slot, size_t floats) {
+    if (floats <= slot.capacity) return;
+    check(cudaFree(slot.device_sums), "freeing a band buffer");
+    check(cudaFreeHost(slot.pinned_sums), "freeing a pinned buffer");
+    slot.device_sums = nullptr;
+    slot.pinned_sums = nullptr;
+    slot.capacity = 0;
+    const size_t bytes = floats * sizeof(float);
+    const cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&slot.device_sums), bytes);
+    if (error == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": a band's sums need " +
+                          std::to_string(bytes >> 20) + " MiB");
+    }
+    check(error, "allocating a band buffer");
+    check(cudaMallocHost(reinterpret_cast<void**>(&slot.pinned_sums), bytes), "allocating pinned host memory");
+    slot.capacity = floats;
+}
+
+void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                          std::atomic<uint64_t>* samples_done) {
+    check(cudaSetDevice(device_), "selecting the device");
+    Slot& slot = slots_[next_slot_];
+    if (slot.busy) {
+        // Every slot in flight: this one holds the oldest band; finish it to reuse the slot.
+        in_flight_.pop_front();
+        finish(slot);
+        completed_.push_back(slot.user_sums);
+    }
+    const uint64_t band_pixels = uint64_t(rows.count()) * frame.width;
+    if (band_pixels > (uint64_t(1) << 31)) {
+        throw RenderError("a band of " + std::to_string(band_pixels) + " pixels is too large for the CUDA backend");
+    }
+    const uint32_t pixel_count = uint32_t(band_pixels);
+    const size_t floats = size_t(pixel_count) * 3;
+    if (pixel_count > 0 && samples.count() > 0) reserve(slot, floats);
+    next_slot_ = (next_slot_ + 1) % kSlots;
+    slot.user_sums = sums;
+    slot.floats = floats;
+    slot.rows = rows;
+    slot.progress.clear();
+    slot.busy = true;
+    in_flight_.push_back(size_t(&slot - slots_.data()));
+    if (pixel_count == 0 || samples.count() == 0) {
+        check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
+        check(cudaEventRecord(slot.kernel_end, slot.stream), "recording an event");
+        check(cudaEventRecord(slot.copied, slot.stream), "recording an event");
+        slot.floats = 0;
+        return;
+    }
+
+    // Sums are added to, not overwritten: the device continues each pixel's
+    // running sum exactly where the host left it.
+    std::memcpy(slot.pinned_sums, sums, floats * sizeof(float));
+    check(cudaMemcpyAsync(slot.device_sums, slot.pinned_sums, floats * sizeof(float), cudaMemcpyHostToDevice,
+                          slot.stream),
+          "copying band sums to the device");
+
+    BandLaunch band;
+    band.row_begin = rows.begin;
+    band.pixel_count = pixel_count;
+    band.chunk_pixels = uint32_t(options_.chunk_pixels);
+    band.sums = slot.device_sums;
+    band.next_chunk = slot.next_chunk;
+    const uint64_t pass_samples = std::max<uint64_t>(1, options_.samples_per_launch / pixel_count);
+    const uint32_t chunk_count = (pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
+    const unsigned needed_blocks = (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
+    unsigned grid_blocks = std::min(unsigned(grid_blocks_), needed_blocks);
+    if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
+    check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
+    for (uint64_t begin = samples.begin; begin < samples.end; begin += pass_samples) {
+        band.sample_begin = uint32_t(begin);
+        band.sample_end = uint32_t(std::min<uint64_t>(samples.end, begin + pass_samples));
+        if (options_.schedule == PathSchedule::Dynamic) {
+            check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");
+        }
+        check(launch_path_kernel(variant(), grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_,
+                                 frame, band),
+              "launching the path kernel");
+        if (samples_done) {
+            slot.progress.push_back(ProgressStep{samples_done, uint64_t(pixel_count) * (band.sample_end - band.sample_begin)});
+            check(cudaLaunchHostFunc(slot.stream, advance_progress, &slot.progress.back()), "queueing progress");
+        }
+    }
+    check(cudaEventRecord(slot.kernel_end, slot.stream), "recording an event");
+    check(cudaMemcpyAsync(slot.pinned_sums, slot.device_sums, floats * sizeof(float), cudaMemcpyDeviceToHost,
+                          slot.stream),
+          "copying band sums back");
+    check(cudaEventRecord(slot.copied, slot.stream), "recording an event");
+}
+
+float* CudaRenderer::complete_oldest() {
+    if (!completed_.empty()) {
+        float* sums = completed_.front();
+        completed_.pop_front();
+        return sums;
+    }
+    if (in_flight_.empty()) return nullptr;
+    Slot& slot = slots_[in_flight_.front()];
+    in_flight_.pop_front();
+    finish(slot);
+    return slot.user_sums;
+}
+
+void CudaRenderer::finish(Slot& slot) {
+    slot.busy = false;
+    const std::string what = "rendering rows " + std::to_string(slot.rows.begin) + "-" +
+                             std::to_string(slot.rows.end) + " (a kernel fault shows here)";
+    check(cudaEventSynchronize(slot.copied), what.c_str());
+    float milliseconds = 0;
+    check(cudaEventElapsedTime(&milliseconds, slot.kernel_start, slot.kernel_end), "timing a kernel");
+    last_kernel_seconds_ = milliseconds * 1e-3;
+    if (slot.floats > 0) std::memcpy(slot.user_sums, slot.pinned_sums, slot.floats * sizeof(float));
+}
+
+void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                          std::atomic<uint64_t>* samples_done) {
+    submit(frame, rows, samples, sums, samples_done);
+    while (complete_oldest() != nullptr) {
+    }
+}
+
+PathKernelVariant CudaRenderer::variant() const {
+    PathKernelVariant v;
+    v.fast_math = options_.fast_math;
+    v.schedule = options_.schedule;
+    return v;
+}
+
+std::string CudaRenderer::description() const { return description_; }
+
+CudaKernelReport CudaRenderer::kernel_report() const { return report_; }
+
+}  // namespace farmrt

@@ -1,0 +1,113 @@
+// The CUDA backend: the scene and BVH uploaded once as flat device arrays,
+// bands rendered by the path kernel into device sums, two bands in flight on
+// two streams so that one band's copy back (into pinned memory) overlaps the
+// next band's kernel.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <deque>
+#include <vector>
+
+#include "band_renderer.h"
+#include "path_kernel.h"
+#include "scene.h"
+
+namespace farmrt {
+
+struct CudaOptions {
+    int device = -1;         // -1: the node-local rank's GPU (rank modulo GPU count)
+    bool fast_math = false;  // false: sums bit-identical to the CPU tracer
+    PathSchedule schedule = PathSchedule::Dynamic;
+    int block_size = 128;
+    int chunk_pixels = 1;
+    int blocks_per_sm = 0;   // resident blocks per multiprocessor; 0 = as many as fit
+    int max_grid_blocks = 0; // tests: cap the grid (0 = none) so that threads take many pixels
+    // Upper bound on pixels x samples per kernel launch: a band is split into
+    // sample passes so that progress advances during long renders.
+    uint64_t samples_per_launch = uint64_t(1) << 31;
+};
+
+// What the kernel costs in resources, for reports and benchmarks.
+struct CudaKernelReport {
+    int registers_per_thread = 0;
+    int local_bytes_per_thread = 0;  // stack frame (the BVH traversal stack)
+    int blocks_per_sm = 0;
+    int block_size = 0;
+    double occupancy = 0;  // resident warps / maximum warps per multiprocessor
+    int multiprocessors = 0;
+};
+
+class CudaRenderer : public BandRenderer {
+public:
+    // Uploads the scene; throws RenderError (one line) on any CUDA failure.
+    CudaRenderer(const SceneView& scene, const CudaOptions& options);
+    ~CudaRenderer() override;
+    CudaRenderer(const CudaRenderer&) = delete;
+    CudaRenderer& operator=(const CudaRenderer&) = delete;
+
+    void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                std::atomic<uint64_t>* samples_done) override;
+    void submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                std::atomic<uint64_t>* samples_done) override;
+    float* complete_oldest() override;
+    int bands_in_flight() const override { return int(kSlots); }
+    std::string description() const override;
+    int threads() const override { return 1; }
+
+    int device() const { return device_; }
+    CudaKernelReport kernel_report() const;
+    // Kernel time of the last completed band, from device events (benchmarks).
+    double last_kernel_seconds() const { return last_kernel_seconds_; }
+
+private:
+    static constexpr size_t kSlots = 2;
+    struct ProgressStep {
+        std::atomic<uint64_t>* counter;
+        uint64_t samples;
+    };
+    // One band in flight: its stream, device sums, pinned staging buffer.
+    struct Slot {
+        cudaStream_t stream = nullptr;
+        cudaEvent_t kernel_start = nullptr, kernel_end = nullptr, copied = nullptr;
+        float* device_sums = nullptr;
+        float* pinned_sums = nullptr;
+        size_t capacity = 0;  // floats in each buffer
+        uint32_t* next_chunk = nullptr;
+        std::deque<ProgressStep> progress;  // stable addresses for host callbacks
+        float* user_sums = nullptr;
+        size_t floats = 0;
+        RowRange rows;
+        bool busy = false;
+    };
+
+    static void CUDART_CB advance_progress(void* data);
+    template <typename T>
+    T* upload(const T* data, size_t count, const char* what);
+    void reserve(Slot& slot, size_t floats);
+    void finish(Slot& slot);
+    void check(cudaError_t error, const char* what) const;
+    PathKernelVariant variant() const;
+
+    CudaOptions options_;
+    int device_ = 0;
+    std::string description_;
+    SceneView device_scene_;
+    std::vector<void*> allocations_;
+    std::array<Slot, kSlots> slots_;
+    std::deque<size_t> in_flight_;   // slot indices, oldest first
+    std::deque<float*> completed_;   // finished by submit() while waiting for a free slot
+    size_t next_slot_ = 0;
+    int grid_blocks_ = 0;
+    CudaKernelReport report_;
+    double last_kernel_seconds_ = 0;
+};
+
+// The backend a rank gets: "cpu", "cuda" or "auto". Returns the CUDA device
+// to use, or -1 for the CPU tracer. Under auto a rank uses the GPU of its
+// node-local rank and ranks beyond the GPU count use the CPU; under cuda a
+// missing GPU is a RenderError and extra ranks share GPUs round-robin.
+int choose_cuda_device(const std::string& backend);
+
+}  // namespace farmrt

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmarks the CUDA backend on configs/spheres.yaml at 1200x675, max_depth 50
+# (issue 6): samples/s and path segments/s over math, schedule, block, chunk
+# and band settings; the farmrt command line end to end; an Nsight Compute
+# profile (occupancy, SIMT efficiency, FP32 issue) and the kernel's SASS.
+#
+#   scripts/cuda_benchmark.sh BUILD_DIR OUT_DIR [quick|full]
+#
+# Needs a build with CUDA (scripts/gpu_build_and_test.sh makes one).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: cuda_benchmark.sh BUILD_DIR OUT_DIR [quick|full]}
+out=${2:?usage: cuda_benchmark.sh BUILD_DIR OUT_DIR [quick|full]}
+mode=${3:-full}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+bench=$build/cuda/farmrt_cuda_benchmark
+scene=$root/configs/spheres.yaml
+size=(--width 1200 --height 675 --max-depth 50)
+cd "$root" || exit 1
+{
+  echo "# CUDA benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
+  echo "# git ${FARMRT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+} > "$out/benchmark.md"
+run() { echo "\$ ${*/#$root\//}" >> "$out/benchmark.md"; "$@" >> "$out/benchmark.md" 2>&1; echo >> "$out/benchmark.md"; }
+
+# The kernel settings the later sweeps vary one at a time (the defaults of CudaOptions).
+best=(--math fast --schedule dynamic --block 128 --chunk 1)
+# Both math variants.
+run "$bench" "$scene" "${size[@]}" --spp 256 --math exact,fast --repeat 3
+# Block sizes and schedules.
+blocks=32,64,128,256,512
+[ "$mode" = quick ] && blocks=64,128,256
+run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --block $blocks --repeat 3
+run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --schedule static --block 64,128,256 --repeat 3
+# Chunk sizes (pixels per fetch) and fewer resident blocks (lower occupancy).
+run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --chunk 1,4,16 --repeat 3
+run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --blocks-per-sm 2,4 --repeat 3
+# Bands through the asynchronous two-stream pipeline (as an MPI rank feeds them).
+run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --bands 0,27,75,225 --repeat 3
+# The headline: high spp, kernel-dominated.
+run "$bench" "$scene" "${size[@]}" --spp 1024 "${best[@]}" --math exact,fast --repeat 3
+# A deeper BVH: 10,404 spheres.
+run "$bench" "$root/configs/many_spheres.yaml" "${size[@]}" --spp 64 "${best[@]}" --math exact,fast --repeat 3
+
+# The command line end to end (scene load, BVH, upload, render, copy back, write).
+for math in exact fast; do
+  run "$build/farmrt" "$scene" "${size[@]}" --spp 1024 --backend cuda --gpu-math $math -o "$out/spheres_$math.ppm" \
+    --stats "$out/stats_$math.json"
+done
+
+# Nsight Compute: one profiled launch per math variant (after the warm-up).
+if command -v ncu >/dev/null; then
+  metrics=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_thread_inst_executed_op_fp32_pred_on.sum
+  metrics+=,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum
+  metrics+=,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum
+  metrics+=,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
+  ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+    --metrics "$metrics" "$bench" "$scene" "${size[@]}" --spp 64 "${best[@]}" --repeat 1 > "$out/ncu_best.txt" 2>&1 ||
+    echo "ncu failed (see ncu_best.txt)" >> "$out/benchmark.md"
+  ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --metrics "$metrics" \
+    "$bench" "$scene" "${size[@]}" --spp 64 "${best[@]}" --math exact --repeat 1 > "$out/ncu_exact.txt" 2>&1 || true
+  # Executed instructions (and active threads) per SASS instruction, with source lines.
+  ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --section SourceCounters \
+    --page source --csv --print-source cuda,sass "$bench" "$scene" "${size[@]}" --spp 16 "${best[@]}" --repeat 1 \
+    > "$out/ncu_source.csv" 2>&1 && gzip -f "$out/ncu_source.csv" || true
+fi
+# Machine code of the kernels, for offline reading (instruction mix, local memory).
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass "$build/cuda/libfarmrt_cuda.a" > "$out/path_kernel.sass" 2>&1 && gzip -f "$out/path_kernel.sass"
+fi
+cat "$out/benchmark.md"

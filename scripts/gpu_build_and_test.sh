@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds farmrt with the CUDA backend and runs every test on a GPU machine,
+# then runs compute-sanitizer (memcheck, initcheck) over the GPU tests and the
+# test scenes. Made for the team's GPU machine (CUDA 13, CMake, Open MPI,
+# yaml-cpp, GoogleTest; no OpenImageIO, no package registry: Debian packages
+# such as xsimd are unpacked under .deps/root, see HELPERS.md), but works on
+# any Linux machine with nvcc and a GPU.
+#
+#   scripts/gpu_build_and_test.sh [BUILD_DIR]      (default: build-gpu)
+#
+# Logs go to $LOG_DIR (default BUILD_DIR/logs); a summary table is printed last.
+# Exit status: 0 when every step passed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-gpu}
+logs=${LOG_DIR:-$build/logs}
+mkdir -p "$build" "$logs"
+jobs=$(nproc)
+configure_extra=()
+if [ -d "$root/.deps/root/usr" ]; then
+  configure_extra+=("-DCMAKE_PREFIX_PATH=$root/.deps/root/usr" "-DCMAKE_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu")
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+
+summary=()
+failed=0
+step() {  # step NAME COMMAND...: runs the command, logs to $logs/NAME.log
+  local name=$1; shift
+  local start=$SECONDS
+  "$@" >"$logs/$name.log" 2>&1
+  local rc=$?
+  local verdict=ok
+  if [ $rc -ne 0 ]; then verdict="FAILED (exit $rc, see $name.log)"; failed=1; fi
+  summary+=("$(printf '%-28s %-40s %4ss' "$name" "$verdict" $((SECONDS - start)))")
+  echo "== $name: $verdict"
+  [ $rc -ne 0 ] && tail -n 30 "$logs/$name.log"
+  return $rc
+}
+
+step machine bash -c 'nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1'
+step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WARNINGS_AS_ERRORS=ON -DFARMRT_CUDA_RESOURCE_USAGE=ON \
+  "${configure_extra[@]}" || { printf '%s\n' "${summary[@]}"; exit 1; }
+step build ninja -C "$build" -j "$jobs" || { printf '%s\n' "${summary[@]}"; exit 1; }
+grep -A2 "Compiling entry function" "$logs/build.log" | grep -E "entry|Used|stack" > "$logs/kernel_resources.txt" || true
+
+# CPU tests in parallel; GPU tests one at a time (one of them fills the GPU's memory).
+step ctest_cpu ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE cuda
+step ctest_gpu ctest --test-dir "$build" --output-on-failure -j 1 -L cuda
+step gpu_tests_verbose "$build/tests/farmrt_cuda_tests"
+
+# compute-sanitizer: no invalid accesses, no reads of uninitialised device
+# memory, on the GPU tests (minus the one that provokes errors on purpose) and
+# on the command line over the test scenes.
+sanitize() {
+  local tool=$1
+  compute-sanitizer --tool "$tool" --error-exitcode 99 \
+    "$build/tests/farmrt_cuda_tests" --gtest_filter='CudaGpu.*:-CudaGpu.ErrorsAreOneLine' || return 1
+  for scene in tiny emissive spheres; do
+    for math in exact fast; do
+      compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/farmrt" "$root/configs/$scene.yaml" \
+        --backend cuda --gpu-math "$math" --width 64 --height 36 --spp 4 -o "$build/sanitized_$scene.pfm" --quiet \
+        || return 1
+    done
+  done
+}
+step sanitizer_memcheck sanitize memcheck
+step sanitizer_initcheck sanitize initcheck
+
+# The command line on the GPU: exact math gives the CPU's bytes.
+same_bytes() {
+  local args=(configs/spheres.yaml --width 320 --height 180 --spp 16 --quiet)
+  cd "$root" || return 1
+  "$build/farmrt" "${args[@]}" --backend cpu -o "$build/cli_cpu.pfm" &&
+    "$build/farmrt" "${args[@]}" --backend cuda -o "$build/cli_cuda.pfm" &&
+    cmp "$build/cli_cpu.pfm" "$build/cli_cuda.pfm"
+}
+step cli_cuda_equals_cpu same_bytes
+
+echo
+echo "step                         result                                   time"
+printf '%s\n' "${summary[@]}"
+exit $failed

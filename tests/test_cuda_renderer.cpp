@@ -1,0 +1,310 @@
+// The CUDA backend. Host-side tests run everywhere CUDA is built; GPU tests
+// skip with a message when no device is visible (CI), and run on the GPU
+// machine (scripts/gpu_build_and_test.sh).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cpu_renderer.h"
+#include "cuda_device.h"
+#include "cuda_renderer.h"
+#include "errors.h"
+#include "render_job.h"
+#include "scene_loader.h"
+
+namespace farmrt {
+namespace {
+
+std::string scene_path(const std::string& name) { return std::string(FARMRT_SOURCE_DIR) + "/configs/" + name; }
+
+struct TestScene {
+    SceneDescription description;
+    FrameSettings frame;
+};
+
+TestScene load_test_scene(const std::string& name, uint32_t width, uint32_t height, uint32_t spp,
+                          uint64_t seed = 0) {
+    std::vector<SceneOverride> overrides = {
+        {"image.width=" + std::to_string(width), ""},
+        {"image.height=" + std::to_string(height), ""},
+        {"sampling.spp=" + std::to_string(spp), ""},
+        {"sampling.seed=" + std::to_string(seed), ""},
+        {"image.output=unused.pfm", ""},  // writable without OpenImageIO (the GPU machine has none)
+    };
+    TestScene scene{load_scene_file(scene_path(name), overrides), {}};
+    scene.description.scene.build_acceleration();
+    scene.frame = make_frame_settings(scene.description.settings, 0);
+    return scene;
+}
+
+std::vector<float> render_whole(BandRenderer& renderer, const TestScene& scene) {
+    const RenderSettings& s = scene.description.settings;
+    std::vector<float> sums(size_t(s.width) * s.height * 3, 0.0f);
+    renderer.render(scene.frame, RowRange{0, s.height}, SampleRange{0, s.spp}, sums.data(), nullptr);
+    return sums;
+}
+
+std::vector<float> render_cpu(const TestScene& scene) {
+    CpuRenderer cpu(scene.description.scene.view(), 0, 16);
+    return render_whole(cpu, scene);
+}
+
+std::vector<float> render_gpu(const TestScene& scene, const CudaOptions& options) {
+    CudaRenderer gpu(scene.description.scene.view(), options);
+    return render_whole(gpu, scene);
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+size_t differing_values(const std::vector<float>& a, const std::vector<float>& b) {
+    size_t count = 0;
+    for (size_t i = 0; i < a.size(); ++i) count += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    return count;
+}
+
+double rmse(const std::vector<float>& a, const std::vector<float>& b, uint32_t spp) {
+    double total = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double d = (double(a[i]) - double(b[i])) / spp;
+        total += d * d;
+    }
+    return std::sqrt(total / double(a.size()));
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnvironment {
+public:
+    ScopedEnvironment(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+        if (value) setenv(name, value, 1); else unsetenv(name);
+    }
+    ~ScopedEnvironment() {
+        if (had_) setenv(name_.c_str(), old_.c_str(), 1); else unsetenv(name_.c_str());
+    }
+
+private:
+    std::string name_, old_;
+    bool had_ = false;
+};
+
+#define REQUIRE_GPU()                                                                          \
+    do {                                                                                       \
+        std::string problem;                                                                   \
+        if (visible_gpu_count(&problem) == 0) GTEST_SKIP() << "no CUDA device here: " << problem; \
+    } while (0)
+
+// ---- host side: runs without a GPU --------------------------------------------
+
+TEST(CudaHost, NodeLocalRankFromLauncherEnvironment) {
+    ScopedEnvironment ompi("OMPI_COMM_WORLD_LOCAL_RANK", nullptr);
+    ScopedEnvironment slurm("SLURM_LOCALID", nullptr);
+    ScopedEnvironment mpich("MPI_LOCALRANKID", nullptr);
+    ScopedEnvironment pmi("PMI_LOCAL_RANK", nullptr);
+    EXPECT_EQ(node_local_rank(), 0);
+    {
+        ScopedEnvironment s("SLURM_LOCALID", "3");
+        EXPECT_EQ(node_local_rank(), 3);
+        ScopedEnvironment o("OMPI_COMM_WORLD_LOCAL_RANK", "2");  // Open MPI's wins
+        EXPECT_EQ(node_local_rank(), 2);
+    }
+    ScopedEnvironment bad("SLURM_LOCALID", "x1");
+    EXPECT_EQ(node_local_rank(), 0);
+}
+
+TEST(CudaHost, BackendChoiceFollowsGpuCount) {
+    std::string problem;
+    const int count = visible_gpu_count(&problem);
+    EXPECT_EQ(choose_cuda_device("cpu"), -1);
+    ScopedEnvironment rank("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(count).c_str());
+    // The rank just past the last GPU takes the CPU under auto...
+    EXPECT_EQ(choose_cuda_device("auto"), -1);
+    if (count == 0) {
+        // ...and --backend cuda without a GPU is one clear line.
+        try {
+            choose_cuda_device("cuda");
+            FAIL() << "expected a RenderError";
+        } catch (const RenderError& e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find("--backend cuda: no usable GPU"), std::string::npos) << message;
+            EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        }
+    } else {
+        // ...while --backend cuda shares the GPUs round-robin.
+        EXPECT_EQ(choose_cuda_device("cuda"), 0);
+        ScopedEnvironment first("OMPI_COMM_WORLD_LOCAL_RANK", "0");
+        EXPECT_EQ(choose_cuda_device("auto"), 0);
+    }
+}
+
+TEST(CudaHost, AutoBackendWithoutGpuRendersOnCpu) {
+    std::string problem;
+    if (visible_gpu_count(&problem) > 0) GTEST_SKIP() << "a GPU is visible: auto picks it";
+    const TestScene scene = load_test_scene("tiny.yaml", 16, 8, 2);
+    RendererOptions options;
+    options.backend = "auto";
+    const auto renderer = make_band_renderer(scene.description.scene, options);
+    EXPECT_EQ(renderer->description().rfind("cpu", 0), 0u) << renderer->description();
+}
+
+// ---- on the GPU ------------------------------------------------------------------
+
+// The exact kernel rounds like the CPU build: identical sums, not just close.
+TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
+    REQUIRE_GPU();
+    for (const char* name : {"tiny.yaml", "emissive.yaml", "spheres.yaml"}) {
+        const TestScene scene = load_test_scene(name, 96, 54, 8);
+        const std::vector<float> cpu = render_cpu(scene);
+        const std::vector<float> gpu = render_gpu(scene, CudaOptions{});
+        EXPECT_TRUE(same_bits(cpu, gpu)) << name << ": " << differing_values(cpu, gpu) << " of " << cpu.size()
+                                         << " values differ";
+    }
+}
+
+// Fast math is not bitwise equal but must be statistically the same image:
+// its distance to a CPU render is within the noise between two CPU renders
+// with different seeds.
+TEST(CudaGpu, FastMathAgreesWithCpuWithinNoise) {
+    REQUIRE_GPU();
+    for (const char* name : {"tiny.yaml", "spheres.yaml"}) {
+        const uint32_t spp = 16;
+        const std::vector<float> cpu_a = render_cpu(load_test_scene(name, 128, 72, spp, 1));
+        const std::vector<float> cpu_b = render_cpu(load_test_scene(name, 128, 72, spp, 2));
+        CudaOptions fast;
+        fast.fast_math = true;
+        const std::vector<float> gpu_c = render_gpu(load_test_scene(name, 128, 72, spp, 3), fast);
+        const double noise = rmse(cpu_a, cpu_b, spp);
+        const double gpu_to_cpu = rmse(cpu_a, gpu_c, spp);
+        EXPECT_GT(noise, 0.0);
+        EXPECT_LT(gpu_to_cpu, 1.15 * noise) << name << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
+        EXPECT_GT(gpu_to_cpu, 0.85 * noise) << name << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
+    }
+}
+
+// Sums depend on nothing but the scene: not the schedule, grid, block, chunk,
+// launch split or band split (for both math variants).
+TEST(CudaGpu, SumsIndependentOfDecomposition) {
+    REQUIRE_GPU();
+    const TestScene scene = load_test_scene("tiny.yaml", 67, 29, 11);
+    const RenderSettings& s = scene.description.settings;
+    for (const bool fast_math : {false, true}) {
+        CudaOptions base;
+        base.fast_math = fast_math;
+        const std::vector<float> reference = render_gpu(scene, base);
+        std::vector<CudaOptions> variants;
+        for (const int block : {32, 96, 256, 512}) {
+            CudaOptions o = base;
+            o.block_size = block;
+            variants.push_back(o);
+        }
+        for (const int chunk : {3, 64}) {
+            CudaOptions o = base;
+            o.chunk_pixels = chunk;
+            variants.push_back(o);
+        }
+        CudaOptions static_schedule = base;
+        static_schedule.schedule = PathSchedule::Static;
+        static_schedule.chunk_pixels = 5;
+        variants.push_back(static_schedule);
+        CudaOptions small_grid = base;  // 64 threads: each takes about 30 pixels
+        small_grid.max_grid_blocks = 2;
+        small_grid.block_size = 32;
+        variants.push_back(small_grid);
+        small_grid.schedule = PathSchedule::Static;
+        small_grid.chunk_pixels = 2;
+        variants.push_back(small_grid);
+        CudaOptions many_launches = base;  // one or two samples per launch
+        many_launches.samples_per_launch = uint64_t(s.width) * s.height * 2 - 1;
+        variants.push_back(many_launches);
+        for (const CudaOptions& o : variants) {
+            EXPECT_TRUE(same_bits(reference, render_gpu(scene, o)))
+                << "fast_math " << fast_math << " block " << o.block_size << " chunk " << o.chunk_pixels
+                << " schedule " << int(o.schedule) << " blocks/SM " << o.blocks_per_sm << " samples/launch "
+                << o.samples_per_launch;
+        }
+
+        // Bands of 1, 4 and 7 rows, submitted asynchronously, and sample ranges split in two.
+        CudaRenderer gpu(scene.description.scene.view(), base);
+        for (const uint32_t band : {1u, 4u, 7u}) {
+            std::vector<float> sums(reference.size(), 0.0f);
+            std::vector<uint32_t> submitted;
+            for (uint32_t row = 0; row < s.height; row += band) {
+                const RowRange rows{row, std::min(s.height, row + band)};
+                gpu.submit(scene.frame, rows, SampleRange{0, 4}, sums.data() + size_t(row) * s.width * 3, nullptr);
+            }
+            while (gpu.complete_oldest() != nullptr) {
+            }
+            for (uint32_t row = 0; row < s.height; row += band) {
+                const RowRange rows{row, std::min(s.height, row + band)};
+                gpu.submit(scene.frame, rows, SampleRange{4, s.spp}, sums.data() + size_t(row) * s.width * 3,
+                           nullptr);
+            }
+            while (gpu.complete_oldest() != nullptr) {
+            }
+            EXPECT_TRUE(same_bits(reference, sums)) << "fast_math " << fast_math << " band " << band;
+        }
+    }
+}
+
+TEST(CudaGpu, AsynchronousBandsCompleteInOrderAndCountProgress) {
+    REQUIRE_GPU();
+    const TestScene scene = load_test_scene("tiny.yaml", 40, 12, 5);
+    CudaOptions options;
+    options.samples_per_launch = 40 * 4 * 2;  // several launches per band
+    CudaRenderer gpu(scene.description.scene.view(), options);
+    std::vector<std::vector<float>> bands(5, std::vector<float>(40 * 3 * 3, 0.0f));
+    std::atomic<uint64_t> done{0};
+    EXPECT_EQ(gpu.complete_oldest(), nullptr);
+    for (size_t b = 0; b < 4; ++b) {
+        gpu.submit(scene.frame, RowRange{uint32_t(3 * b), uint32_t(3 * b + 3)}, SampleRange{0, 5}, bands[b].data(),
+                   &done);
+    }
+    for (size_t b = 0; b < 4; ++b) EXPECT_EQ(gpu.complete_oldest(), bands[b].data());
+    EXPECT_EQ(gpu.complete_oldest(), nullptr);
+    EXPECT_EQ(done.load(), uint64_t(40) * 12 * 5);
+    // An empty band completes too.
+    gpu.submit(scene.frame, RowRange{3, 3}, SampleRange{0, 5}, bands[4].data(), nullptr);
+    EXPECT_EQ(gpu.complete_oldest(), bands[4].data());
+}
+
+TEST(CudaGpu, ErrorsAreOneLine) {
+    REQUIRE_GPU();
+    const TestScene scene = load_test_scene("tiny.yaml", 8, 4, 1);
+    CudaOptions bad_device;
+    bad_device.device = 4096;
+    try {
+        CudaRenderer gpu(scene.description.scene.view(), bad_device);
+        FAIL() << "expected a RenderError";
+    } catch (const RenderError& e) {
+        EXPECT_NE(std::string(e.what()).find("cuda:4096"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+    // Out of device memory: take nearly all of it, then ask for a band that
+    // needs more than is left.
+    CudaRenderer gpu(scene.description.scene.view(), CudaOptions{});
+    size_t free_bytes = 0, total_bytes = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+    void* hog = nullptr;
+    const size_t left = size_t(64) << 20;
+    ASSERT_EQ(cudaMalloc(&hog, free_bytes - left), cudaSuccess);
+    FrameSettings wide = scene.frame;
+    wide.width = 4096;
+    const uint32_t rows = uint32_t(2 * left / (size_t(wide.width) * 12));
+    std::vector<float> sums(size_t(wide.width) * rows * 3, 0.0f);
+    try {
+        gpu.submit(wide, RowRange{0, rows}, SampleRange{0, 1}, sums.data(), nullptr);
+        FAIL() << "expected a RenderError";
+    } catch (const RenderError& e) {
+        EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(cudaFree(hog), cudaSuccess);
+}
+
+}  // namespace
+}  // namespace farmrt
