@@ -54,6 +54,11 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     device_scene_.triangles = upload(scene.triangles, scene.triangle_count, "triangles");
     device_scene_.materials = upload(scene.materials, scene.material_count, "materials");
     device_scene_.textures = upload(scene.textures, scene.texture_count, "textures");
+    device_scene_.texture_pixels = upload(scene.texture_pixels, size_t(scene.texture_pixel_count), "texture texels");
+    device_scene_.instances = upload(scene.instances, scene.instance_count, "instances");
+    device_scene_.instance_nodes = upload(scene.instance_nodes, scene.instance_node_count, "instance BVH nodes");
+    device_scene_.instance_primitives =
+        upload(scene.instance_primitives, scene.instance_primitive_count, "instance primitive references");
 
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");
