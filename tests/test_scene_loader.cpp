@@ -1,1 +1,1 @@
-// local stub, not committed
+// placeholder
