@@ -733,7 +733,8 @@ void apply_override(YAML::Node& root, const SceneOverride& override_value,
                 cursor.reset(next);
             }
         } else {
-            if (!cursor.IsMap() && !cursor.IsNull()) {
+            // A missing parent (undefined) becomes a mapping: --set camera.vfov=30 works without a camera.
+            if (cursor.IsDefined() && !cursor.IsMap() && !cursor.IsNull()) {
                 throw InputError(origin + ": " + path + ": '" + steps[s].key + "' is inside a value that is not a mapping");
             }
             if (last) {
