@@ -232,8 +232,10 @@ uint8_t encode_uint8(float linear, Encoding encoding) {
     if (!(linear > 0.0f)) linear = 0.0f;  // also maps NaN to black
     switch (encoding) {
     case Encoding::Gamma2:
-        // Exactly the book's write_color: floor(256 * clamp(sqrt(v), 0, 0.999)).
-        return static_cast<uint8_t>(256.0f * std::min(std::sqrt(linear), 0.999f));
+        // Exactly the book's write_color: floor(256 * clamp(sqrt(v), 0, 0.999)),
+        // in double as the book does: a float sqrt rounds values just below
+        // (k / 256)^2 up to k / 256 and so writes k instead of k - 1.
+        return static_cast<uint8_t>(256.0 * std::min(std::sqrt(double(linear)), 0.999));
     case Encoding::Srgb: {
         const float v = std::min(linear, 1.0f);
         const float encoded = v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
