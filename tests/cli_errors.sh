@@ -83,7 +83,7 @@ expect_error "scene file is a directory" "$work/scenes: is a directory, not a sc
 bad=$(variant malformed 12 "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]")
 expect_error "malformed YAML" "$bad:13:1: malformed YAML: .*" "$bad"
 bad=$(variant typo 16 "    radus: 1")
-expect_error "unknown key" "$bad:16:5: objects\[0\]\.radus: unknown key \(expected one of: type, center, center1, radius, material\)" "$bad"
+expect_error "unknown key" "$bad:16:5: objects\[0\]\.radus: unknown key \(expected one of: type, center, .*\)" "$bad"
 bad=$(variant negative 16 "    radius: -1")
 expect_error "negative radius" "$bad:16:13: objects\[0\]\.radius: must be > 0, got -1" "$bad"
 bad=$(variant wrong_type 2 "  width: wide")

@@ -345,11 +345,9 @@ TEST(TriangleIntersection, VerticesAndEdgesAreInside) {
     EXPECT_TRUE(intersect_triangle(kTriangle, Ray{{0.5f, 0.5f, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
 }
 
-// DISABLED until the watertight triangle test lands (branch core-tests-watertight):
-// Moller-Trumbore lets about 4% of rays aimed at a shared edge, and 8% of rays
-// aimed at a closed mesh's edges and vertices, through. The fix changes
-// intersect_triangle, which the SIMD triangle packets must mirror bit for bit.
-TEST(TriangleIntersection, DISABLED_SharedEdgeOfTwoTrianglesLeavesNoGapForGrazingRays) {
+// Moller-Trumbore let about 4% of rays aimed at a shared edge, and 8% of rays
+// aimed at a closed mesh's edges and vertices, through; the watertight test does not.
+TEST(TriangleIntersection, SharedEdgeOfTwoTrianglesLeavesNoGapForGrazingRays) {
     // A quad split along its diagonal: rays aimed at points on the diagonal
     // must hit at least one of the two triangles.
     const Vec3 p0(-1.3f, -0.7f, -4.1f), p1(1.7f, -0.9f, -3.7f), p2(-1.1f, 1.2f, -4.4f), p3(1.9f, 1.1f, -3.9f);
@@ -371,11 +369,9 @@ TEST(TriangleIntersection, DISABLED_SharedEdgeOfTwoTrianglesLeavesNoGapForGrazin
     EXPECT_EQ(gaps, 0);
 }
 
-// DISABLED until the watertight triangle test lands (branch core-tests-watertight):
-// Moller-Trumbore lets about 4% of rays aimed at a shared edge, and 8% of rays
-// aimed at a closed mesh's edges and vertices, through. The fix changes
-// intersect_triangle, which the SIMD triangle packets must mirror bit for bit.
-TEST(TriangleIntersection, DISABLED_ClosedTriangleMeshHasNoHolesAtEdgesAndVertices) {
+// Moller-Trumbore let about 4% of rays aimed at a shared edge, and 8% of rays
+// aimed at a closed mesh's edges and vertices, through; the watertight test does not.
+TEST(TriangleIntersection, ClosedTriangleMeshHasNoHolesAtEdgesAndVertices) {
     // An irregular closed octahedron: a ray from inside must hit some face,
     // including rays aimed exactly at its edges and vertices.
     const Vec3 v[6] = {{1.3f, 0.1f, 0.05f}, {-0.9f, -0.07f, 0.1f}, {0.02f, 1.1f, -0.03f},

@@ -61,7 +61,7 @@ Vec3 incoming_at(float degrees) {
 
 ScatterResult scatter_once(const Material& m, const Vec3& direction, uint32_t sample, bool front_face = true) {
     PixelSampler sampler(SamplerKey{17, 0}, 5, sample);
-    return scatter(m, &kAlbedo, Ray{Vec3(1, 5, 3), direction, 0.25f}, surface(front_face), sampler,
+    return scatter(m, &kAlbedo, nullptr, Ray{Vec3(1, 5, 3), direction, 0.25f}, surface(front_face), sampler,
                    kDimensionFirstBounce);
 }
 
@@ -121,13 +121,13 @@ TEST(Lambertian, CheckerTextureSetsTheAlbedoByPosition) {
     checker.inverse_scale = 2.0f;  // cells of 0.5
     SurfaceInteraction si;
     si.point = Vec3(0.1f, 0.1f, 0.1f);
-    EXPECT_EQ(evaluate_texture(&checker, 0, si).x, 1.0f);
+    EXPECT_EQ(evaluate_texture(&checker, nullptr, 0, si).x, 1.0f);
     si.point = Vec3(0.6f, 0.1f, 0.1f);
-    EXPECT_EQ(evaluate_texture(&checker, 0, si).z, 1.0f);
+    EXPECT_EQ(evaluate_texture(&checker, nullptr, 0, si).z, 1.0f);
     si.point = Vec3(0.6f, 0.6f, 0.1f);
-    EXPECT_EQ(evaluate_texture(&checker, 0, si).x, 1.0f);
+    EXPECT_EQ(evaluate_texture(&checker, nullptr, 0, si).x, 1.0f);
     si.point = Vec3(-0.1f, 0.1f, 0.1f);  // floor, not truncation, below zero
-    EXPECT_EQ(evaluate_texture(&checker, 0, si).z, 1.0f);
+    EXPECT_EQ(evaluate_texture(&checker, nullptr, 0, si).z, 1.0f);
 }
 
 // ---- metal --------------------------------------------------------------------------
@@ -333,15 +333,17 @@ Background constant(Color c) {
 TEST(Emissive, DoesNotScatter) {
     Material lamp;
     lamp.type = MaterialType::Emissive;
-    lamp.emission = Color(4, 4, 4);
     EXPECT_FALSE(scatter_once(lamp, incoming_at(10), 0).scattered);
 }
 
 TEST(Emissive, EndsThePathWithItsColor) {
     Material lamp;
     lamp.type = MaterialType::Emissive;
-    lamp.emission = Color(4, 2, 1);
-    const Scene scene = one_sphere_scene(lamp, constant(Color(100, 100, 100)));
+    lamp.emission_texture = 1;
+    Scene scene = one_sphere_scene(lamp, constant(Color(100, 100, 100)));
+    Texture emission;
+    emission.color = Color(4, 2, 1);
+    scene.textures.push_back(emission);
     PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
     const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0.1f, 0.2f, -1)}, sampler, 50);
     EXPECT_EQ(c.x, 4.0f);

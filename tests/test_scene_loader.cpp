@@ -134,7 +134,7 @@ TEST(SceneLoaderErrors, EmptyDocumentMissesImage) {
 TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
     EXPECT_EQ(load_error(with_line(15, "    radus: 1")),
               "scene.yaml:15:5: objects[0].radus: unknown key (expected one of: type, center, center1, radius, "
-              "material)");
+              "material, transform)");
     EXPECT_EQ(load_error(with_inserted(9, "  vfvo: 30")),
               "scene.yaml:10:3: camera.vfvo: unknown key (expected one of: lookfrom, lookat, vup, vfov, "
               "defocus_angle, focus_dist)");
@@ -340,12 +340,12 @@ TEST(SceneLoaderErrors, UnknownMaterialNamesAndTypes) {
               "scene.yaml:11:15: materials.red.type: unknown value 'lambertain' (expected lambertian | metal | dielectric "
               "| emissive)");
     EXPECT_EQ(load_error(with_line(13, "  - type: cube")),
-              "scene.yaml:13:11: objects[0].type: unknown value 'cube' (expected sphere | quad | triangle)");
+              "scene.yaml:13:11: objects[0].type: unknown value 'cube' (expected sphere | quad | box | triangle | mesh)");
     EXPECT_EQ(load_error(with_inserted(4, "  encoding: gama2")),
               "scene.yaml:5:13: image.encoding: unknown value 'gama2' (expected srgb | gamma2 | linear)");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertian, albedo: {texture: stripes, scale: 1, even: [1, 1, 1], "
                                        "odd: [0, 0, 0]}}")),
-              "scene.yaml:11:45: materials.red.albedo.texture: unknown value 'stripes' (expected checker)");
+              "scene.yaml:11:45: materials.red.albedo.texture: unknown value 'stripes' (expected checker | image)");
     // A material defined after use is still unknown where it is used? Names are global: order does not matter.
     EXPECT_EQ(load_error(with_line(16, "    material: {type: metal, albedo: [1, 1, 1], fuzz: 0.1, ior: 1}")),
               "scene.yaml:16:59: objects[0].material.ior: unknown key (expected one of: type, albedo, fuzz)");
@@ -501,7 +501,7 @@ TEST(SceneLoader, InlineMaterialsAreAddedPerObject) {
     EXPECT_EQ(metal.fuzz, 0.25f);
     EXPECT_EQ(d.scene.textures[metal.albedo_texture].color.y, 0.6f);
     EXPECT_EQ(d.scene.materials[d.scene.spheres[2].material].ior, 1.33f);
-    EXPECT_EQ(d.scene.materials[d.scene.spheres[3].material].emission.x, 4.0f);
+    EXPECT_EQ(d.scene.textures[d.scene.materials[d.scene.spheres[3].material].emission_texture].color.x, 4.0f);
     EXPECT_EQ(d.scene.spheres[0].material, 0u);  // the named one
 }
 
