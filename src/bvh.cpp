@@ -218,8 +218,17 @@ private:
     // Returns false when a leaf is better (or forced).
     bool split(const Range& range, int depth, int& best_axis, Range& left, Range& right) {
         const uint32_t count = range.count();
-        const bool leaf_allowed = count <= 0xFFFF && count <= uint32_t(options_.max_leaf_size) * 4;
-        if (count <= uint32_t(options_.max_leaf_size) || (depth >= kBvhMaxDepth - 2 && count <= 0xFFFF)) return false;
+        const uint32_t leaf_size = uint32_t(std::max(1, options_.max_leaf_size));
+        const bool leaf_allowed = count <= 0xFFFF && count <= leaf_size * 4;
+        if (count <= leaf_size) return false;
+        if (depth + halving_levels(count, leaf_size) >= kBvhMaxDepth - 3) {
+            // A skewed SAH tree (each split peeling a few items off, e.g. boxes
+            // spaced by a constant factor) would outgrow the traversal stack, or
+            // end in a forced leaf too big for its 16-bit count: from here on,
+            // halve at the centroid median, which reaches leaves of leaf_size by
+            // depth kBvhMaxDepth - 3 at the latest.
+            return median_split(range, best_axis, left, right);
+        }
 
         float lo[3], scale[3];
         for (int axis = 0; axis < 3; ++axis) {
@@ -298,6 +307,22 @@ private:
         left = Range{range.begin, mid, left_bounds.bounds, left_bounds.centroid_bounds};
         right = Range{mid, range.end, right_bounds.bounds, right_bounds.centroid_bounds};
         return true;
+    }
+
+    // How many halvings bring `count` items down to leaves of `leaf_size`.
+    static int halving_levels(uint32_t count, uint32_t leaf_size) {
+        int levels = 0;
+        for (; count > leaf_size; ++levels) count -= count / 2;
+        return levels;
+    }
+
+    // Halves the range at the median centroid along its widest axis.
+    bool median_split(const Range& range, int& axis, Range& left, Range& right) {
+        axis = range.centroid_bounds.largest_axis();
+        const uint32_t middle = range.begin + range.count() / 2;
+        std::nth_element(items_.begin() + range.begin, items_.begin() + middle, items_.begin() + range.end,
+                         [axis](const BuildItem& a, const BuildItem& b) { return a.centroid[axis] < b.centroid[axis]; });
+        return halve(range, left, right);
     }
 
     bool halve(const Range& range, Range& left, Range& right) const {

@@ -16,6 +16,7 @@
 #include "version.h"
 
 #if FARMRT_HAVE_OPENIMAGEIO
+#include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
 #endif
 
@@ -55,11 +56,12 @@ std::string metadata_description(const ImageMetadata& m) {
     return out.str();
 }
 
-void write_builtin(const std::string& path, const std::string& extension, uint32_t width, uint32_t height,
-                   const std::vector<float>& pixels, Encoding encoding, PixelDataType data_type,
+// `path` is the temporary file; errors name `target`, the file the user asked for.
+void write_builtin(const std::string& path, const std::string& target, const std::string& extension, uint32_t width,
+                   uint32_t height, const std::vector<float>& pixels, Encoding encoding, PixelDataType data_type,
                    const ImageMetadata& metadata) {
     std::ofstream out(path, std::ios::binary);
-    if (!out) throw RenderError(path + ": cannot open for writing: " + std::strerror(errno));
+    if (!out) throw RenderError(target + ": cannot open for writing: " + std::strerror(errno));
     const size_t count = size_t(width) * height * 3;
     if (extension == ".pfm") {
         // PFM rows run bottom to top; a negative scale means little-endian.
@@ -85,14 +87,30 @@ void write_builtin(const std::string& path, const std::string& extension, uint32
         out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     }
     out.flush();
-    if (!out) throw RenderError(path + ": write failed: " + std::strerror(errno));
+    if (!out) throw RenderError(target + ": write failed: " + std::strerror(errno));
 }
 
 #if FARMRT_HAVE_OPENIMAGEIO
-void write_with_openimageio(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& pixels,
-                            Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata) {
+std::string read_back_problem(const std::string& path, uint32_t width, uint32_t height);
+
+// `path` is the temporary file; errors name `target`. OpenImageIO's PNG writer
+// (2.4) reports success when its file writes failed (a full disk, a file size
+// limit) and leaves a truncated file, so the image is encoded in memory and
+// written here with every write checked; other formats are written by
+// OpenImageIO to the file, which is then read back completely.
+void write_with_openimageio(const std::string& path, const std::string& target, uint32_t width, uint32_t height,
+                            const std::vector<float>& pixels, Encoding encoding, PixelDataType data_type,
+                            const ImageMetadata& metadata) {
+    std::vector<unsigned char> encoded;
+    OIIO::Filesystem::IOVecOutput memory(encoded);  // outlives `output`
     auto output = OIIO::ImageOutput::create(path);
-    if (!output) throw RenderError(path + ": OpenImageIO cannot write this format: " + OIIO::geterror());
+    if (!output) throw RenderError(target + ": OpenImageIO cannot write this format: " + OIIO::geterror());
+    // Only for formats whose in-memory writing is tested (round trips in
+    // tests/test_image_output.cpp): OpenImageIO 2.4 writes broken TIFFs that way.
+    const std::string extension = file_extension(target);
+    const bool memory_tested = extension == ".png" || extension == ".jpg" || extension == ".jpeg" ||
+                               extension == ".exr" || extension == ".hdr";
+    const bool in_memory = memory_tested && output->supports("ioproxy") && output->set_ioproxy(&memory);
     OIIO::TypeDesc format = OIIO::TypeDesc::UINT8;
     if (data_type == PixelDataType::UInt16) format = OIIO::TypeDesc::UINT16;
     if (data_type == PixelDataType::Half) format = OIIO::TypeDesc::HALF;
@@ -108,7 +126,7 @@ void write_with_openimageio(const std::string& path, uint32_t width, uint32_t he
     if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
         spec.attribute("oiio:ColorSpace", encoding == Encoding::Linear ? "linear" : "sRGB");
     }
-    if (!output->open(path, spec)) throw RenderError(path + ": " + output->geterror());
+    if (!output->open(path, spec)) throw RenderError(target + ": " + output->geterror());
     bool ok = true;
     const size_t count = size_t(width) * height * 3;
     if (data_type == PixelDataType::UInt8) {
@@ -122,8 +140,33 @@ void write_with_openimageio(const std::string& path, uint32_t width, uint32_t he
     } else {
         ok = output->write_image(OIIO::TypeDesc::FLOAT, pixels.data());
     }
-    if (!ok) throw RenderError(path + ": " + output->geterror());
-    if (!output->close()) throw RenderError(path + ": " + output->geterror());
+    if (!ok) throw RenderError(target + ": " + output->geterror());
+    if (!output->close()) throw RenderError(target + ": " + output->geterror());
+    if (in_memory) {
+        std::ofstream out(path, std::ios::binary);
+        if (!out) throw RenderError(target + ": cannot open for writing: " + std::strerror(errno));
+        out.write(reinterpret_cast<const char*>(encoded.data()), std::streamsize(encoded.size()));
+        out.flush();
+        if (!out) throw RenderError(target + ": write failed: " + std::strerror(errno));
+        return;
+    }
+    const std::string problem = read_back_problem(path, width, height);
+    if (!problem.empty()) {
+        throw RenderError(target + ": the written image does not read back complete (disk full?): " + problem);
+    }
+}
+
+// Reads a written file back completely; "" or the problem.
+std::string read_back_problem(const std::string& path, uint32_t width, uint32_t height) {
+    auto input = OIIO::ImageInput::open(path);
+    if (!input) return OIIO::geterror();  // (retrieving it also clears it)
+    const OIIO::ImageSpec spec = input->spec();
+    if (spec.width != int(width) || spec.height != int(height)) return "wrong size on reading back";
+    std::vector<float> scratch(size_t(width) * height * size_t(spec.nchannels));
+    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, scratch.data())) {
+        return input->geterror();
+    }
+    return "";
 }
 #endif
 
@@ -232,8 +275,10 @@ uint8_t encode_uint8(float linear, Encoding encoding) {
     if (!(linear > 0.0f)) linear = 0.0f;  // also maps NaN to black
     switch (encoding) {
     case Encoding::Gamma2:
-        // Exactly the book's write_color: floor(256 * clamp(sqrt(v), 0, 0.999)).
-        return static_cast<uint8_t>(256.0f * std::min(std::sqrt(linear), 0.999f));
+        // Exactly the book's write_color: floor(256 * clamp(sqrt(v), 0, 0.999)),
+        // in double as the book does: a float sqrt rounds values just below
+        // (k / 256)^2 up to k / 256 and so writes k instead of k - 1.
+        return static_cast<uint8_t>(256.0 * std::min(std::sqrt(double(linear)), 0.999));
     case Encoding::Srgb: {
         const float v = std::min(linear, 1.0f);
         const float encoded = v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
@@ -263,10 +308,10 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
     const std::string temporary = temporary_path_for(path);
     try {
         if (is_builtin(extension)) {
-            write_builtin(temporary, extension, width, height, pixels, encoding, data_type, metadata);
+            write_builtin(temporary, path, extension, width, height, pixels, encoding, data_type, metadata);
         } else {
 #if FARMRT_HAVE_OPENIMAGEIO
-            write_with_openimageio(temporary, width, height, pixels, encoding, data_type, metadata);
+            write_with_openimageio(temporary, path, width, height, pixels, encoding, data_type, metadata);
 #endif
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {

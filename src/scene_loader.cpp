@@ -4,9 +4,11 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,6 +25,9 @@ namespace {
 struct Value {
     YAML::Node node;
     std::string path;  // "objects[3].radius"
+    // Where the key of an empty value ("radius:") stands: yaml-cpp marks an
+    // empty value at the next token, often on the following line.
+    YAML::Mark key_mark = YAML::Mark::null_mark();
 };
 
 class Loader {
@@ -38,7 +43,7 @@ public:
             }
         }
         if (where.empty()) {
-            const YAML::Mark mark = value.node.Mark();
+            const YAML::Mark mark = value.node.IsNull() && value.key_mark.line >= 0 ? value.key_mark : value.node.Mark();
             where = display_name_;
             if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
         }
@@ -48,8 +53,9 @@ public:
     // The map's keys must all be in `allowed`; catches typos such as "radus".
     void require_map(const Value& value, std::initializer_list<const char*> allowed) const {
         if (!value.node.IsMap()) fail(value, "expected a mapping of keys to values");
+        check_keys(value);
         for (auto it = value.node.begin(); it != value.node.end(); ++it) {
-            const std::string key = it->first.as<std::string>();
+            const std::string key = it->first.Scalar();
             bool known = false;
             for (const char* name : allowed) known |= key == name;
             if (!known) {
@@ -60,12 +66,34 @@ public:
         }
     }
 
+    // Keys must be plain names, each given once: YAML allows a list as a key, and
+    // yaml-cpp keeps a repeated key's first value, silently ignoring a later
+    // correction such as "radius: 1 ... radius: 2".
+    void check_keys(const Value& map) const {
+        std::map<std::string, int> first_line;
+        for (auto it = map.node.begin(); it != map.node.end(); ++it) {
+            if (!it->first.IsScalar()) fail(Value{it->first, map.path}, "keys must be plain names");
+            const std::string key = it->first.Scalar();
+            const auto [found, inserted] = first_line.emplace(key, it->first.Mark().line + 1);
+            if (!inserted) {
+                fail(Value{it->first, join(map.path, key)},
+                     "duplicate key (first given on line " + std::to_string(found->second) + ")");
+            }
+        }
+    }
+
     static std::string join(const std::string& path, const std::string& key) {
         return path.empty() ? key : path + "." + key;
     }
 
     Value child(const Value& parent, const char* key) const {
-        return Value{parent.node[key], join(parent.path, key)};
+        Value value{parent.node[key], join(parent.path, key)};
+        if (value.node.IsNull()) {
+            for (auto it = parent.node.begin(); it != parent.node.end(); ++it) {
+                if (it->first.Scalar() == key) value.key_mark = it->first.Mark();
+            }
+        }
+        return value;
     }
     bool has(const Value& parent, const char* key) const { return parent.node.IsMap() && parent.node[key]; }
     Value required(const Value& parent, const char* key) const {
@@ -74,6 +102,7 @@ public:
     }
 
     std::string scalar_text(const Value& value, const char* expected) const {
+        if (value.node.IsNull()) fail(value, std::string("expected ") + expected + ", got an empty value");
         if (!value.node.IsScalar()) fail(value, std::string("expected ") + expected);
         return value.node.Scalar();
     }
@@ -91,18 +120,58 @@ public:
         }
         if (text.empty() || end != begin + text.size()) fail(value, "expected a number, got '" + text + "'");
         if (!std::isfinite(result)) fail(value, "must be a finite number, got " + text);
+        // Every value is used as a 32-bit float, where this one would be infinite.
+        if (std::fabs(result) > double(std::numeric_limits<float>::max())) {
+            fail(value, "must be a finite 32-bit float (magnitude at most 3.4e38), got " + text);
+        }
         return result;
     }
 
-    double number_in(const Value& value, double lo, double hi, const char* range_text) const {
+    // A coordinate or a length: limited to kMaxSceneCoordinate so that the
+    // squares and products of the intersection code stay finite in float.
+    double coordinate(const Value& value) const {
         const double x = number(value);
-        if (!(x >= lo && x <= hi)) fail(value, std::string("must be ") + range_text + ", got " + value.node.Scalar());
+        if (std::fabs(x) > kMaxSceneCoordinate) {
+            fail(value, "must be between -" + format_number(kMaxSceneCoordinate) + " and " +
+                            format_number(kMaxSceneCoordinate) + ", got " + value.node.Scalar());
+        }
+        return x;
+    }
+
+    static std::string format_number(double x) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", x);
+        return text;
+    }
+
+    enum class Bound { Closed, Open };
+
+    // A number in the interval from lo to hi, each end open or closed; the
+    // message writes the interval as "(0, 180)" or "[0, 1]".
+    double number_in(const Value& value, double lo, Bound lo_bound, double hi, Bound hi_bound) const {
+        const double x = number(value);
+        const bool above = lo_bound == Bound::Open ? x > lo : x >= lo;
+        const bool below = hi_bound == Bound::Open ? x < hi : x <= hi;
+        if (!(above && below)) {
+            fail(value, std::string("must be in ") + (lo_bound == Bound::Open ? "(" : "[") + format_number(lo) + ", " +
+                            format_number(hi) + (hi_bound == Bound::Open ? ")" : "]") + ", got " +
+                            value.node.Scalar());
+        }
         return x;
     }
 
     double positive(const Value& value) const {
         const double x = number(value);
         if (!(x > 0)) fail(value, "must be > 0, got " + value.node.Scalar());
+        return x;
+    }
+
+    // A positive length (radius, distance, scale).
+    double size(const Value& value) const {
+        const double x = positive(value);
+        if (x > kMaxSceneCoordinate) {
+            fail(value, "must be at most " + format_number(kMaxSceneCoordinate) + ", got " + value.node.Scalar());
+        }
         return x;
     }
 
@@ -131,15 +200,22 @@ public:
         return result;
     }
 
-    Vec3 vector3(const Value& value) const {
+    enum class VectorKind { Geometry, Color };
+
+    // [x, y, z]: geometry (points, offsets, directions) within kMaxSceneCoordinate,
+    // colors any finite float.
+    Vec3 vector3(const Value& value, VectorKind kind = VectorKind::Geometry) const {
         if (!value.node.IsSequence() || value.node.size() != 3) fail(value, "expected a list of 3 numbers");
         Vec3 v;
-        for (int i = 0; i < 3; ++i) v[i] = float(number(Value{value.node[i], value.path + "[" + std::to_string(i) + "]"}));
+        for (int i = 0; i < 3; ++i) {
+            const Value component{value.node[i], value.path + "[" + std::to_string(i) + "]"};
+            v[i] = float(kind == VectorKind::Geometry ? coordinate(component) : number(component));
+        }
         return v;
     }
 
     Color color(const Value& value) const {
-        const Vec3 c = vector3(value);
+        const Vec3 c = vector3(value, VectorKind::Color);
         if (c.x < 0 || c.y < 0 || c.z < 0) fail(value, "color components must be >= 0");
         return c;
     }
@@ -211,11 +287,11 @@ public:
         c.lookfrom = vector3(required(camera, "lookfrom"));
         c.lookat = vector3(required(camera, "lookat"));
         if (has(camera, "vup")) c.vup = vector3(child(camera, "vup"));
-        if (has(camera, "vfov")) c.vfov = number_in(child(camera, "vfov"), 1e-3, 179.0, "in (0, 180)");
+        if (has(camera, "vfov")) c.vfov = number_in(child(camera, "vfov"), 0, Bound::Open, 180, Bound::Open);
         if (has(camera, "defocus_angle")) {
-            c.defocus_angle = number_in(child(camera, "defocus_angle"), 0.0, 179.0, "in [0, 180)");
+            c.defocus_angle = number_in(child(camera, "defocus_angle"), 0, Bound::Closed, 180, Bound::Open);
         }
-        c.focus_dist = has(camera, "focus_dist") ? positive(child(camera, "focus_dist"))
+        c.focus_dist = has(camera, "focus_dist") ? size(child(camera, "focus_dist"))
                                                  : double(length(c.lookfrom - c.lookat));
         const Vec3 view = c.lookfrom - c.lookat;
         if (!(length_squared(view) > 0)) fail(child(camera, "lookat"), "must differ from lookfrom");
@@ -250,7 +326,7 @@ public:
             if (kind == "checker") {
                 require_map(value, {"texture", "scale", "even", "odd"});
                 texture.type = TextureType::Checker;
-                texture.inverse_scale = float(1.0 / positive(required(value, "scale")));
+                texture.inverse_scale = float(1.0 / size(required(value, "scale")));
                 texture.even = color(required(value, "even"));
                 texture.odd = color(required(value, "odd"));
             } else {
@@ -297,7 +373,7 @@ public:
             require_map(value, {"type", "albedo", "fuzz"});
             m.type = MaterialType::Metal;
             m.albedo_texture = load_texture(required(value, "albedo"), scene);
-            if (has(value, "fuzz")) m.fuzz = float(number_in(child(value, "fuzz"), 0.0, 1.0, "in [0, 1]"));
+            if (has(value, "fuzz")) m.fuzz = float(number_in(child(value, "fuzz"), 0, Bound::Closed, 1, Bound::Closed));
         } else if (type == "dielectric") {
             require_map(value, {"type", "ior"});
             m.type = MaterialType::Dielectric;
@@ -312,8 +388,9 @@ public:
 
     void load_materials(const Value& materials, Scene& scene) {
         if (!materials.node.IsMap()) fail(materials, "expected a mapping of material names to materials");
+        check_keys(materials);
         for (auto it = materials.node.begin(); it != materials.node.end(); ++it) {
-            const std::string name = it->first.as<std::string>();
+            const std::string name = it->first.Scalar();
             const Material m = load_material(Value{it->second, join(materials.path, name)}, scene);
             scene.materials.push_back(m);
             material_index_[name] = uint32_t(scene.materials.size() - 1);
@@ -395,7 +472,7 @@ public:
         Sphere s;
         s.center = vector3(required(object, "center"));
         s.velocity = has(object, "center1") ? vector3(child(object, "center1")) - s.center : Vec3(0.0f);
-        s.radius = float(positive(required(object, "radius")));
+        s.radius = float(size(required(object, "radius")));
         const Transform transform = object_transform(object);
         s.material = object_material(object, scene);
         double uniform_scale = 1.0;
@@ -656,7 +733,8 @@ void apply_override(YAML::Node& root, const SceneOverride& override_value,
                 cursor.reset(next);
             }
         } else {
-            if (!cursor.IsMap() && !cursor.IsNull()) {
+            // A missing parent (undefined) becomes a mapping: --set camera.vfov=30 works without a camera.
+            if (cursor.IsDefined() && !cursor.IsMap() && !cursor.IsNull()) {
                 throw InputError(origin + ": " + path + ": '" + steps[s].key + "' is inside a value that is not a mapping");
             }
             if (last) {
@@ -667,7 +745,13 @@ void apply_override(YAML::Node& root, const SceneOverride& override_value,
             }
         }
     }
-    origins[path] = origin;
+    // Errors name the override by the key path the loader reports, so store it
+    // in that spelling: "objects[0]radius" and "objects.[0].radius" are "objects[0].radius".
+    std::string canonical;
+    for (const PathStep& step : steps) {
+        canonical += step.index >= 0 ? "[" + std::to_string(step.index) + "]" : (canonical.empty() ? "" : ".") + step.key;
+    }
+    origins[canonical] = origin;
 }
 
 SceneDescription load_from_node(YAML::Node root, const std::string& display_name, const std::string& directory,

@@ -34,5 +34,9 @@ constexpr uint64_t kMaxPixels = 1ull << 28;
 constexpr uint32_t kMaxSamplesPerPixel = 1u << 24;
 constexpr uint64_t kMaxSamplesPerImage = 1ull << 44;
 constexpr int kMaxDepthLimit = 10000;
+// Largest magnitude of a coordinate or length: squares and products of two
+// squared lengths (quad edges) must stay finite in 32-bit float, and float has
+// no precision left for a scene spread wider than this anyway.
+constexpr double kMaxSceneCoordinate = 1e9;
 
 }  // namespace farmrt

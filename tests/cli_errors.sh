@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The farmrt command line end to end: every bad input gives exactly one line
+# on stderr naming what is wrong and where, exit code 2, nothing on stdout and
+# no output file (nor a leftover temporary); --help and --version exit 0; a
+# good render writes its file.
+#
+# usage: cli_errors.sh FARMRT_BINARY SOURCE_DIR
+set -u
+
+# Absolute paths: the checks run in a scratch directory.
+farmrt=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+source_dir=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+mkdir "$work/out" "$work/scenes"
+cd "$work/out" || exit 1
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect_error NAME REGEX ARGS...: exit 2, one stderr line "farmrt: error: " + REGEX
+# (an extended regular expression matched against the whole line), empty
+# stdout, and the output directory unchanged.
+expect_error() {
+    local name=$1 pattern=$2
+    shift 2
+    local before after rc lines
+    before=$(ls -A "$work/out")
+    "$farmrt" "$@" >"$work/stdout" 2>"$work/stderr"
+    rc=$?
+    after=$(ls -A "$work/out")
+    [ "$rc" -eq 2 ] || fail "$name: exit code $rc, expected 2"
+    lines=$(wc -l <"$work/stderr")
+    [ "$lines" -eq 1 ] || fail "$name: $lines lines on stderr: $(cat "$work/stderr")"
+    grep -Eqx "farmrt: error: $pattern" "$work/stderr" ||
+        fail "$name: stderr '$(head -c 300 "$work/stderr")' does not match 'farmrt: error: $pattern'"
+    [ -s "$work/stdout" ] && fail "$name: wrote to stdout: $(head -c 200 "$work/stdout")"
+    [ "$before" = "$after" ] || fail "$name: the output directory changed: '$before' -> '$after'"
+}
+
+# A small valid scene; bad variants replace one line (sed on the line number).
+cat >"$work/scenes/good.yaml" <<'EOF'
+image:
+  width: 8
+  height: 6
+  output: good.ppm
+sampling:
+  spp: 1
+  max_depth: 4
+camera:
+  lookfrom: [0, 1, 5]
+  lookat: [0, 0, 0]
+materials:
+  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]}
+objects:
+  - type: sphere
+    center: [0, 0, 0]
+    radius: 1
+    material: red
+EOF
+good=$work/scenes/good.yaml
+# variant NAME LINE TEXT: good.yaml with line LINE replaced by TEXT; prints the path.
+variant() {
+    local path=$work/scenes/$1.yaml
+    awk -v n="$2" -v text="$3" 'NR == n { print text; next } { print }' "$good" >"$path"
+    echo "$path"
+}
+
+# ---- the command line itself -----------------------------------------------------
+expect_error "no arguments" "no scene file given \(usage: farmrt SCENE.yaml \[options\]; see farmrt --help\)"
+expect_error "unknown option" "--bogus: unknown option \(see farmrt --help\)" "$good" --bogus
+expect_error "missing option value" "--spp: missing value" "$good" --spp
+expect_error "two scene files" "b.yaml: only one scene file may be given \(already have 'a.yaml'\)" a.yaml b.yaml
+expect_error "bad --threads" "--threads: expected an integer between 1 and 4096, got '0'" "$good" --threads 0
+expect_error "bad --tile" "--tile: expected an integer between 1 and 4096, got 'big'" "$good" --tile big
+
+# ---- the scene file ----------------------------------------------------------------
+expect_error "missing scene file" "missing.yaml: cannot read scene file: No such file or directory" missing.yaml
+expect_error "scene file is a directory" "$work/scenes: is a directory, not a scene file" "$work/scenes"
+bad=$(variant malformed 12 "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]")
+expect_error "malformed YAML" "$bad:13:1: malformed YAML: .*" "$bad"
+bad=$(variant typo 16 "    radus: 1")
+expect_error "unknown key" "$bad:16:5: objects\[0\]\.radus: unknown key \(expected one of: type, center, .*\)" "$bad"
+bad=$(variant negative 16 "    radius: -1")
+expect_error "negative radius" "$bad:16:13: objects\[0\]\.radius: must be > 0, got -1" "$bad"
+bad=$(variant wrong_type 2 "  width: wide")
+expect_error "wrong type" "$bad:2:10: image\.width: expected an integer, got 'wide'" "$bad"
+bad=$(variant missing_key 16 "    # no radius")
+expect_error "missing key" "$bad:14:5: objects\[0\]: missing required key 'radius'" "$bad"
+bad=$(variant nan 15 "    center: [0, .nan, 0]")
+expect_error "NaN" "$bad:15:17: objects\[0\]\.center\[1\]: must be a finite number, got \.nan" "$bad"
+bad=$(variant infinite 15 "    center: [0, 0, -.inf]")
+expect_error "infinity" "$bad:15:20: objects\[0\]\.center\[2\]: must be a finite number, got -\.inf" "$bad"
+bad=$(variant zero_width 2 "  width: 0")
+expect_error "zero width" "$bad:2:10: image\.width: must be between 1 and 65536, got 0" "$bad"
+bad=$(variant unknown_material 17 "    material: rde")
+expect_error "unknown material" "$bad:17:15: objects\[0\]\.material: unknown material 'rde'" "$bad"
+bad=$(variant unknown_type 12 "  red: {type: lambertain, albedo: [0.8, 0.1, 0.1]}")
+expect_error "unknown material type" "$bad:12:15: materials\.red\.type: unknown value 'lambertain' .*" "$bad"
+bad=$(variant bad_extension 4 "  output: good.xyz")
+expect_error "unsupported extension in the scene" "$bad:4:11: image\.output: unsupported image extension '\.xyz' .*" "$bad"
+
+# ---- overrides -----------------------------------------------------------------------
+expect_error "absurd size" "--height 65536: image\.height: image of 65536x65536 exceeds the limit of 268435456 pixels" \
+    "$good" --width 65536 --height 65536
+expect_error "width x height x spp overflow" \
+    "--spp 16777216: sampling\.spp: width x height x spp = [0-9]+ samples exceeds the limit of 17592186044416" \
+    "$good" --width 16384 --height 16384 --spp 16777216
+expect_error "bad --spp" "--spp abc: sampling\.spp: expected an integer, got 'abc'" "$good" --spp abc
+expect_error "--set typo" "--set camera\.vfvo=30: camera\.vfvo: unknown key \(expected one of: .*\)" "$good" --set camera.vfvo=30
+expect_error "--set bad value" "--set objects\[0\]\.radius=-2: objects\[0\]\.radius: must be > 0, got -2" \
+    "$good" --set 'objects[0].radius=-2'
+expect_error "--set without =" "--set camera\.vfov: expected key\.path=value" "$good" --set camera.vfov
+expect_error "--set index out of range" "--set objects\[3\]\.radius=1: objects\[3\]\.radius: list index 3 is out of range" \
+    "$good" --set 'objects[3].radius=1'
+
+# ---- outputs ---------------------------------------------------------------------------
+expect_error "unsupported extension" "-o out\.xyz: image\.output: unsupported image extension '\.xyz' .*" "$good" -o out.xyz
+expect_error "no extension" "-o out: image\.output: no file extension to choose the image format by .*" "$good" -o out
+expect_error "missing output directory" "nowhere/out\.ppm: output directory 'nowhere' does not exist" "$good" -o nowhere/out.ppm
+mkdir "$work/scenes/dir.ppm"
+expect_error "output path is a directory" "$work/scenes/dir\.ppm: output path is a directory" "$good" -o "$work/scenes/dir.ppm"
+expect_error "stats into a missing directory" "nowhere/stats\.json: output directory 'nowhere' does not exist" \
+    "$good" --stats nowhere/stats.json
+if [ "$(id -u)" -ne 0 ]; then  # root may write anywhere: this case needs an ordinary user
+    mkdir "$work/locked" && chmod 0500 "$work/locked"
+    expect_error "unwritable output directory" "$work/locked/out\.ppm: output directory '$work/locked' is not writable" \
+        "$good" -o "$work/locked/out.ppm"
+else
+    echo "note: running as root, the unwritable-directory case is skipped (root may write anywhere)"
+fi
+
+# An existing output file survives a failed run untouched.
+echo "the previous image" >"$work/out/keep.ppm"
+bad=$(variant keep 16 "    radius: -1")
+expect_error "failed run keeps the old file" "$bad:16:13: objects\[0\]\.radius: must be > 0, got -1" "$bad" -o keep.ppm
+[ "$(cat "$work/out/keep.ppm")" = "the previous image" ] || fail "the previous output file was changed"
+rm "$work/out/keep.ppm"
+
+# ---- --help, --version -------------------------------------------------------------------
+"$farmrt" --help >"$work/stdout" 2>"$work/stderr" || fail "--help: exit code $?"
+grep -q "^usage: farmrt SCENE.yaml" "$work/stdout" || fail "--help: no usage line"
+[ -s "$work/stderr" ] && fail "--help: wrote to stderr"
+"$farmrt" --version >"$work/stdout" 2>"$work/stderr" || fail "--version: exit code $?"
+grep -Eqx "farmrt [0-9]+\.[0-9]+\.[0-9]+" "$work/stdout" || fail "--version: '$(cat "$work/stdout")'"
+
+# ---- a good render ----------------------------------------------------------------------
+"$farmrt" "$good" --quiet --stats stats.json >"$work/stdout" 2>"$work/stderr" || fail "good render: exit code $?"
+[ -s "$work/stderr" ] && fail "good render with --quiet wrote to stderr: $(cat "$work/stderr")"
+[ "$(head -c 2 good.ppm 2>/dev/null)" = "P6" ] || fail "good render: no good.ppm (relative to the current directory)"
+grep -q '"samples_per_second"' stats.json || fail "good render: stats.json lacks samples_per_second"
+"$farmrt" "$good" -o good.pfm >"$work/stdout" 2>"$work/stderr" || fail "good render to .pfm: exit code $?"
+[ "$(head -c 2 good.pfm 2>/dev/null)" = "PF" ] || fail "good render: no good.pfm"
+grep -q "^farmrt: wrote good.pfm (8x6, 1 spp)" "$work/stderr" || fail "good render: no summary line: $(cat "$work/stderr")"
+"$farmrt" "$source_dir/configs/tiny.yaml" --spp 1 -q -o tiny.ppm || fail "configs/tiny.yaml: exit code $?"
+leftovers=$(ls -A | grep -vxE 'good\.ppm|good\.pfm|stats\.json|tiny\.ppm')
+[ -n "$leftovers" ] && fail "files left behind: $leftovers"
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures failure(s)"
+    exit 1
+fi
+echo "all command-line checks passed"
