@@ -10,7 +10,8 @@
 # Environment (defaults): CORES (nproc), RANKS ("1 2 4 8 16"), SCHEDULES
 # ("dynamic static cyclic"), WIDTH (1200), HEIGHT (675), SPP (64), REPEATS (1;
 # the run with the median wall is kept), SCENE (configs/spheres.yaml),
-# RESULTS (results/mpi_scaling: writes .md and .csv), EXTRA (more farmrt options).
+# RESULTS (results/mpi_scaling: writes .md and .csv), EXTRA (more farmrt options),
+# COMMIT (the commit to name when the tree has no .git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -63,7 +64,7 @@ done
 
 machine_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 mpi_version=$("$mpiexec" --version 2>/dev/null | head -1)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 command="scripts/benchmark_mpi.sh $build (CORES=$cores RANKS=\"$ranks_list\" SCHEDULES=\"$schedules\" WIDTH=$width HEIGHT=$height SPP=$spp REPEATS=$repeats SCENE=$scene${extra:+ EXTRA=\"$extra\"})"
 mkdir -p "$(dirname "$results")"
 export BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) BENCH_CPU=$machine_cpu BENCH_CORES=$cores BENCH_ONLINE=$(nproc)
