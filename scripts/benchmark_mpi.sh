@@ -48,7 +48,7 @@ for ranks in $ranks_list; do
                 --spp "$spp" --threads "$threads" --schedule "$schedule" --quiet $extra \
                 -o "$work/$name.pfm" --stats "$work/$name.json"
             end=$(date +%s.%N)
-            echo "$end - $start" | bc >"$work/$name.launch"
+            python3 -c "print($end - $start)" >"$work/$name.launch"
             if [ -z "$reference" ]; then
                 reference=$work/reference.pfm
                 mv "$work/$name.pfm" "$reference"
