@@ -4,7 +4,8 @@
 # each schedule (dynamic, static, cyclic). Writes a Markdown table and a CSV:
 # ranks, threads per rank, schedule, wall, samples/s, load imbalance, parallel
 # efficiency, communication and waiting fractions, plus the machine, the
-# command and the date. Also checks that every run wrote the same image bytes.
+# command and the date (RESULTS.md, RESULTS.csv; every rank of each kept run in
+# RESULTS_ranks.csv). Also checks that every run wrote the same image bytes.
 #
 #   scripts/benchmark_mpi.sh [BUILD_DIR]          (default build/)
 # Environment (defaults): CORES (nproc), RANKS ("1 2 4 8 16"), SCHEDULES
@@ -109,6 +110,15 @@ with open(results + ".csv", "w") as out:
     out.write(",".join(columns) + "\n")
     for line in lines:
         out.write(",".join(str(line[c]) for c in columns) + "\n")
+# Every rank of the kept runs, to see where waiting comes from (start, between bands, tail).
+rank_columns = ["rank", "threads", "bands", "samples", "setup_seconds", "busy_seconds", "waiting_seconds",
+                "first_band_wait_seconds", "tail_wait_seconds", "communicating_seconds", "bytes_sent",
+                "requests", "request_latency_mean_seconds", "request_latency_max_seconds"]
+with open(results + "_ranks.csv", "w") as out:
+    out.write("ranks,schedule," + ",".join(rank_columns) + "\n")
+    for key in sorted(chosen, key=lambda k: (k[0], order.get(k[1], 9))):
+        for p in chosen[key]["per_rank"]:
+            out.write("%d,%s," % key + ",".join(str(p.get(c, 0)) for c in rank_columns) + "\n")
 with open(results + ".md", "w") as out:
     out.write("# MPI farm scaling (one node)\n\n")
     e = os.environ
