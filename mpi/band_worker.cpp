@@ -86,6 +86,16 @@ double BandWorker::samples_per_second() const {
     return busy_ > 0 ? double(samples_) / busy_ : 0.0;
 }
 
+std::chrono::steady_clock::time_point BandWorker::first_start() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return first_start_;
+}
+
+std::chrono::steady_clock::time_point BandWorker::last_end() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_end_;
+}
+
 void BandWorker::run() {
     uint64_t started = 0;
     try {
@@ -113,11 +123,17 @@ void BandWorker::run() {
                 sums = finished.sums.data();
             }
             const auto start = std::chrono::steady_clock::now();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (bands_ == 0) first_start_ = start;
+            }
             renderer_.render(frame_, task.rows, SampleRange{0, spp_}, sums, progress_);
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const auto end = std::chrono::steady_clock::now();
+            const double seconds = std::chrono::duration<double>(end - start).count();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 busy_ += seconds;
+                last_end_ = end;
                 ++bands_;
                 samples_ += uint64_t(task.rows.count()) * frame_.width * spp_;
                 --unfinished_;

@@ -60,6 +60,9 @@ public:
     uint64_t bands_done() const;
     uint64_t samples_done() const;
     double samples_per_second() const;  // measured so far; 0 before the first band
+    // When the first band started and the last one ended (epoch if none).
+    std::chrono::steady_clock::time_point first_start() const;
+    std::chrono::steady_clock::time_point last_end() const;
 
 private:
     struct Task {
@@ -83,6 +86,7 @@ private:
     bool stop_ = false;
     std::exception_ptr failure_thrown_;
     double busy_ = 0;
+    std::chrono::steady_clock::time_point first_start_{}, last_end_{};
     uint64_t bands_ = 0, samples_ = 0;
     std::thread thread_;
 };

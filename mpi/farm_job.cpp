@@ -129,7 +129,11 @@ struct RenderContext {
 
 // ---- rank 0: deals bands, receives results into the image, renders too ------
 
-void render_as_root(const RenderContext& context, std::vector<float>& sums, bool quiet, RankReport& report) {
+// Both loops return when this rank's first band started and its last ended.
+using TimePoint = Clock::time_point;
+
+void render_as_root(const RenderContext& context, std::vector<float>& sums, bool quiet, RankReport& report,
+                    TimePoint& first_start, TimePoint& last_end) {
     const uint32_t width = context.frame.width, height = context.frame.height;
     const int ranks = context.mpi.size();
     const uint64_t total_samples = uint64_t(width) * height * context.spp;
@@ -228,6 +232,8 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
         wake.wait_for(backoff.next(kPollRoot));
     }
     progress.finish();
+    first_start = local.first_start();
+    last_end = local.last_end();
     report.busy = local.busy_seconds();
     report.bands = local.bands_done();
     report.samples = local.samples_done();
@@ -235,7 +241,8 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
 
 // ---- ranks 1..N-1: render bands, stream them to rank 0 ----------------------
 
-void render_as_worker(const RenderContext& context, RankReport& report) {
+void render_as_worker(const RenderContext& context, RankReport& report, TimePoint& first_start,
+                      TimePoint& last_end) {
     const uint32_t width = context.frame.width;
     WakeSignal wake;
     BandWorker worker(context.renderer, context.frame, context.spp, context.failure, nullptr, wake);
@@ -333,6 +340,8 @@ void render_as_worker(const RenderContext& context, RankReport& report) {
         // lazily while rendering with the next band already queued.
         wake.wait_for(backoff.next(worker.unfinished() == 0 ? kPollIdle : kPollBusy));
     }
+    first_start = worker.first_start();
+    last_end = worker.last_end();
     report.busy = worker.busy_seconds();
     report.bands = worker.bands_done();
     report.samples = worker.samples_done();
@@ -501,14 +510,15 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
 
     // 3. Render. From here a failing rank ends the job at once.
     std::vector<float> sums;
+    TimePoint first_start{}, last_end{};
     const auto render_start = Clock::now();
     report.setup = seconds_between(job_start, render_start);
     try {
         if (root) {
             sums.assign(size_t(settings.width) * settings.height * 3, 0.0f);
-            render_as_root(context, sums, command_line.quiet, report);
+            render_as_root(context, sums, command_line.quiet, report, first_start, last_end);
         } else {
-            render_as_worker(context, report);
+            render_as_worker(context, report, first_start, last_end);
         }
         barrier_sleeping(mpi, clock);
     } catch (...) {
@@ -517,6 +527,10 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
     const auto render_end = Clock::now();
     phases.render = seconds_between(render_start, render_end);
     report.waiting = std::max(0.0, phases.render - report.busy);
+    if (report.bands > 0) {
+        report.first_band_wait = seconds_between(render_start, first_start);
+        report.tail_wait = seconds_between(last_end, render_end);
+    }
 
     // 4. Rank 0 gathers the reports, writes the image and the run report.
     try {

@@ -56,6 +56,8 @@ std::string ranks_json(const std::vector<RankReport>& ranks) {
             .add("setup_seconds", r.setup)
             .add("busy_seconds", r.busy)
             .add("waiting_seconds", r.waiting)
+            .add("first_band_wait_seconds", r.first_band_wait)
+            .add("tail_wait_seconds", r.tail_wait)
             .add("communicating_seconds", r.communicating)
             .add("bytes_sent", r.bytes_sent);
         if (r.requests > 0) {

@@ -21,6 +21,8 @@ struct RankReport {
     double busy = 0;           // inside BandRenderer::render
     double waiting = 0;        // render phase with nothing to render
     double communicating = 0;  // inside MPI calls (overlaps rendering)
+    double first_band_wait = 0;  // render start to the first band's start (part of waiting)
+    double tail_wait = 0;        // last band's end to the end of the render phase (part of waiting)
     double request_latency_mean = 0, request_latency_max = 0;  // dynamic: request to band, seconds
     uint64_t requests = 0;
 

@@ -4,13 +4,15 @@
 # each schedule (dynamic, static, cyclic). Writes a Markdown table and a CSV:
 # ranks, threads per rank, schedule, wall, samples/s, load imbalance, parallel
 # efficiency, communication and waiting fractions, plus the machine, the
-# command and the date. Also checks that every run wrote the same image bytes.
+# command and the date (RESULTS.md, RESULTS.csv; every rank of each kept run in
+# RESULTS_ranks.csv). Also checks that every run wrote the same image bytes.
 #
 #   scripts/benchmark_mpi.sh [BUILD_DIR]          (default build/)
 # Environment (defaults): CORES (nproc), RANKS ("1 2 4 8 16"), SCHEDULES
 # ("dynamic static cyclic"), WIDTH (1200), HEIGHT (675), SPP (64), REPEATS (1;
 # the run with the median wall is kept), SCENE (configs/spheres.yaml),
-# RESULTS (results/mpi_scaling: writes .md and .csv), EXTRA (more farmrt options).
+# RESULTS (results/mpi_scaling: writes .md and .csv), EXTRA (more farmrt options),
+# COMMIT (the commit to name when the tree has no .git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -47,7 +49,7 @@ for ranks in $ranks_list; do
                 --spp "$spp" --threads "$threads" --schedule "$schedule" --quiet $extra \
                 -o "$work/$name.pfm" --stats "$work/$name.json"
             end=$(date +%s.%N)
-            echo "$end - $start" | bc >"$work/$name.launch"
+            python3 -c "print($end - $start)" >"$work/$name.launch"
             if [ -z "$reference" ]; then
                 reference=$work/reference.pfm
                 mv "$work/$name.pfm" "$reference"
@@ -63,7 +65,7 @@ done
 
 machine_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 mpi_version=$("$mpiexec" --version 2>/dev/null | head -1)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 command="scripts/benchmark_mpi.sh $build (CORES=$cores RANKS=\"$ranks_list\" SCHEDULES=\"$schedules\" WIDTH=$width HEIGHT=$height SPP=$spp REPEATS=$repeats SCENE=$scene${extra:+ EXTRA=\"$extra\"})"
 mkdir -p "$(dirname "$results")"
 export BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) BENCH_CPU=$machine_cpu BENCH_CORES=$cores BENCH_ONLINE=$(nproc)
@@ -108,6 +110,15 @@ with open(results + ".csv", "w") as out:
     out.write(",".join(columns) + "\n")
     for line in lines:
         out.write(",".join(str(line[c]) for c in columns) + "\n")
+# Every rank of the kept runs, to see where waiting comes from (start, between bands, tail).
+rank_columns = ["rank", "threads", "bands", "samples", "setup_seconds", "busy_seconds", "waiting_seconds",
+                "first_band_wait_seconds", "tail_wait_seconds", "communicating_seconds", "bytes_sent",
+                "requests", "request_latency_mean_seconds", "request_latency_max_seconds"]
+with open(results + "_ranks.csv", "w") as out:
+    out.write("ranks,schedule," + ",".join(rank_columns) + "\n")
+    for key in sorted(chosen, key=lambda k: (k[0], order.get(k[1], 9))):
+        for p in chosen[key]["per_rank"]:
+            out.write("%d,%s," % key + ",".join(str(p.get(c, 0)) for c in rank_columns) + "\n")
 with open(results + ".md", "w") as out:
     out.write("# MPI farm scaling (one node)\n\n")
     e = os.environ
