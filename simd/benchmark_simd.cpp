@@ -13,6 +13,7 @@
 #include <vector>
 #include <string>
 
+#include "cpu_renderer.h"
 #include "integrator.h"
 #include "render_job.h"
 #include "scene_loader.h"
@@ -101,6 +102,27 @@ void run_traversal(benchmark::State& state, const std::string& scene_file, bool 
     }
 }
 
+// Whole frames on one thread (the CPU renderer's tile loop, shading included):
+// 160x90 pixels, 2 samples each. Items = samples; CPU time, so that a busy
+// machine slows every level alike.
+void run_frame(benchmark::State& state, const std::string& scene_file, SimdLevel level) {
+    if (!simd_level_supported(level)) {
+        state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
+        return;
+    }
+    const TraversalWorkload& w = traversal_workload(scene_file);
+    const FrameSettings frame = make_frame_settings(w.description.settings, 0);
+    const uint32_t spp = 2;
+    CpuRenderer renderer(w.description.scene.view(), 1, 16, level);
+    std::vector<float> sums(size_t(frame.width) * frame.height * 3);
+    for (auto _ : state) {
+        std::fill(sums.begin(), sums.end(), 0.0f);
+        renderer.render(frame, RowRange{0, frame.height}, SampleRange{0, spp}, sums.data(), nullptr);
+    }
+    benchmark::DoNotOptimize(sums.data());
+    state.SetItemsProcessed(int64_t(state.iterations()) * frame.width * frame.height * spp);
+}
+
 // `count` primitives of one type in a unit cube, one linear-list leaf; rays
 // from outside through the cube. Items = ray-primitive tests.
 struct PrimitiveWorkload {
@@ -172,6 +194,15 @@ int register_benchmarks() {
                     run_traversal(state, scene, paths, level);
                 })->Unit(benchmark::kMillisecond);
             }
+        }
+    }
+    for (const char* scene : {"spheres.yaml", "many_spheres.yaml"}) {
+        for (SimdLevel level : kLevels) {
+            const std::string name = std::string("frame/") + scene + "/" +
+                                     (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+                run_frame(state, scene, level);
+            })->Unit(benchmark::kMillisecond);
         }
     }
     const std::pair<PrimitiveType, const char*> types[] = {
