@@ -37,18 +37,19 @@ struct Lanes {
     }
 };
 
-// One bit per lane, lane 0 in bit 0.
-#if defined(__AVX512F__)
-FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
-    return uint32_t(__mmask16(m));
+// One bit per lane, lane 0 in bit 0. (One overload per instruction set this
+// translation unit is compiled for; with -march=native there may be several.)
+FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::sse4_2> m) {
+    return uint32_t(_mm_movemask_ps(__m128(m)));
 }
-#elif defined(__AVX2__)
+#if defined(__AVX2__)
 FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx2> m) {
     return uint32_t(_mm256_movemask_ps(__m256(m)));
 }
-#else
-FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::sse4_2> m) {
-    return uint32_t(_mm_movemask_ps(__m128(m)));
+#endif
+#if defined(__AVX512BW__)
+FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
+    return uint32_t(__mmask16(m));
 }
 #endif
 
