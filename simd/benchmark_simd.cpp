@@ -84,6 +84,7 @@ void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& ra
     }
     benchmark::DoNotOptimize(hits);
     state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(rays.rays.size()));
+    state.counters["rays"] = double(rays.rays.size());
 }
 
 void run_traversal(benchmark::State& state, const std::string& scene_file, bool paths, SimdLevel level) {
