@@ -90,7 +90,8 @@ public:
         value(count);
         if (count > (bytes_.size() - position_) / sizeof(T)) fail();
         items.resize(size_t(count));
-        std::memcpy(items.data(), take(size_t(count) * sizeof(T)), size_t(count) * sizeof(T));
+        // An empty vector's data() may be null, which memcpy must not get.
+        if (count > 0) std::memcpy(items.data(), take(size_t(count) * sizeof(T)), size_t(count) * sizeof(T));
     }
     bool at_end() const { return position_ == bytes_.size(); }
 
