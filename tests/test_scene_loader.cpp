@@ -402,15 +402,17 @@ TEST(SceneLoaderFiles, SceneDirectoryIsTheFilesDirectory) {
 }
 
 TEST(SceneLoaderFiles, CommittedConfigsLoad) {
-    const SceneDescription spheres = load_scene_file(testing::source_path("configs/spheres.yaml"));
+    // Their outputs are .png: name a built-in format so that this passes without OpenImageIO too.
+    const std::vector<SceneOverride> builtin_output = {SceneOverride{"image.output=out.pfm", ""}};
+    const SceneDescription spheres = load_scene_file(testing::source_path("configs/spheres.yaml"), builtin_output);
     EXPECT_EQ(spheres.settings.width, 1200u);
     EXPECT_EQ(spheres.settings.height, 675u);
     EXPECT_GT(spheres.scene.spheres.size(), 400u);  // ground, 3 big spheres, the grid of small ones
     EXPECT_FLOAT_EQ(float(spheres.settings.camera.vfov), 20.0f);
-    const SceneDescription tiny = load_scene_file(testing::source_path("configs/tiny.yaml"));
+    const SceneDescription tiny = load_scene_file(testing::source_path("configs/tiny.yaml"), builtin_output);
     EXPECT_EQ(tiny.scene.quads.size(), 1u);
     EXPECT_EQ(tiny.scene.triangles.size(), 1u);
-    const SceneDescription emissive = load_scene_file(testing::source_path("configs/emissive.yaml"));
+    const SceneDescription emissive = load_scene_file(testing::source_path("configs/emissive.yaml"), builtin_output);
     EXPECT_FALSE(emissive.scene.background.is_sky);
 }
 
