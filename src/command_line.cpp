@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "errors.h"
+#include "frame_list.h"
 
 namespace farmrt {
 namespace {
@@ -39,6 +40,15 @@ FailureInjection parse_failure_injection(const std::string& option, const std::s
     return injection;
 }
 
+double parse_seconds_option(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !(value >= 0 && value <= 1e7)) {
+        throw InputError(option + ": expected seconds between 0 and 10000000, got '" + text + "'");
+    }
+    return value;
+}
+
 }  // namespace
 
 std::string usage_text() {
@@ -72,6 +82,14 @@ MPI farm (mpirun -n N farmrt SCENE.yaml; without mpirun farmrt is one rank):
                          shrink as the image fills)
   --threads N            is per rank; by default the ranks on a node share its
                          cores (or each uses the cores it is bound to)
+Sequences and checkpoints:
+  --frames LIST          frames to render: 1-120, 1-120:5 (every 5th), 3,7,10-12;
+                         the output name takes a frame pattern: out_####.png
+  --resume               skip frames whose image is complete; continue a frame
+                         from its checkpoint (OUTPUT.checkpoint)
+  --checkpoint-interval S  also write a checkpoint every S seconds (default:
+                         only on SIGTERM or SIGUSR1, which write one and exit 75)
+  --pass-samples N       samples per progressive pass (default: adaptive)
 Reporting:
   --stats FILE.json      write a run report (phases, samples per second)
   --quiet                no progress or summary on stderr
@@ -149,6 +167,17 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             cl.band_rows = int(parse_integer_option(a, value_of(i, a), 1, int(kMaxImageSide)));
         } else if (a == "--inject-failure") {
             cl.inject_failure = parse_failure_injection(a, value_of(i, a));
+        } else if (a == "--frames") {
+            std::string problem;
+            if (!parse_frame_list(value_of(i, a), cl.frames, problem)) throw InputError(a + ": " + problem);
+        } else if (a == "--resume") {
+            cl.resume = true;
+        } else if (a == "--checkpoint-interval") {
+            cl.checkpoint_interval = parse_seconds_option(a, value_of(i, a));
+        } else if (a == "--pass-samples") {
+            cl.pass_samples = uint32_t(parse_integer_option(a, value_of(i, a), 1, 1 << 24));
+        } else if (a == "--test-signal-after-passes") {
+            cl.test_signal_after_passes = int(parse_integer_option(a, value_of(i, a), 1, 1 << 30));
         } else if (!a.empty() && a[0] == '-') {
             throw InputError(a + ": unknown option (see farmrt --help)");
         } else if (cl.scene_file.empty()) {

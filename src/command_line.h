@@ -33,6 +33,12 @@ struct CommandLine {
     std::string schedule = "dynamic";  // static | cyclic | dynamic
     int band_rows = 0;                 // rows per band; 0 = automatic
     FailureInjection inject_failure;
+    // Sequences and checkpoints (frame_job.h)
+    std::vector<uint32_t> frames;     // --frames, ascending; empty = the scene's (animation.frames, or a still)
+    bool resume = false;              // skip finished frames, continue from checkpoints
+    double checkpoint_interval = 0;   // seconds between checkpoints; 0 = only on SIGTERM/SIGUSR1
+    uint32_t pass_samples = 0;        // samples per pass; 0 = adaptive (never changes the image)
+    int test_signal_after_passes = 0; // test only: raise SIGTERM after this many passes
     bool show_help = false;
     bool show_version = false;
 };

@@ -14,9 +14,11 @@
 #include <sstream>
 
 #include "errors.h"
+#include "frame_list.h"
 #include "image_output.h"
 #include "mesh_loader.h"
 #include "texture_loader.h"
+#include "scene_identity.h"
 
 namespace farmrt {
 namespace {
@@ -251,6 +253,8 @@ public:
         settings.output = scalar_text(output, "a file name");
         const std::string reason = unsupported_format_reason(settings.output);
         if (!reason.empty()) fail(output, reason);
+        const std::string pattern_problem = frame_pattern_problem(settings.output);
+        if (!pattern_problem.empty()) fail(output, pattern_problem);
         if (has(image, "encoding")) {
             const std::string e = choice(child(image, "encoding"), {"srgb", "gamma2", "linear"});
             settings.encoding = e == "srgb" ? Encoding::Srgb : (e == "gamma2" ? Encoding::Gamma2 : Encoding::Linear);
@@ -297,6 +301,61 @@ public:
         if (!(length_squared(view) > 0)) fail(child(camera, "lookat"), "must differ from lookfrom");
         if (!(length_squared(cross(c.vup, view)) > 1e-12f * length_squared(view) * length_squared(c.vup))) {
             fail(has(camera, "vup") ? child(camera, "vup") : camera, "vup must not be parallel to the view direction");
+        }
+    }
+
+    // animation: {frames: 1-120, camera: {keyframes: [{frame: 1, lookfrom: ..., ...}, ...]}} (animation.h)
+    void load_animation(const Value& animation, const CameraSettings& base, Animation& a) const {
+        require_map(animation, {"frames", "camera"});
+        a.present = true;
+        if (has(animation, "camera")) {
+            const Value camera = child(animation, "camera");
+            require_map(camera, {"keyframes"});
+            const Value keyframes = required(camera, "keyframes");
+            if (!keyframes.node.IsSequence() || keyframes.node.size() == 0) {
+                fail(keyframes, "expected a non-empty list of keyframes");
+            }
+            for (size_t i = 0; i < keyframes.node.size(); ++i) {
+                const Value key{keyframes.node[i], keyframes.path + "[" + std::to_string(i) + "]"};
+                require_map(key, {"frame", "lookfrom", "lookat", "vfov", "focus_dist", "defocus_angle"});
+                CameraKeyframe k;
+                const Value frame = required(key, "frame");
+                k.frame = uint32_t(integer(frame, 0, kMaxFrameNumber));
+                if (!a.keyframes.empty() && k.frame <= a.keyframes.back().frame) {
+                    fail(frame, "keyframes must be in increasing frame order (previous keyframe is frame " +
+                                    std::to_string(a.keyframes.back().frame) + ")");
+                }
+                k.camera = base;
+                if (has(key, "lookfrom")) k.camera.lookfrom = vector3(child(key, "lookfrom"));
+                if (has(key, "lookat")) k.camera.lookat = vector3(child(key, "lookat"));
+                if (has(key, "vfov")) k.camera.vfov = number_in(child(key, "vfov"), 1e-3, 179.0, "in (0, 180)");
+                if (has(key, "focus_dist")) k.camera.focus_dist = positive(child(key, "focus_dist"));
+                if (has(key, "defocus_angle")) {
+                    k.camera.defocus_angle = number_in(child(key, "defocus_angle"), 0.0, 179.0, "in [0, 180)");
+                }
+                const std::string problem = camera_problem(k.camera);
+                if (!problem.empty()) fail(key, problem);
+                a.keyframes.push_back(k);
+            }
+        }
+        if (has(animation, "frames")) {
+            const Value frames = child(animation, "frames");
+            std::string problem;
+            if (!parse_frame_list(scalar_text(frames, "a frame list such as 1-120"), a.frames, problem)) {
+                fail(frames, problem);
+            }
+        } else if (!a.keyframes.empty()) {
+            for (uint32_t f = a.keyframes.front().frame; f <= a.keyframes.back().frame; ++f) a.frames.push_back(f);
+        } else {
+            fail(animation, "missing required key 'frames'");
+        }
+        // Interpolated cameras stay valid between valid keys except for
+        // lookfrom meeting lookat on the way: check every frame of the sequence.
+        for (uint32_t f : a.frames) {
+            const std::string problem = camera_problem(camera_at_frame(base, a, f));
+            if (!problem.empty()) {
+                fail(child(animation, "camera"), "at frame " + std::to_string(f) + " the interpolated camera is invalid: " + problem);
+            }
         }
     }
 
@@ -635,7 +694,7 @@ public:
         SceneDescription description;
         const Value root{root_node, ""};
         if (!root_node.IsMap()) fail(root, "the scene file must be a mapping with image, sampling, camera, objects");
-        require_map(root, {"image", "sampling", "camera", "background", "materials", "objects"});
+        require_map(root, {"image", "sampling", "camera", "background", "materials", "objects", "animation"});
         RenderSettings& settings = description.settings;
         settings.scene_directory = scene_directory;
         scene_directory_ = scene_directory;
@@ -643,6 +702,7 @@ public:
         load_image(image, settings);
         load_sampling(required(root, "sampling"), settings, image);
         load_camera(required(root, "camera"), settings.camera);
+        if (has(root, "animation")) load_animation(child(root, "animation"), settings.camera, description.animation);
         if (has(root, "background")) load_background(child(root, "background"), description.scene.background);
         if (has(root, "materials")) load_materials(child(root, "materials"), description.scene);
         const Value objects = required(root, "objects");
@@ -760,7 +820,9 @@ SceneDescription load_from_node(YAML::Node root, const std::string& display_name
     if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
     for (const SceneOverride& o : overrides) apply_override(root, o, origins);
     Loader loader(display_name, origins);
-    return loader.load(root, directory);
+    SceneDescription description = loader.load(root, directory);
+    description.canonical_scene = canonical_scene_text(root);
+    return description;
 }
 
 }  // namespace

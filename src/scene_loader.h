@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "animation.h"
 #include "render_settings.h"
 #include "scene.h"
 
@@ -19,6 +20,8 @@ struct SceneOverride {
 struct SceneDescription {
     RenderSettings settings;
     Scene scene;
+    Animation animation;          // animation: section (frames, camera keyframes)
+    std::string canonical_scene;  // what identifies the scene's pixels (scene_identity.h)
 };
 
 // `overrides` are "key.path=value" strings (--set and the shorthand options);

@@ -1,0 +1,105 @@
+// Frame sequences with progressive passes and checkpoints: the pieces that a
+// job (single process now, MPI rank 0 in mpi/) uses to render many frames.
+//
+//  - plan_frames: which frames, to which files (frame patterns, --frames,
+//    animation.frames), and which --resume may skip (complete images).
+//  - FrameAccumulator: one frame's sums and per-row sample counts; hands out
+//    the next pass's work (rows x samples) and makes checkpoints. It starts
+//    fresh or from a checkpoint; either way the final sums are the same floats.
+//  - render_frame_passes: the single-process loop over passes that writes a
+//    checkpoint every --checkpoint-interval seconds and on SIGTERM/SIGUSR1.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "band_renderer.h"
+#include "checkpoint.h"
+#include "command_line.h"
+#include "scene_loader.h"
+
+namespace farmrt {
+
+struct FrameTask {
+    uint32_t frame = 0;
+    std::string output;      // the output pattern with the frame number filled in
+    std::string checkpoint;  // checkpoint_path_for(output)
+};
+
+// The frames a job renders: --frames, else animation.frames, else one still
+// (frame 0). Throws InputError when several frames would share one output name
+// or when --frames leaves the animation's range.
+std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested_frames);
+
+// True when `path` exists and reads back as a complete width x height image.
+bool is_complete_image(const std::string& path, uint32_t width, uint32_t height);
+
+// The frame's camera (after animation) and sampler key (seed, frame).
+FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame);
+
+// Rows [rows.begin, rows.end) all need samples [samples.begin, samples.end).
+struct PassItem {
+    RowRange rows;
+    SampleRange samples;
+};
+
+class FrameAccumulator {
+public:
+    FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity);
+    // Takes over a checkpoint's sums and counts; throws InputError when it is
+    // corrupt or was made for other settings.
+    void resume_from(const std::string& checkpoint_path);
+
+    uint32_t width() const { return width_; }
+    uint32_t height() const { return height_; }
+    uint32_t spp() const { return spp_; }
+    bool done() const;
+    uint64_t samples_done() const;
+    // The next pass: every run of rows whose count is below
+    // min(lowest count + pass_samples, spp) is brought up to that level.
+    std::vector<PassItem> next_pass(uint32_t pass_samples) const;
+    // Sums of rows [item.rows.begin, ...): width * 3 floats per row.
+    float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * 3; }
+    const std::vector<float>& sums() const { return sums_; }
+    // Records that `item` has been added to the sums.
+    void complete(const PassItem& item);
+    Checkpoint checkpoint() const;
+
+private:
+    uint32_t width_, height_, spp_;
+    std::string identity_;
+    std::vector<float> sums_;
+    std::vector<uint32_t> row_counts_;
+};
+
+// How many samples the next pass takes: fixed (--pass-samples) or grown until
+// a pass lasts about half a second, so that a signal is answered quickly and
+// the per-pass overhead stays small. Never changes the image.
+class PassSizer {
+public:
+    explicit PassSizer(uint32_t fixed_samples) : fixed_(fixed_samples) {}
+    uint32_t samples() const { return fixed_ ? fixed_ : adaptive_; }
+    void observe(double seconds);
+
+private:
+    uint32_t fixed_;
+    uint32_t adaptive_ = 1;
+};
+
+struct CheckpointPolicy {
+    double interval_seconds = 0;      // 0 = only on a signal
+    int test_signal_after_passes = 0; // test hook: raise SIGTERM after this many passes (whole job)
+};
+
+enum class FrameOutcome { Completed, Interrupted };
+
+// Renders the rest of one frame in passes on this process's renderer; writes
+// the checkpoint every interval and, when a stop signal arrives, once more
+// before returning Interrupted. `passes_so_far` counts passes over the job.
+FrameOutcome render_frame_passes(BandRenderer& renderer, const FrameSettings& frame, FrameAccumulator& accumulator,
+                                 const std::string& checkpoint_path, const CheckpointPolicy& policy, PassSizer& sizer,
+                                 int& passes_so_far, std::atomic<uint64_t>* samples_done);
+
+}  // namespace farmrt

@@ -1,0 +1,34 @@
+#include "interrupt.h"
+
+#include <csignal>
+
+namespace farmrt {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_interrupt_signal(int signal) { g_signal = signal; }
+
+}  // namespace
+
+void install_interrupt_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_interrupt_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // I/O in flight is not cut short: the loop checks the flag
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGUSR1, &action, nullptr);
+}
+
+int interrupt_signal() { return g_signal; }
+
+const char* signal_name(int signal) {
+    switch (signal) {
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGINT: return "SIGINT";
+    default: return "a signal";
+    }
+}
+
+}  // namespace farmrt
