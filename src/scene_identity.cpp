@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <utility>
 #include <vector>
 
 #include "animation.h"
@@ -22,15 +21,23 @@ bool skipped(const std::string& path) {
 void append_canonical(const YAML::Node& node, const std::string& path, std::string& out) {
     switch (node.Type()) {
     case YAML::NodeType::Map: {
-        std::vector<std::pair<std::string, YAML::Node>> members;
-        for (auto it = node.begin(); it != node.end(); ++it) members.emplace_back(it->first.Scalar(), it->second);
-        std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        // YAML::Node assignment writes through to the tree, so sort indices,
+        // never the nodes themselves.
+        std::vector<std::string> keys;
+        std::vector<YAML::Node> values;
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            keys.push_back(it->first.Scalar());
+            values.push_back(it->second);
+        }
+        std::vector<size_t> order(keys.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
         out += "{";
-        for (const auto& [key, value] : members) {
-            const std::string child = path.empty() ? key : path + "." + key;
+        for (size_t i : order) {
+            const std::string child = path.empty() ? keys[i] : path + "." + keys[i];
             if (skipped(child)) continue;
-            out += std::to_string(key.size()) + ":" + key + "=";
-            append_canonical(value, child, out);
+            out += std::to_string(keys[i].size()) + ":" + keys[i] + "=";
+            append_canonical(values[i], child, out);
             out += ";";
         }
         out += "}";
