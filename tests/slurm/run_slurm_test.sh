@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Stands up a one-node Slurm cluster from the Debian packages (munge, slurmctld,
+# slurmd; slurm.conf generated in a temporary directory; proctrack/linuxproc and
+# task/none, so no cgroups), submits farmrt's Slurm scripts with sbatch, waits
+# (bounded), checks the images against local renders byte for byte, and tears
+# everything down. Runs as root (containers, CI).
+#
+# usage: tests/slurm/run_slurm_test.sh FARMRT SOURCE_DIR
+# Exit 77 (ctest: skipped) when the Slurm or munge packages are missing:
+#   apt-get install slurm-wlm munge      (slurmctld, slurmd, slurm-client, munge)
+set -u
+farmrt=$(realpath "$1")
+source_dir=$(realpath "$2")
+slurm_scripts=$source_dir/scripts/slurm
+scene=$source_dir/configs/tiny.yaml
+deadline_seconds=${FARMRT_SLURM_TEST_TIMEOUT:-400}
+start_time=$(date +%s)
+
+for c in munged slurmctld slurmd sbatch squeue scontrol sinfo scancel; do
+    if ! command -v "$c" >/dev/null; then
+        echo "SKIPPED: '$c' not found: install the Debian packages slurm-wlm and munge to run the Slurm test"
+        exit 77
+    fi
+done
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIPPED: the one-node Slurm cluster test runs slurmd and munged as root (it runs as root in CI)"
+    exit 77
+fi
+
+T=$(mktemp -d /tmp/farmrt-slurm.XXXXXX)
+chmod 755 "$T"
+daemons=()
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+note() { printf '[%3ds] %s\n' $(($(date +%s) - start_time)) "$*"; }
+
+cleanup() {
+    if [ -f "$T/slurm.conf" ]; then
+        scancel --quiet --full "--user=$(id -un)" 2>/dev/null
+        sleep 1
+    fi
+    # Only the daemons this test started, by process id (slurmd first).
+    for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do kill "${daemons[$i]}" 2>/dev/null; done
+    for pid in "${daemons[@]}"; do
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    if [ $failures -ne 0 ] || [ -n "${FARMRT_SLURM_TEST_KEEP:-}" ]; then
+        echo "---- logs ($T) ----"
+        tail -n 30 "$T"/log/*.log "$T"/work/*.out 2>/dev/null
+    fi
+    [ -n "${FARMRT_SLURM_TEST_KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# ---- munge ---------------------------------------------------------------------
+mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/work"
+chmod 700 "$T/munge"
+dd if=/dev/urandom of="$T/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$T/munge/munge.key"
+munged --foreground --force --key-file="$T/munge/munge.key" --socket="$T/munge/socket" \
+    --pid-file="$T/munge/munged.pid" --log-file="$T/log/munged.log" --seed-file="$T/munge/seed" \
+    > "$T/log/munged.out" 2>&1 &
+daemons+=($!)
+for _ in $(seq 1 50); do [ -S "$T/munge/socket" ] && break; sleep 0.1; done
+[ -S "$T/munge/socket" ] || { fail "munged did not start"; exit 1; }
+
+# ---- slurm.conf: this machine as the only node ------------------------------------
+node_line=$(slurmd -C | head -n 1)   # NodeName=host CPUs=... RealMemory=...
+host=$(hostname -s)
+cat > "$T/slurm.conf" <<CONF
+ClusterName=farmrttest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+# cred_expire also sets how long a requeued job waits before it may start again (default 120 s).
+AuthInfo=socket=$T/munge/socket,cred_expire=10
+CredType=cred/munge
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+KillWait=10
+MinJobAge=600
+$node_line NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=farm Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$T/slurm.conf
+slurmctld -D -f "$SLURM_CONF" > "$T/log/slurmctld.out" 2>&1 &
+daemons+=($!)
+slurmd -D -f "$SLURM_CONF" > "$T/log/slurmd.out" 2>&1 &
+daemons+=($!)
+for _ in $(seq 1 300); do
+    [ "$(sinfo -h -o %t 2>/dev/null)" = "idle" ] && break
+    sleep 0.2
+done
+[ "$(sinfo -h -o %t 2>/dev/null)" = "idle" ] || { fail "the node did not come up: $(sinfo 2>&1)"; exit 1; }
+cpus=$(sinfo -h -o %c)
+note "cluster up: $host, $cpus CPUs, state $(sinfo -h -o %t)"
+
+# ---- references: the same renders without Slurm --------------------------------------
+cd "$T/work"
+ref=(--quiet)
+"$farmrt" "$scene" "${ref[@]}" -o ref_still.pfm --spp 16 || fail "reference still"
+"$farmrt" "$scene" "${ref[@]}" -o ref_seq_##.pfm --frames 1-7 --spp 4 || fail "reference sequence"
+slow=(--width 96 --height 64 --spp 256)
+"$farmrt" "$scene" "${ref[@]}" -o ref_slow_#.pfm --frames 1-2 "${slow[@]}" || fail "reference (requeue)"
+"$farmrt" "$scene" "${ref[@]}" -o ref_big.pfm "${slow[@]}" || fail "reference (batch requeue)"
+note "references rendered"
+
+export FARMRT=$farmrt
+submit() { sbatch --parsable --chdir="$T/work" "$@"; }
+job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+wait_for_checkpoint() {  # file, job: until the render is under way
+    for _ in $(seq 1 600); do
+        [ -f "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "no checkpoint $1 from job $2 ($(job_field "$2" JobState))"
+    return 1
+}
+
+# 1. One MPI render (render.sbatch) on 2 ranks.
+ranks=$((cpus >= 2 ? 2 : 1))
+still=$(submit --ntasks=$ranks --cpus-per-task=1 -J still "$slurm_scripts/render.sbatch" "$scene" -o still.pfm --spp 16 --quiet)
+note "submitted render.sbatch as job $still ($ranks ranks)"
+
+# 2. A frame range as a throttled job array: 7 frames, 3 per task -> 3 tasks, 2 at a time.
+array=$(FARMRT_CHECKPOINT_INTERVAL=5 "$slurm_scripts/submit_frames.sh" --throttle 2 --cpus-per-task=1 -J frames -- \
+        "$scene" 1-7 3 -o seq_##.pfm --spp 4 --quiet 2>/dev/null)
+note "submitted frames_array.sbatch as array job $array"
+[ "$(job_field "$array" ArrayTaskThrottle)" = 2 ] || fail "array throttle: $(scontrol show job "$array" | head -n 3)"
+
+# 3. Preemption / time limit on an array task: SIGUSR1 to the batch script
+#    (what --signal=B:USR1@120 sends), checkpoint, requeue, --resume.
+export FARMRT_CHECKPOINT_INTERVAL=0.2
+requeue_array=$("$slurm_scripts/submit_frames.sh" --cpus-per-task=1 -J requeue -- \
+                "$scene" 1-2 2 -o slow_#.pfm "${slow[@]}" --quiet 2>/dev/null)
+note "submitted array task for the requeue test: $requeue_array"
+if wait_for_checkpoint slow_1.pfm.checkpoint "$requeue_array"; then
+    scancel --batch --signal=USR1 "${requeue_array}_0" || fail "scancel --signal USR1 (array)"
+    note "sent SIGUSR1 to the array task's batch script"
+fi
+
+# 4. The same for render.sbatch with MPI ranks (mpirun forwards SIGUSR1).
+big=$(submit --ntasks=$ranks --cpus-per-task=1 -J requeue-batch "$slurm_scripts/render.sbatch" "$scene" -o big.pfm "${slow[@]}" --quiet)
+note "submitted render.sbatch for the requeue test: $big"
+if wait_for_checkpoint big.pfm.checkpoint "$big"; then
+    scancel --batch --signal=USR1 "$big" || fail "scancel --signal USR1 (batch)"
+    note "sent SIGUSR1 to the batch script of job $big"
+fi
+unset FARMRT_CHECKPOINT_INTERVAL
+
+# ---- wait (bounded) ------------------------------------------------------------------
+while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
+    if [ $(($(date +%s) - start_time)) -gt "$deadline_seconds" ]; then
+        fail "jobs still queued after ${deadline_seconds}s: $(squeue 2>&1)"
+        break
+    fi
+    sleep 1
+done
+note "queue empty"
+
+# ---- check -------------------------------------------------------------------------------
+cmp -s ref_still.pfm still.pfm || fail "render.sbatch: still.pfm differs from the local render"
+[ "$(job_field "$still" JobState)" = COMPLETED ] || fail "job $still: $(job_field "$still" JobState)"
+for f in 1 2 3 4 5 6 7; do
+    cmp -s "ref_seq_0$f.pfm" "seq_0$f.pfm" || fail "frames_array: seq_0$f.pfm missing or different"
+done
+for t in 0 1 2; do
+    state=$(scontrol show job "${array}_$t" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p' | head -n 1)
+    [ "$state" = COMPLETED ] || fail "array task $t: state '$state'"
+done
+for f in 1 2; do cmp -s "ref_slow_$f.pfm" "slow_$f.pfm" || fail "requeued array task: slow_$f.pfm differs from the uninterrupted render"; done
+restarts=$(job_field "${requeue_array}_0" Restarts)
+[ "${restarts:-0}" -ge 1 ] || fail "the array task was not requeued (Restarts=${restarts:-?})"
+grep -q "requeueing task 0" farmrt-requeue-*.out || fail "array task log does not show the requeue"
+cmp -s ref_big.pfm big.pfm || fail "requeued render.sbatch: big.pfm differs from the uninterrupted render"
+restarts_batch=$(job_field "$big" Restarts)
+[ "${restarts_batch:-0}" -ge 1 ] || fail "render.sbatch job was not requeued (Restarts=${restarts_batch:-?})"
+ls ./*.checkpoint 2>/dev/null && fail "checkpoints left behind"
+
+note "array task requeued ${restarts:-0}x, batch job requeued ${restarts_batch:-0}x"
+if [ $failures -eq 0 ]; then
+    note "slurm test: all passed"
+    exit 0
+fi
+exit 1
