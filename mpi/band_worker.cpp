@@ -38,7 +38,26 @@ BandWorker::~BandWorker() {
 void BandWorker::push(RowRange rows, float* target) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(Task{rows, target});
+        Task task;
+        task.rows = rows;
+        task.target = target;
+        queue_.push_back(std::move(task));
+        ++unfinished_;
+    }
+    work_ready_.notify_one();
+}
+
+void BandWorker::push(WorkTask work) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        Task task;
+        task.rows = work.rows;
+        task.is_work_item = true;
+        task.frame = work.frame;
+        task.samples = work.samples;
+        task.sums = std::move(work.sums);
+        task.tag = work.tag;
+        queue_.push_back(std::move(task));
         ++unfinished_;
     }
     work_ready_.notify_one();
@@ -105,7 +124,7 @@ void BandWorker::run() {
                 std::unique_lock<std::mutex> lock(mutex_);
                 work_ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
                 if (stop_) return;
-                task = queue_.front();
+                task = std::move(queue_.front());
                 queue_.pop_front();
             }
             wake_.notify();  // the queue shrank: the main thread may ask for more
@@ -116,10 +135,16 @@ void BandWorker::run() {
                 throw RenderError("injected failure at this rank's band " + std::to_string(started) +
                                   " (--inject-failure)");
             }
-            FinishedBand finished{task.rows, {}};
+            const FrameSettings& frame = task.is_work_item ? task.frame : frame_;
+            const SampleRange samples = task.is_work_item ? task.samples : SampleRange{0, spp_};
+            FinishedBand finished{task.rows, {}, task.tag};
             float* sums = task.target;
-            if (!sums) {
-                finished.sums.assign(size_t(task.rows.count()) * frame_.width * 3, 0.0f);
+            if (task.is_work_item) {
+                finished.sums = std::move(task.sums);
+                if (finished.sums.empty()) finished.sums.assign(size_t(task.rows.count()) * frame.width * 3, 0.0f);
+                sums = finished.sums.data();
+            } else if (!sums) {
+                finished.sums.assign(size_t(task.rows.count()) * frame.width * 3, 0.0f);
                 sums = finished.sums.data();
             }
             const auto start = std::chrono::steady_clock::now();
@@ -127,7 +152,7 @@ void BandWorker::run() {
                 std::lock_guard<std::mutex> lock(mutex_);
                 if (bands_ == 0) first_start_ = start;
             }
-            renderer_.render(frame_, task.rows, SampleRange{0, spp_}, sums, progress_);
+            renderer_.render(frame, task.rows, samples, sums, progress_);
             const auto end = std::chrono::steady_clock::now();
             const double seconds = std::chrono::duration<double>(end - start).count();
             {
@@ -135,7 +160,7 @@ void BandWorker::run() {
                 busy_ += seconds;
                 last_end_ = end;
                 ++bands_;
-                samples_ += uint64_t(task.rows.count()) * frame_.width * spp_;
+                samples_ += uint64_t(task.rows.count()) * frame.width * samples.count();
                 --unfinished_;
                 finished_.push_back(std::move(finished));
             }

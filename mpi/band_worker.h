@@ -36,6 +36,17 @@ private:
 struct FinishedBand {
     RowRange rows;
     std::vector<float> sums;  // empty when the band was rendered into a caller's buffer
+    uint64_t tag = 0;         // the caller's label for a work item (push(WorkTask))
+};
+
+// One work item of a frame sequence (frame_queue.h): any frame, any samples,
+// starting from `sums` (rows x width x 3 floats; empty = zeros).
+struct WorkTask {
+    FrameSettings frame;
+    RowRange rows;
+    SampleRange samples;
+    std::vector<float> sums;
+    uint64_t tag = 0;
 };
 
 class BandWorker {
@@ -50,6 +61,8 @@ public:
     // Queues a band; `target` (rows.count() * width RGB sums, zeroed) receives
     // it, or, when null, a buffer of the worker's own that take_finished returns.
     void push(RowRange rows, float* target);
+    // Queues a work item; its finished sums come back through take_finished.
+    void push(WorkTask task);
     size_t queued() const;        // pushed, not started
     size_t unfinished() const;    // pushed, not finished
     std::vector<FinishedBand> take_finished();
@@ -67,7 +80,12 @@ public:
 private:
     struct Task {
         RowRange rows;
-        float* target;
+        float* target = nullptr;
+        bool is_work_item = false;  // frame, samples and sums below apply
+        FrameSettings frame;
+        SampleRange samples;
+        std::vector<float> sums;
+        uint64_t tag = 0;
     };
     void run();
 

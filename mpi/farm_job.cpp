@@ -5,19 +5,28 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "band_schedule.h"
 #include "band_worker.h"
 #include "errors.h"
 #include "farm_report.h"
+#include "frame_job.h"
+#include "frame_list.h"
+#include "frame_queue.h"
 #include "image_output.h"
+#include "interrupt.h"
 #include "job_message.h"
 #include "progress.h"
 #include "render_job.h"
+#include "scene_identity.h"
 #include "version.h"
 
 namespace farmrt {
@@ -38,6 +47,19 @@ constexpr int kTagResult = 3;      // rank -> 0: a band's float RGB sums
 // Assignments that are not bands: the job has no rows left; or (near its end)
 // "ask again when you have nothing to render".
 constexpr uint32_t kNoMoreBands = 0, kNotNow = 0xFFFFFFFFu;
+
+// Frame sequences and passes (frame_queue.h): a work item is any frame's rows
+// for any samples, with the rows' sums so far when it does not start at sample 0.
+constexpr int kTagWork = 4;      // 0 -> rank: WorkHeader; rows empty: no more (or kNotNow)
+constexpr int kTagWorkSums = 5;  // 0 -> rank: the item's starting sums (when has_sums)
+
+struct WorkHeader {
+    uint32_t frame = 0;
+    uint32_t row_begin = 0, row_end = 0;
+    uint32_t sample_begin = 0, sample_end = 0;
+    uint32_t has_sums = 0;
+    uint64_t tag = 0;
+};
 
 struct BandRequest {
     int32_t threads = 0;
@@ -68,13 +90,15 @@ int default_threads(const MpiSession& mpi) {
 
 // Non-blocking operations in flight, tested together with MPI_Testsome.
 struct Operation {
-    enum class Kind { RequestReceive, ResultReceive, AssignmentReceive, Send } kind;
+    enum class Kind { RequestReceive, ResultReceive, AssignmentReceive, Send, WorkReceive, WorkSumsReceive } kind;
     int rank = 0;
     RowRange rows;
     std::unique_ptr<BandRequest> request;    // RequestReceive buffer
     std::unique_ptr<uint32_t[]> assignment;  // AssignmentReceive / assignment Send buffer
     std::vector<float> sums;                 // result Send buffer
     std::unique_ptr<BandRequest> outgoing;   // request Send buffer
+    uint64_t tag = 0;                        // frame farm: the work item
+    std::unique_ptr<WorkHeader> header = nullptr;  // frame farm: WorkReceive / header Send buffer
 };
 
 class OperationSet {
@@ -348,6 +372,393 @@ void render_as_worker(const RenderContext& context, RankReport& report, TimePoin
     report.request_latency_mean = idle_requests ? latency_sum / double(idle_requests) : 0.0;
 }
 
+// ---- frame farm: sequences of frames in passes, checkpoints (farm operations) --------
+//
+// Used for the dynamic schedule. Rank 0's FrameQueue hands out (frame, rows,
+// samples) items across frames and passes; the rows' sums so far travel with
+// an item that does not start at sample 0, and come back with its samples
+// added, so every pixel's samples are summed in order whichever ranks render
+// them: the bytes equal a one-rank, uninterrupted render. Rank 0 writes each
+// frame as it completes, checkpoints open frames every --checkpoint-interval
+// seconds, and on SIGTERM/SIGUSR1 stops handing out work, waits for the items
+// out, checkpoints and ends the job (exit 75).
+
+struct FrameJob {
+    const SceneDescription& description;
+    std::vector<FrameTask> frames;  // to render, in order (rank 0)
+    std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;  // frame -> from its checkpoint (rank 0)
+    uint64_t samples_to_render = 0;  // over `frames`, less what checkpoints hold
+};
+
+struct FrameFarmResult {
+    size_t frames_written = 0;
+    bool interrupted = false;
+    uint32_t passes = 0;
+    uint64_t samples = 0;  // traced in this job
+};
+
+// Caches one FrameSettings per frame number (camera after animation).
+class FrameSettingsCache {
+public:
+    explicit FrameSettingsCache(const SceneDescription& description) : description_(description) {}
+    const FrameSettings& get(uint32_t frame) {
+        auto found = cache_.find(frame);
+        if (found == cache_.end()) {
+            if (cache_.size() > 64) cache_.clear();
+            found = cache_.emplace(frame, frame_settings_for(description_, frame)).first;
+        }
+        return found->second;
+    }
+
+private:
+    const SceneDescription& description_;
+    std::unordered_map<uint32_t, FrameSettings> cache_;
+};
+
+void write_frame_checkpoints(const FrameQueue& queue) {
+    for (uint32_t slot : queue.open_slots()) {
+        const FrameAccumulator& accumulator = queue.accumulator(slot);
+        if (accumulator.samples_done() == 0 || accumulator.done()) continue;
+        write_checkpoint(queue.task(slot).checkpoint, accumulator.checkpoint());
+    }
+}
+
+FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,
+                                      RankReport& report) {
+    const RenderSettings& settings = job.description.settings;
+    const uint32_t width = settings.width;
+    const int ranks = context.mpi.size();
+    FrameFarmResult result;
+    FrameSettingsCache frame_settings(job.description);
+    FrameQueueOptions options;
+    options.width = width;
+    options.height = settings.height;
+    options.spp = settings.spp;
+    options.ranks = ranks;
+    options.band_rows = context.band_rows;
+    options.pass_samples = command_line.pass_samples;
+    // Keep a rank's worth of small frames open, within about 1 GiB of sums.
+    const size_t frame_bytes = size_t(width) * settings.height * 3 * sizeof(float);
+    options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,
+                                                 size_t(std::max(ranks, 2)) + 1);
+    FrameQueue queue(options, job.frames, [&](const FrameTask& task) {
+        auto found = job.resumed.find(task.frame);
+        if (found != job.resumed.end()) {
+            std::unique_ptr<FrameAccumulator> accumulator = std::move(found->second);
+            job.resumed.erase(found);
+            return accumulator;
+        }
+        return std::make_unique<FrameAccumulator>(width, settings.height, settings.spp,
+                                                  frame_identity(job.description, task.frame));
+    });
+
+    ProgressReporter progress(job.samples_to_render, command_line.quiet);
+    WakeSignal wake;
+    BandWorker local(context.renderer, context.frame, context.spp, context.failure, &progress.counter(), wake);
+    OperationSet operations;
+    std::unordered_map<uint64_t, WorkItem> items_out;                 // tag -> item
+    std::unordered_map<uint64_t, std::vector<float>> result_buffers;  // tag -> receive buffer
+    uint64_t next_tag = 1;
+    std::vector<int> in_flight(size_t(ranks), 0);
+    std::vector<bool> deferred(size_t(ranks), false);
+    std::vector<bool> told_done(size_t(ranks), false);
+    told_done[0] = true;
+    bool local_done = false;
+    uint64_t items_completed = 0;
+    const auto start = Clock::now();
+    auto last_checkpoint = start;
+    bool checkpoint_due = false;
+
+    const auto send_header = [&](int rank, const WorkHeader& header) {
+        Operation send{Operation::Kind::Send, rank, {}, {}, {}, {}, {}, header.tag, std::make_unique<WorkHeader>(header)};
+        MPI_Request request;
+        {
+            MpiClock::Scope scope(context.clock);
+            check_mpi(MPI_Isend(send.header.get(), int(sizeof(WorkHeader)), MPI_BYTE, rank, kTagWork, MPI_COMM_WORLD,
+                                &request),
+                      "MPI_Isend (work)");
+        }
+        report.bytes_sent += sizeof(WorkHeader);
+        operations.add(request, std::move(send));
+    };
+    const auto post_request_receive = [&](int rank) {
+        Operation operation{Operation::Kind::RequestReceive, rank, {}, std::make_unique<BandRequest>(), {}, {}, {}};
+        MPI_Request request;
+        MpiClock::Scope scope(context.clock);
+        check_mpi(MPI_Irecv(operation.request.get(), int(sizeof(BandRequest)), MPI_BYTE, rank, kTagRequest,
+                            MPI_COMM_WORLD, &request),
+                  "MPI_Irecv (request)");
+        operations.add(request, std::move(operation));
+    };
+    const auto starting_sums = [&](const WorkItem& item) {
+        std::vector<float> sums;
+        if (item.samples.begin > 0) {
+            const float* from = queue.starting_sums(item);
+            sums.assign(from, from + size_t(item.rows.count()) * width * 3);
+        }
+        return sums;
+    };
+    // Answers rank's pending request: an item (expecting its result), or "no more".
+    const auto answer = [&](int rank) {
+        WorkItem item;
+        const FrameQueue::Answer outcome = queue.next(rank, in_flight[size_t(rank)], item);
+        deferred[size_t(rank)] = outcome == FrameQueue::Answer::Defer;
+        if (outcome == FrameQueue::Answer::Defer) return;
+        WorkHeader header;
+        if (outcome == FrameQueue::Answer::Done) {
+            told_done[size_t(rank)] = true;
+            send_header(rank, header);
+            return;
+        }
+        header.tag = next_tag++;
+        header.frame = item.frame;
+        header.row_begin = item.rows.begin;
+        header.row_end = item.rows.end;
+        header.sample_begin = item.samples.begin;
+        header.sample_end = item.samples.end;
+        header.has_sums = item.samples.begin > 0;
+        items_out.emplace(header.tag, item);
+        std::vector<float>& buffer = result_buffers[header.tag];
+        buffer.resize(size_t(item.rows.count()) * width * 3);
+        {
+            MPI_Request request;
+            MpiClock::Scope scope(context.clock);
+            check_mpi(MPI_Irecv(buffer.data(), count_of(item.rows, width), MPI_FLOAT, rank, kTagResult,
+                                MPI_COMM_WORLD, &request),
+                      "MPI_Irecv (item)");
+            operations.add(request, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, {}, header.tag, {}});
+        }
+        send_header(rank, header);
+        if (header.has_sums) {
+            Operation send{Operation::Kind::Send, rank, item.rows, {}, {}, starting_sums(item), {}, header.tag, {}};
+            MPI_Request request;
+            {
+                MpiClock::Scope scope(context.clock);
+                check_mpi(MPI_Isend(send.sums.data(), count_of(item.rows, width), MPI_FLOAT, rank, kTagWorkSums,
+                                    MPI_COMM_WORLD, &request),
+                          "MPI_Isend (item sums)");
+            }
+            report.bytes_sent += send.sums.size() * sizeof(float);
+            operations.add(request, std::move(send));
+        }
+        ++in_flight[size_t(rank)];
+        post_request_receive(rank);
+    };
+    // Keeps one item queued behind the one rank 0 renders.
+    const auto feed_local = [&]() {
+        if (local_done || local.queued() > 0) return;
+        queue.report_speed(0, context.renderer.threads(), local.samples_per_second());
+        WorkItem item;
+        const FrameQueue::Answer outcome = queue.next(0, int(local.unfinished()), item);
+        if (outcome == FrameQueue::Answer::Done) local_done = true;
+        if (outcome != FrameQueue::Answer::Item) return;
+        const uint64_t tag = next_tag++;
+        items_out.emplace(tag, item);
+        local.push(WorkTask{frame_settings.get(item.frame), item.rows, item.samples, starting_sums(item), tag});
+    };
+    const auto item_done = [&](uint64_t tag, const float* sums) {
+        const WorkItem item = items_out.at(tag);
+        items_out.erase(tag);
+        queue.complete(item, sums);
+        result.samples += uint64_t(item.rows.count()) * width * item.samples.count();
+        ++items_completed;
+        if (command_line.test_signal_after_items > 0 && items_completed == uint64_t(command_line.test_signal_after_items)) {
+            std::raise(SIGTERM);  // test hook: a stop signal at a known point
+        }
+    };
+
+    for (int rank = 1; rank < ranks; ++rank) post_request_receive(rank);
+    feed_local();
+    PollBackoff backoff;
+    for (;;) {
+        local.rethrow_failure();
+        bool activity = false;
+        for (FinishedBand& band : local.take_finished()) {
+            activity = true;
+            item_done(band.tag, band.sums.data());
+        }
+        for (Operation& operation : operations.test(context.clock)) {
+            activity = true;
+            const int rank = operation.rank;
+            if (operation.kind == Operation::Kind::RequestReceive) {
+                queue.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
+                answer(rank);
+            } else if (operation.kind == Operation::Kind::ResultReceive) {
+                --in_flight[size_t(rank)];
+                std::vector<float> buffer = std::move(result_buffers.at(operation.tag));
+                result_buffers.erase(operation.tag);
+                const WorkItem& item = items_out.at(operation.tag);
+                progress.counter().fetch_add(uint64_t(item.rows.count()) * width * item.samples.count(),
+                                             std::memory_order_relaxed);
+                item_done(operation.tag, buffer.data());
+            }
+        }
+        // Frames that are complete: write them (and drop their checkpoints).
+        for (uint32_t slot : queue.take_completed()) {
+            activity = true;
+            const FrameTask& task = queue.task(slot);
+            ImageMetadata metadata;
+            metadata.scene_file = settings.scene_file;
+            metadata.spp = settings.spp;
+            metadata.seed = settings.seed;
+            metadata.frame = task.frame;
+            metadata.render_seconds = seconds_between(start, Clock::now());
+            write_image(task.output, width, settings.height, resolve_pixels(queue.accumulator(slot).sums(), settings.spp),
+                        settings.encoding, settings.data_type, metadata);
+            std::remove(task.checkpoint.c_str());
+            queue.close(slot);
+            ++result.frames_written;
+        }
+        if (interrupt_signal() != 0 && !queue.stopped()) {
+            // Stop: no new items; save what is done now, and again once the items out are back.
+            queue.stop();
+            write_frame_checkpoints(queue);
+            activity = true;
+        }
+        if (command_line.checkpoint_interval > 0 &&
+            seconds_between(last_checkpoint, Clock::now()) >= command_line.checkpoint_interval) {
+            checkpoint_due = true;
+        }
+        if (checkpoint_due && !queue.stopped()) {
+            write_frame_checkpoints(queue);
+            last_checkpoint = Clock::now();
+            checkpoint_due = false;
+        }
+        if (activity) {
+            for (int rank = 1; rank < ranks; ++rank) {
+                if (deferred[size_t(rank)]) answer(rank);
+            }
+        }
+        feed_local();
+        const bool everyone_told = std::all_of(told_done.begin(), told_done.end(), [](bool told) { return told; });
+        if (queue.finished() && local_done && local.unfinished() == 0 && everyone_told && operations.size() == 0) break;
+        if (activity) backoff.reset();
+        wake.wait_for(backoff.next());
+    }
+    // Stopped before the last frame was written (the items out may have finished it).
+    result.interrupted = queue.stopped() && result.frames_written < job.frames.size();
+    if (result.interrupted) write_frame_checkpoints(queue);
+    progress.finish();
+    result.passes = queue.passes_started();
+    report.busy = local.busy_seconds();
+    report.bands = local.bands_done();
+    report.samples = local.samples_done();
+    return result;
+}
+
+void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report) {
+    const uint32_t width = context.frame.width;
+    FrameSettingsCache frame_settings(description);
+    WakeSignal wake;
+    BandWorker worker(context.renderer, context.frame, context.spp, context.failure, nullptr, wake);
+    OperationSet operations;
+    bool no_more = false, request_out = false, request_while_idle = false, sums_pending = false;
+    Clock::time_point request_time;
+    double latency_sum = 0;
+    uint64_t idle_requests = 0;
+
+    const auto push = [&](const WorkHeader& header, std::vector<float> sums) {
+        const RowRange rows{header.row_begin, header.row_end};
+        worker.push(WorkTask{frame_settings.get(header.frame), rows, SampleRange{header.sample_begin, header.sample_end},
+                             std::move(sums), header.tag});
+    };
+    const auto send_request = [&]() {
+        Operation receive{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, {}, 0, std::make_unique<WorkHeader>()};
+        Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
+        send.outgoing->threads = context.renderer.threads();
+        send.outgoing->samples_per_second = worker.samples_per_second();
+        MPI_Request receive_request, send_request;
+        {
+            MpiClock::Scope scope(context.clock);
+            check_mpi(MPI_Irecv(receive.header.get(), int(sizeof(WorkHeader)), MPI_BYTE, 0, kTagWork, MPI_COMM_WORLD,
+                                &receive_request),
+                      "MPI_Irecv (work)");
+            check_mpi(MPI_Isend(send.outgoing.get(), int(sizeof(BandRequest)), MPI_BYTE, 0, kTagRequest,
+                                MPI_COMM_WORLD, &send_request),
+                      "MPI_Isend (request)");
+        }
+        operations.add(receive_request, std::move(receive));
+        operations.add(send_request, std::move(send));
+        report.bytes_sent += sizeof(BandRequest);
+        ++report.requests;
+        request_out = true;
+        request_while_idle = worker.unfinished() == 0;
+        request_time = Clock::now();
+    };
+
+    PollBackoff backoff;
+    for (;;) {
+        worker.rethrow_failure();
+        const bool worker_idle = worker.unfinished() == 0;
+        bool activity = false;
+        for (FinishedBand& band : worker.take_finished()) {
+            activity = true;
+            Operation send{Operation::Kind::Send, 0, band.rows, {}, {}, std::move(band.sums), {}};
+            MPI_Request request;
+            {
+                MpiClock::Scope scope(context.clock);
+                check_mpi(MPI_Isend(send.sums.data(), count_of(band.rows, width), MPI_FLOAT, 0, kTagResult,
+                                    MPI_COMM_WORLD, &request),
+                          "MPI_Isend (item)");
+            }
+            report.bytes_sent += send.sums.size() * sizeof(float);
+            operations.add(request, std::move(send));
+        }
+        for (Operation& operation : operations.test(context.clock)) {
+            activity = true;
+            if (operation.kind == Operation::Kind::WorkReceive) {
+                request_out = false;
+                if (request_while_idle) {
+                    const double latency = seconds_between(request_time, Clock::now());
+                    latency_sum += latency;
+                    report.request_latency_max = std::max(report.request_latency_max, latency);
+                    ++idle_requests;
+                }
+                const WorkHeader& header = *operation.header;
+                if (header.row_begin == header.row_end) {
+                    no_more = true;
+                    continue;
+                }
+                if (header.row_end > context.frame.height || header.row_begin > header.row_end ||
+                    header.sample_begin >= header.sample_end || header.sample_end > context.spp) {
+                    throw RenderError("rank 0 sent a work item outside the image or the samples");
+                }
+                const RowRange rows{header.row_begin, header.row_end};
+                if (!header.has_sums) {
+                    push(header, {});
+                    continue;
+                }
+                Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, {}, header.tag,
+                                  std::move(operation.header)};
+                receive.sums.resize(size_t(rows.count()) * width * 3);
+                MPI_Request request;
+                {
+                    MpiClock::Scope scope(context.clock);
+                    check_mpi(MPI_Irecv(receive.sums.data(), count_of(rows, width), MPI_FLOAT, 0, kTagWorkSums,
+                                        MPI_COMM_WORLD, &request),
+                              "MPI_Irecv (item sums)");
+                }
+                operations.add(request, std::move(receive));
+                sums_pending = true;
+            } else if (operation.kind == Operation::Kind::WorkSumsReceive) {
+                sums_pending = false;
+                push(*operation.header, std::move(operation.sums));
+            }
+        }
+        if (!no_more && !request_out && !sums_pending && worker.queued() == 0) {
+            send_request();
+            activity = true;
+        }
+        if (no_more && worker_idle && !request_out && operations.size() == 0) break;
+        if (activity) backoff.reset();
+        wake.wait_for(backoff.next());
+    }
+    report.busy = worker.busy_seconds();
+    report.bands = worker.bands_done();
+    report.samples = worker.samples_done();
+    report.request_latency_mean = idle_requests ? latency_sum / double(idle_requests) : 0.0;
+}
+
 uint64_t bvh_hash(const Scene& scene) {
     const auto& nodes = scene.nodes();
     const auto& refs = scene.primitive_refs();
@@ -439,19 +850,70 @@ void end_job_after_failure(const MpiSession& mpi, std::exception_ptr error) {
     std::_Exit(code);
 }
 
+namespace {
+
+// Rank 0's plan for the frames: which to render, from which checkpoints.
+struct FramePlan {
+    std::vector<FrameTask> planned;  // every frame of the job
+    std::vector<FrameTask> frames;   // those still to render
+    std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;
+    uint64_t samples_to_render = 0;
+};
+
+FramePlan plan_frame_job(const SceneDescription& description, const CommandLine& command_line) {
+    FramePlan plan;
+    plan.planned = plan_frames(description, command_line.frames);
+    const RenderSettings& settings = description.settings;
+    if (command_line.schedule != "dynamic" &&
+        (plan.planned.size() > 1 || plan.planned[0].frame != 0 || command_line.resume ||
+         command_line.checkpoint_interval > 0 || command_line.pass_samples > 0)) {
+        throw InputError("--schedule " + command_line.schedule +
+                         ": renders single stills only; frame sequences, animation, --resume and checkpoints use "
+                         "the dynamic schedule");
+    }
+    const uint64_t frame_samples = uint64_t(settings.width) * settings.height * settings.spp;
+    for (const FrameTask& task : plan.planned) {
+        // --resume: a frame whose image is complete is done.
+        if (command_line.resume && is_complete_image(task.output, settings.width, settings.height)) continue;
+        plan.frames.push_back(task);
+        plan.samples_to_render += frame_samples;
+        std::error_code error;
+        if (!std::filesystem::exists(task.checkpoint, error)) continue;
+        if (!command_line.resume) {
+            if (!command_line.quiet) {
+                std::fprintf(stderr, "farmrt: note: %s starts afresh; its checkpoint %s will be replaced (--resume continues it)\n",
+                             task.output.c_str(), task.checkpoint.c_str());
+            }
+            continue;
+        }
+        // Read and checked now, so that a corrupt or mismatched checkpoint stops the job before it starts.
+        auto accumulator = std::make_unique<FrameAccumulator>(settings.width, settings.height, settings.spp,
+                                                              frame_identity(description, task.frame));
+        accumulator->resume_from(task.checkpoint);
+        plan.samples_to_render -= accumulator->samples_done();
+        plan.resumed.emplace(task.frame, std::move(accumulator));
+    }
+    return plan;
+}
+
+}  // namespace
+
 int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiClock& clock) {
     const auto job_start = Clock::now();
     const bool root = mpi.rank() == 0;
     PhaseTimes phases;
 
-    // 1. Rank 0 reads and validates the scene (and that its outputs can be written).
+    // 1. Rank 0 reads and validates the scene (and that its outputs can be written),
+    //    plans the frames and reads the checkpoints it will continue (--resume).
     JobMessage job;
+    FramePlan frame_plan;
     std::vector<char> bytes;
     {
         std::exception_ptr error;
         if (root) {
             try {
                 job.description = load_job_scene(command_line, phases);
+                frame_plan = plan_frame_job(job.description, command_line);
                 job.options.schedule = command_line.schedule;
                 job.options.band_rows = uint32_t(command_line.band_rows);
                 job.options.linear_list = command_line.linear_list;
@@ -513,8 +975,18 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
     TimePoint first_start{}, last_end{};
     const auto render_start = Clock::now();
     report.setup = seconds_between(job_start, render_start);
+    FrameFarmResult frames_result;
+    const bool frame_farm = schedule == Schedule::Dynamic;
+    const size_t resumed_frames = frame_plan.resumed.size();
+    const size_t frames_to_render = frame_plan.frames.size();
     try {
-        if (root) {
+        if (frame_farm && root) {
+            FrameJob frame_job{prepared->description, std::move(frame_plan.frames), std::move(frame_plan.resumed),
+                               frame_plan.samples_to_render};
+            frames_result = render_frames_as_root(context, frame_job, command_line, report);
+        } else if (frame_farm) {
+            render_frames_as_worker(context, prepared->description, report);
+        } else if (root) {
             sums.assign(size_t(settings.width) * settings.height * 3, 0.0f);
             render_as_root(context, sums, command_line.quiet, report, first_start, last_end);
         } else {
@@ -556,32 +1028,54 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
                 }
             }
             const auto write_start = Clock::now();
-            ImageMetadata metadata;
-            metadata.scene_file = settings.scene_file;
-            metadata.spp = settings.spp;
-            metadata.seed = settings.seed;
-            metadata.render_seconds = phases.render;
-            write_image(settings.output, settings.width, settings.height, resolve_pixels(sums, settings.spp),
-                        settings.encoding, settings.data_type, metadata);
-            std::vector<float>().swap(sums);
+            if (!frame_farm) {  // the frame farm writes each frame as it completes
+                ImageMetadata metadata;
+                metadata.scene_file = settings.scene_file;
+                metadata.spp = settings.spp;
+                metadata.seed = settings.seed;
+                metadata.render_seconds = phases.render;
+                write_image(settings.output, settings.width, settings.height, resolve_pixels(sums, settings.spp),
+                            settings.encoding, settings.data_type, metadata);
+                std::vector<float>().swap(sums);
+            }
             phases.write = seconds_between(write_start, Clock::now());
             phases.total = seconds_between(job_start, Clock::now());
 
-            const uint64_t total_samples = uint64_t(settings.width) * settings.height * settings.spp;
+            const uint64_t total_samples =
+                frame_farm ? frames_result.samples : uint64_t(settings.width) * settings.height * settings.spp;
+            const std::string output = frame_plan.planned.size() == 1 ? frame_plan.planned[0].output : settings.output;
             const double samples_per_second = double(total_samples) / phases.render;
             const FarmSummary summary = summarize(reports, phases.render, phases.total);
             uint64_t bands = 0;
             for (const RankReport& r : reports) bands += r.bands;
-            if (!command_line.quiet) {
+            const size_t frames_planned = frame_plan.planned.size();
+            const size_t frames_skipped = frames_planned - frames_to_render;
+            if (!command_line.quiet && frames_result.interrupted) {
+                std::fprintf(stderr,
+                             "farmrt: stopped by %s after writing %zu of %zu frames; checkpoints saved, rerun with "
+                             "--resume to continue\n",
+                             signal_name(interrupt_signal()), frames_result.frames_written, frames_to_render);
+            } else if (!command_line.quiet && frame_farm && frames_to_render == 0) {
+                std::fprintf(stderr, "farmrt: all %zu frames of %s are already complete (--resume)\n", frames_planned,
+                             settings.output.c_str());
+            } else if (!command_line.quiet && frame_farm && frames_planned > 1) {
+                std::fprintf(stderr,
+                             "farmrt: wrote %zu frames %s (%ux%u, %u spp; %zu already complete, %zu resumed) in %s, "
+                             "%.3g samples/s on %d ranks (%d threads), %llu items, load imbalance %.3f\n",
+                             frames_result.frames_written, settings.output.c_str(), settings.width, settings.height,
+                             settings.spp, frames_skipped, resumed_frames, format_duration(phases.total).c_str(),
+                             samples_per_second, mpi.size(), summary.total_threads, (unsigned long long)bands,
+                             summary.load_imbalance);
+            } else if (!command_line.quiet) {
                 if (mpi.size() == 1) {
                     std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n",
-                                 settings.output.c_str(), settings.width, settings.height, settings.spp,
+                                 output.c_str(), settings.width, settings.height, settings.spp,
                                  format_duration(phases.total).c_str(), samples_per_second, renderer->threads());
                 } else {
                     std::fprintf(stderr,
                                  "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d ranks (%d threads), "
                                  "%s schedule, %llu bands, load imbalance %.3f\n",
-                                 settings.output.c_str(), settings.width, settings.height, settings.spp,
+                                 output.c_str(), settings.width, settings.height, settings.spp,
                                  format_duration(phases.total).c_str(), samples_per_second, mpi.size(),
                                  summary.total_threads, schedule_name(schedule), (unsigned long long)bands,
                                  summary.load_imbalance);
@@ -615,6 +1109,19 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
                     .add("communication_fraction_mean", summary.communication_fraction_mean)
                     .add("waiting_fraction_mean", summary.waiting_fraction_mean)
                     .add_raw("per_rank", ranks_json(reports));
+                if (frame_farm) {
+                    std::vector<uint32_t> numbers;
+                    for (const FrameTask& task : frame_plan.planned) numbers.push_back(task.frame);
+                    JsonObject frames;
+                    frames.add("list", format_frame_list(numbers))
+                        .add("planned", uint64_t(frames_planned))
+                        .add("skipped_complete", uint64_t(frames_skipped))
+                        .add("resumed", uint64_t(resumed_frames))
+                        .add("rendered", uint64_t(frames_result.frames_written))
+                        .add("interrupted", frames_result.interrupted)
+                        .add("passes", uint64_t(frames_result.passes));
+                    stats.add_raw("frames", frames.str());
+                }
                 write_text_file_atomically(command_line.stats_file, stats.str() + "\n");
             }
         }
@@ -623,7 +1130,7 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
     } catch (...) {
         end_job_after_failure(mpi, std::current_exception());
     }
-    return 0;
+    return root && frames_result.interrupted ? kExitInterrupted : 0;
 }
 
 }  // namespace farmrt

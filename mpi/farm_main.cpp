@@ -12,6 +12,7 @@
 #include "command_line.h"
 #include "errors.h"
 #include "farm_job.h"
+#include "interrupt.h"
 #include "mpi_session.h"
 #include "version.h"
 
@@ -59,6 +60,10 @@ int farm_main(int argc, char** argv) {
         return 1;
     }
     install_signal_handlers(mpi->who());
+    // SIGTERM/SIGUSR1: checkpoint and stop (the dynamic schedule's frame farm;
+    // rank 0 acts, the other ranks finish their items). From the start, so a
+    // signal during set-up still ends in a clean stop.
+    install_interrupt_handlers();
     MpiClock clock;
     try {
         CommandLine command_line;
@@ -69,6 +74,8 @@ int farm_main(int argc, char** argv) {
             error = std::current_exception();
         }
         agree_on_failure(*mpi, clock, error);
+        // The static and cyclic schedules do not checkpoint: a stop signal ends them.
+        if (command_line.schedule != "dynamic") restore_default_interrupt_handlers();
         if (command_line.show_help || command_line.show_version) {
             if (mpi->rank() == 0) {
                 if (command_line.show_help) {

@@ -133,6 +133,11 @@ void visit_job(Stream& s, Job& job) {
     s.array(scene.instance_geometry_refs);
     s.array(scene.instance_geometry_begin);
     s.array(scene.instance_placements);
+    // Animation: ranks compute each frame's camera themselves (farm operations, frame_job.h).
+    auto& animation = job.description.animation;
+    s.value(animation.present);
+    s.array(animation.frames);
+    s.array(animation.keyframes);
     s.text(job.options.schedule);
     s.value(job.options.band_rows);
     s.value(job.options.linear_list);

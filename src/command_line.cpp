@@ -176,8 +176,8 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             cl.checkpoint_interval = parse_seconds_option(a, value_of(i, a));
         } else if (a == "--pass-samples") {
             cl.pass_samples = uint32_t(parse_integer_option(a, value_of(i, a), 1, 1 << 24));
-        } else if (a == "--test-signal-after-passes") {
-            cl.test_signal_after_passes = int(parse_integer_option(a, value_of(i, a), 1, 1 << 30));
+        } else if (a == "--test-signal-after-items") {
+            cl.test_signal_after_items = int(parse_integer_option(a, value_of(i, a), 1, 1 << 30));
         } else if (!a.empty() && a[0] == '-') {
             throw InputError(a + ": unknown option (see farmrt --help)");
         } else if (cl.scene_file.empty()) {

@@ -38,7 +38,7 @@ struct CommandLine {
     bool resume = false;              // skip finished frames, continue from checkpoints
     double checkpoint_interval = 0;   // seconds between checkpoints; 0 = only on SIGTERM/SIGUSR1
     uint32_t pass_samples = 0;        // samples per pass; 0 = adaptive (never changes the image)
-    int test_signal_after_passes = 0; // test only: raise SIGTERM after this many passes
+    int test_signal_after_items = 0; // test only: rank 0 raises SIGTERM after this many work items
     bool show_help = false;
     bool show_version = false;
 };

@@ -1,7 +1,6 @@
 #include "frame_job.h"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -10,17 +9,8 @@
 #include "errors.h"
 #include "frame_list.h"
 #include "image_output.h"
-#include "interrupt.h"
 
 namespace farmrt {
-namespace {
-
-double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-}
-
-}  // namespace
-
 std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested) {
     const Animation& animation = description.animation;
     std::vector<uint32_t> frames = requested;
@@ -133,40 +123,6 @@ Checkpoint FrameAccumulator::checkpoint() const {
         std::fill_n(c.sample_counts.begin() + ptrdiff_t(size_t(y) * width_), width_, row_counts_[y]);
     }
     return c;
-}
-
-// ---- passes -------------------------------------------------------------------------
-
-void PassSizer::observe(double seconds) {
-    if (seconds < 0.25 && adaptive_ < (1u << 24)) adaptive_ *= 2;
-    else if (seconds > 1.0 && adaptive_ > 1) adaptive_ /= 2;
-}
-
-FrameOutcome render_frame_passes(BandRenderer& renderer, const FrameSettings& frame, FrameAccumulator& accumulator,
-                                 const std::string& checkpoint_path, const CheckpointPolicy& policy, PassSizer& sizer,
-                                 int& passes_so_far, std::atomic<uint64_t>* samples_done) {
-    auto last_checkpoint = std::chrono::steady_clock::now();
-    while (!accumulator.done()) {
-        const auto pass_start = std::chrono::steady_clock::now();
-        for (const PassItem& item : accumulator.next_pass(sizer.samples())) {
-            renderer.render(frame, item.rows, item.samples, accumulator.row_sums(item.rows.begin), samples_done);
-            accumulator.complete(item);
-        }
-        const auto now = std::chrono::steady_clock::now();
-        sizer.observe(seconds_between(pass_start, now));
-        ++passes_so_far;
-        if (policy.test_signal_after_passes > 0 && passes_so_far == policy.test_signal_after_passes) std::raise(SIGTERM);
-        if (accumulator.done()) break;
-        if (interrupt_signal() != 0) {
-            write_checkpoint(checkpoint_path, accumulator.checkpoint());
-            return FrameOutcome::Interrupted;
-        }
-        if (policy.interval_seconds > 0 && seconds_between(last_checkpoint, now) >= policy.interval_seconds) {
-            write_checkpoint(checkpoint_path, accumulator.checkpoint());
-            last_checkpoint = std::chrono::steady_clock::now();
-        }
-    }
-    return FrameOutcome::Completed;
 }
 
 }  // namespace farmrt

@@ -6,12 +6,10 @@
 //  - FrameAccumulator: one frame's sums and per-row sample counts; hands out
 //    the next pass's work (rows x samples) and makes checkpoints. It starts
 //    fresh or from a checkpoint; either way the final sums are the same floats.
-//  - render_frame_passes: the single-process loop over passes that writes a
-//    checkpoint every --checkpoint-interval seconds and on SIGTERM/SIGUSR1.
+// The MPI layer's frame farm (mpi/frame_queue.h, mpi/farm_job.cpp) hands the
+// passes out to ranks, checkpoints and writes the frames.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -57,6 +55,7 @@ public:
     uint32_t spp() const { return spp_; }
     bool done() const;
     uint64_t samples_done() const;
+    uint32_t row_count(uint32_t row) const { return row_counts_[row]; }
     // The next pass: every run of rows whose count is below
     // min(lowest count + pass_samples, spp) is brought up to that level.
     std::vector<PassItem> next_pass(uint32_t pass_samples) const;
@@ -73,33 +72,5 @@ private:
     std::vector<float> sums_;
     std::vector<uint32_t> row_counts_;
 };
-
-// How many samples the next pass takes: fixed (--pass-samples) or grown until
-// a pass lasts about half a second, so that a signal is answered quickly and
-// the per-pass overhead stays small. Never changes the image.
-class PassSizer {
-public:
-    explicit PassSizer(uint32_t fixed_samples) : fixed_(fixed_samples) {}
-    uint32_t samples() const { return fixed_ ? fixed_ : adaptive_; }
-    void observe(double seconds);
-
-private:
-    uint32_t fixed_;
-    uint32_t adaptive_ = 1;
-};
-
-struct CheckpointPolicy {
-    double interval_seconds = 0;      // 0 = only on a signal
-    int test_signal_after_passes = 0; // test hook: raise SIGTERM after this many passes (whole job)
-};
-
-enum class FrameOutcome { Completed, Interrupted };
-
-// Renders the rest of one frame in passes on this process's renderer; writes
-// the checkpoint every interval and, when a stop signal arrives, once more
-// before returning Interrupted. `passes_so_far` counts passes over the job.
-FrameOutcome render_frame_passes(BandRenderer& renderer, const FrameSettings& frame, FrameAccumulator& accumulator,
-                                 const std::string& checkpoint_path, const CheckpointPolicy& policy, PassSizer& sizer,
-                                 int& passes_so_far, std::atomic<uint64_t>* samples_done);
 
 }  // namespace farmrt

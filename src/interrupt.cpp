@@ -20,6 +20,11 @@ void install_interrupt_handlers() {
     sigaction(SIGUSR1, &action, nullptr);
 }
 
+void restore_default_interrupt_handlers() {
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGUSR1, SIG_DFL);
+}
+
 int interrupt_signal() { return g_signal; }
 
 const char* signal_name(int signal) {

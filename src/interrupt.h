@@ -10,6 +10,7 @@ namespace farmrt {
 constexpr int kExitInterrupted = 75;
 
 void install_interrupt_handlers();
+void restore_default_interrupt_handlers();
 // The signal that asked to stop, or 0.
 int interrupt_signal();
 const char* signal_name(int signal);

@@ -73,8 +73,6 @@ std::vector<float> resolve_pixels(const std::vector<float>& sums, uint32_t spp) 
 
 int run_render_job(const CommandLine& command_line) {
     const auto job_start = std::chrono::steady_clock::now();
-    // First thing: a SIGTERM/SIGUSR1 during set-up still ends in a clean stop.
-    install_interrupt_handlers();
     PhaseTimes phases;
     PreparedJob job = prepare_job(load_job_scene(command_line, phases), command_line, phases);
     const RenderSettings& settings = job.description.settings;

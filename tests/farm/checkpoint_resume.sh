@@ -4,13 +4,23 @@
 # sizes and pass sizes, are byte-identical to uninterrupted renders; sequences
 # resume (complete frames skipped, damaged ones re-rendered); corrupt or
 # mismatched checkpoints are refused with a clear error.
-# usage: checkpoint_resume.sh FARMRT SOURCE_DIR [LAUNCHER...]
-#   LAUNCHER (optional): prefix for the interrupted runs, e.g. "mpirun -n 3".
+# usage: checkpoint_resume.sh FARMRT SOURCE_DIR [MPIEXEC]
+#   MPIEXEC (optional): the interrupted and resumed runs go through
+#   "MPIEXEC -n R" with R cycling through 3, 1, 2, 4 ranks, so a render
+#   checkpointed by one rank count is resumed by others.
 set -u
 farmrt=$(realpath "$1")
 source_dir=$(realpath "$2")
-shift 2
-launcher=("$@")
+mpiexec=${3:-}
+rank_cycle=(3 1 2 4)
+launches=0
+launcher=()
+next_launcher() {  # sets launcher for the next interrupted/resumed run
+    if [ -n "$mpiexec" ]; then
+        launcher=("$mpiexec" -n "${rank_cycle[$((launches % 4))]}")
+        launches=$((launches + 1))
+    fi
+}
 scene=$source_dir/configs/tiny.yaml
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -18,40 +28,49 @@ cd "$work"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 run() { "$farmrt" "$scene" --quiet "$@"; }
-resumed_run() { "${launcher[@]}" "$farmrt" "$scene" --quiet "$@"; }
+resumed_run() { next_launcher; "${launcher[@]}" "$farmrt" "$scene" --quiet "$@"; }
 
-# 1. The test hook raises SIGTERM after N passes: deterministic interruptions.
+# 1. The test hook: rank 0 raises SIGTERM once N work items (bands of rows x
+#    samples) are back: deterministic interruptions.
 run -o ref.pfm --spp 40 --threads 2 || fail "reference render"
-resumed_run -o part.pfm --spp 40 --pass-samples 3 --test-signal-after-passes 2
+resumed_run -o part.pfm --spp 40 --band 8 --pass-samples 3 --test-signal-after-items 2
 status=$?
 [ $status -eq 75 ] || fail "interrupted render exits 75 (got $status)"
 [ -f part.pfm.checkpoint ] || fail "interrupted render leaves part.pfm.checkpoint"
 [ ! -e part.pfm ] || fail "interrupted render must not write the image"
 attempts=0
-settings=("--threads 1 --tile 5 --pass-samples 4" "--threads 2 --tile 16 --pass-samples 1" "--threads 2 --tile 3 --pass-samples 7")
+settings=("--threads 1 --tile 5 --band 8 --pass-samples 4" "--threads 2 --tile 16 --band 5 --pass-samples 2"
+          "--threads 2 --tile 3 --band 16 --pass-samples 7")
 while :; do
     attempts=$((attempts + 1))
-    [ $attempts -le 20 ] || { fail "resume never finished"; break; }
+    [ $attempts -le 40 ] || { fail "resume never finished"; break; }
     # shellcheck disable=SC2086
-    resumed_run -o part.pfm --spp 40 --resume ${settings[$((attempts % 3))]} --test-signal-after-passes 2
+    resumed_run -o part.pfm --spp 40 --resume ${settings[$((attempts % 3))]} --test-signal-after-items 5
     status=$?
     [ $status -eq 0 ] && break
     [ $status -eq 75 ] || { fail "resume $attempts exits $status"; break; }
 done
-[ $attempts -ge 5 ] || fail "expected several interruptions, got $attempts runs"
+[ $attempts -ge 4 ] || fail "expected several interruptions, got $attempts runs"
+echo "test hook: interrupted $attempts times"
 cmp -s ref.pfm part.pfm || fail "interrupted and resumed $attempts times differs from the uninterrupted render"
 [ ! -e part.pfm.checkpoint ] || fail "a finished frame removes its checkpoint"
 
 # 2. Real signals from outside, as Slurm (--signal) or a user sends them.
 big=(--width 128 --height 72 --spp 128)
 run -o ref_big.pfm "${big[@]}" || fail "reference render (large)"
-for signal in TERM USR1; do
+# Through mpirun only SIGUSR1: mpirun forwards it to the ranks, while it takes
+# SIGTERM as an order to kill the job (the Slurm scripts send SIGUSR1).
+signals=(TERM USR1)
+[ -n "$mpiexec" ] && signals=(USR1)
+for signal in "${signals[@]}"; do
     rm -f sig.pfm sig.pfm.checkpoint
     interrupted=0
     for attempt in 1 2 3 4 5 6 7 8 9 10; do
         resume=(); [ $attempt -gt 1 ] && resume=(--resume)
         rm -f started; touch started; sleep 0.05
-        # Started directly (not through a shell function) so that $! is the process to signal.
+        # Started directly (not through a shell function) so that $! is the process to signal
+        # (mpirun forwards SIGUSR1 to the ranks, and takes SIGTERM as an order to end the job).
+        next_launcher
         "${launcher[@]}" "$farmrt" "$scene" --quiet -o sig.pfm "${big[@]}" --checkpoint-interval 0.1 "${resume[@]}" &
         pid=$!
         # The first periodic checkpoint shows the render (and its handlers) are running.
@@ -83,22 +102,28 @@ for signal in TERM USR1; do
 done
 
 # 3. Sequences: complete frames are skipped, damaged ones rendered again,
-#    the frame in progress continues from its checkpoint.
-run -o seqref_##.pfm --frames 1-4 --spp 6 || fail "reference sequence"
-run -o seq_##.pfm --frames 1-4 --spp 6 --pass-samples 3 --test-signal-after-passes 5
+#    frames in progress continue from their checkpoints.
+seq=(--spp 6 --band 16 --pass-samples 3)
+run -o seqref_##.pfm --frames 1-4 "${seq[@]}" || fail "reference sequence"
+run -o seq_##.pfm --frames 1-2 "${seq[@]}" || fail "sequence frames 1-2"
+run -o seq_##.pfm --frames 1-4 "${seq[@]}" --resume --test-signal-after-items 3
 status=$?
 [ $status -eq 75 ] || fail "sequence interrupted exits 75 (got $status)"
-[ -f seq_01.pfm ] && [ -f seq_02.pfm ] && [ -f seq_03.pfm.checkpoint ] && [ ! -e seq_03.pfm ] && [ ! -e seq_04.pfm ] ||
+[ -f seq_03.pfm.checkpoint ] && [ ! -e seq_03.pfm ] && [ ! -e seq_04.pfm ] ||
     fail "sequence stopped in frame 3: $(ls seq_* | tr '\n' ' ')"
 head -c 100 seq_01.pfm > cut && mv cut seq_01.pfm   # a damaged image is not complete
-cp seq_02.pfm seq_02.before
-run -o seq_##.pfm --frames 1-4 --spp 6 --resume --stats seq.json || fail "sequence resume"
+run -o seq_##.pfm --frames 1-4 "${seq[@]}" --resume --stats seq.json || fail "sequence resume"
 for f in 01 02 03 04; do cmp -s seqref_$f.pfm seq_$f.pfm || fail "sequence frame $f differs after resume"; done
-grep -q '"skipped_complete": 1' seq.json && grep -q '"resumed": 1' seq.json && grep -q '"rendered": 3' seq.json ||
-    fail "sequence stats: $(cat seq.json)"
+python3 - seq.json <<'PY' || fail "sequence stats: $(cat seq.json)"
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+assert frames["planned"] == 4 and frames["skipped_complete"] == 1 and frames["rendered"] == 3, frames
+assert frames["resumed"] >= 1 and not frames["interrupted"], frames
+PY
+ls ./*.checkpoint >/dev/null 2>&1 && fail "checkpoints left behind: $(ls ./*.checkpoint)"
 
 # 4. Checkpoints that must not be mixed in.
-run -o bad.pfm --spp 40 --pass-samples 3 --test-signal-after-passes 1
+run -o bad.pfm --spp 40 --pass-samples 3 --test-signal-after-items 1
 run -o bad.pfm --spp 41 --resume 2> err.txt
 status=$?
 [ $status -eq 2 ] || fail "mismatched checkpoint exits 2 (got $status)"

@@ -1,0 +1,222 @@
+#include "frame_queue.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "errors.h"
+
+namespace farmrt {
+
+struct FrameQueue::OpenFrame {
+    uint32_t slot = 0;
+    FrameTask task;
+    std::unique_ptr<FrameAccumulator> accumulator;
+    std::vector<uint32_t> scheduled;  // per row: samples once its item out (if any) is back
+    std::vector<uint8_t> out;         // per row: an item is out
+    uint32_t round_target = 0;        // samples every row has after this round
+    std::unique_ptr<DynamicScheduler> dealer;  // the round's rows, guided
+    std::deque<RowRange> pending;              // dealt, not yet handed out (rows still out, or split)
+    bool complete_reported = false;
+};
+
+FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open)
+    : options_(options),
+      tasks_(std::move(frames)),
+      open_(std::move(open)),
+      threads_(size_t(std::max(options.ranks, 1)), 1),
+      speeds_(size_t(std::max(options.ranks, 1)), 0.0) {
+    options_.max_open_frames = std::max<size_t>(options_.max_open_frames, 1);
+}
+
+FrameQueue::~FrameQueue() = default;
+
+void FrameQueue::report_speed(int rank, int threads, double samples_per_second) {
+    if (rank < 0 || size_t(rank) >= threads_.size()) return;
+    threads_[size_t(rank)] = std::max(threads, 1);
+    if (samples_per_second > 0) speeds_[size_t(rank)] = samples_per_second;
+    for (auto& frame : open_frames_) {
+        if (frame->dealer) frame->dealer->report_speed(rank, threads, samples_per_second);
+    }
+}
+
+uint32_t FrameQueue::pass_samples() const {
+    if (options_.pass_samples > 0) return options_.pass_samples;
+    if (!clock_started_ || samples_finished_ == 0) return 1;  // the first round measures the speed
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - first_item_time_).count();
+    if (elapsed <= 0) return 1;
+    const double samples_per_second = double(samples_finished_) / elapsed;
+    const double pixels = double(options_.width) * options_.height;
+    const double samples = samples_per_second * options_.round_seconds / pixels;
+    return uint32_t(std::clamp(samples, 1.0, double(options_.spp)));
+}
+
+bool FrameQueue::start_round(OpenFrame& frame) {
+    const uint32_t lowest = *std::min_element(frame.scheduled.begin(), frame.scheduled.end());
+    if (lowest >= options_.spp) return false;
+    frame.round_target = uint32_t(std::min<uint64_t>(uint64_t(lowest) + pass_samples(), options_.spp));
+    frame.dealer = std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks,
+                                                      options_.band_rows);
+    for (size_t rank = 0; rank < threads_.size(); ++rank) {
+        frame.dealer->report_speed(int(rank), threads_[rank], speeds_[rank]);
+    }
+    ++rounds_;
+    return true;
+}
+
+// Hands out the first run of rows in `pending` that needs samples for this
+// round, shares one starting count, and has no item out. Rows already at the
+// target are dropped; rows still out stay pending.
+bool FrameQueue::hand_out_pending(OpenFrame& frame, WorkItem& item) {
+    const uint32_t target = frame.round_target;
+    for (size_t p = 0; p < frame.pending.size(); ++p) {
+        const RowRange range = frame.pending[p];
+        std::vector<RowRange> keep;
+        bool found = false;
+        for (uint32_t row = range.begin; row < range.end;) {
+            const uint32_t count = frame.scheduled[row];
+            const uint8_t out = frame.out[row];
+            uint32_t end = row + 1;
+            while (end < range.end && frame.scheduled[end] == count && frame.out[end] == out) ++end;
+            if (count >= target && !out) {
+                // done for this round
+            } else if (out || found) {
+                keep.push_back(RowRange{row, end});
+            } else {
+                found = true;
+                item.slot = frame.slot;
+                item.frame = frame.task.frame;
+                item.rows = RowRange{row, end};
+                item.samples = SampleRange{count, target};
+            }
+            row = end;
+        }
+        // Replace pending[p] by what is left of it.
+        frame.pending.erase(frame.pending.begin() + ptrdiff_t(p));
+        frame.pending.insert(frame.pending.begin() + ptrdiff_t(p), keep.begin(), keep.end());
+        if (found) return true;
+        p += keep.size();
+        --p;
+    }
+    return false;
+}
+
+FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item) {
+    for (;;) {
+        if (hand_out_pending(frame, item)) return Try::Item;
+        if (!frame.dealer && !start_round(frame)) return Try::Exhausted;
+        RowRange band;
+        const DynamicScheduler::Answer answer = frame.dealer->next(rank, in_flight, band);
+        if (answer == DynamicScheduler::Answer::Band) {
+            frame.pending.push_back(band);
+            continue;
+        }
+        if (answer == DynamicScheduler::Answer::Defer) return Try::Defer;
+        // The round's rows are all dealt; those still pending wait for their items.
+        if (!frame.pending.empty()) return Try::Defer;
+        frame.dealer.reset();
+    }
+}
+
+FrameQueue::Answer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
+    if (stopped_) return Answer::Done;
+    bool waiting = false;
+    for (size_t i = 0;; ++i) {
+        if (i == open_frames_.size()) {
+            if (open_frames_.size() >= options_.max_open_frames || next_task_ >= tasks_.size()) break;
+            auto frame = std::make_unique<OpenFrame>();
+            frame->slot = uint32_t(next_task_);
+            frame->task = tasks_[next_task_++];
+            frame->accumulator = open_(frame->task);
+            frame->out.assign(options_.height, 0);
+            frame->scheduled.resize(options_.height);
+            for (uint32_t row = 0; row < options_.height; ++row) frame->scheduled[row] = frame->accumulator->row_count(row);
+            const bool already_done = frame->accumulator->done();
+            open_frames_.push_back(std::move(frame));
+            if (already_done) {  // a checkpoint of a finished frame: just write it
+                open_frames_.back()->complete_reported = true;
+                completed_.push_back(open_frames_.back()->slot);
+                continue;
+            }
+        }
+        OpenFrame& frame = *open_frames_[i];
+        const Try outcome = try_frame(frame, rank, in_flight, item);
+        if (outcome == Try::Item) {
+            for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) {
+                frame.out[row] = 1;
+                frame.scheduled[row] = item.samples.end;
+            }
+            ++items_out_;
+            if (!clock_started_) {
+                clock_started_ = true;
+                first_item_time_ = std::chrono::steady_clock::now();
+            }
+            return Answer::Item;
+        }
+        if (outcome == Try::Defer) waiting = true;
+    }
+    // Nothing to start now: wait while work remains (items out, rounds to come).
+    if (waiting || items_out_ > 0 || next_task_ < tasks_.size()) return Answer::Defer;
+    return Answer::Done;
+}
+
+FrameQueue::OpenFrame& FrameQueue::open_frame(uint32_t slot) {
+    for (auto& frame : open_frames_) {
+        if (frame->slot == slot) return *frame;
+    }
+    throw RenderError("frame queue: no open frame " + std::to_string(slot));
+}
+
+const FrameQueue::OpenFrame& FrameQueue::open_frame(uint32_t slot) const {
+    return const_cast<FrameQueue*>(this)->open_frame(slot);
+}
+
+const float* FrameQueue::starting_sums(const WorkItem& item) const {
+    return open_frame(item.slot).accumulator->sums().data() + size_t(item.rows.begin) * options_.width * 3;
+}
+
+void FrameQueue::complete(const WorkItem& item, const float* sums) {
+    OpenFrame& frame = open_frame(item.slot);
+    FrameAccumulator& accumulator = *frame.accumulator;
+    std::memcpy(accumulator.row_sums(item.rows.begin), sums, size_t(item.rows.count()) * options_.width * 3 * sizeof(float));
+    accumulator.complete(PassItem{item.rows, item.samples});
+    for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) frame.out[row] = 0;
+    --items_out_;
+    samples_finished_ += uint64_t(item.rows.count()) * options_.width * item.samples.count();
+    if (!frame.complete_reported && accumulator.done()) {
+        frame.complete_reported = true;
+        completed_.push_back(frame.slot);
+    }
+}
+
+std::vector<uint32_t> FrameQueue::take_completed() {
+    std::vector<uint32_t> done;
+    done.swap(completed_);
+    return done;
+}
+
+const FrameTask& FrameQueue::task(uint32_t slot) const { return open_frame(slot).task; }
+
+const FrameAccumulator& FrameQueue::accumulator(uint32_t slot) const { return *open_frame(slot).accumulator; }
+
+void FrameQueue::close(uint32_t slot) {
+    for (auto it = open_frames_.begin(); it != open_frames_.end(); ++it) {
+        if ((*it)->slot == slot) {
+            open_frames_.erase(it);
+            return;
+        }
+    }
+}
+
+std::vector<uint32_t> FrameQueue::open_slots() const {
+    std::vector<uint32_t> slots;
+    for (const auto& frame : open_frames_) slots.push_back(frame->slot);
+    return slots;
+}
+
+bool FrameQueue::finished() const {
+    if (stopped_) return items_out_ == 0;
+    return open_frames_.empty() && next_task_ >= tasks_.size();
+}
+
+}  // namespace farmrt

@@ -1,0 +1,113 @@
+// Rank 0's work queue for a job of many frames, each rendered in passes of
+// samples: it hands out (frame, rows, samples) items dynamically, so that
+// many small frames keep every rank busy and a long frame can checkpoint
+// between passes. No MPI in here: tests drive it directly.
+//
+// Each open frame progresses in rounds: a round brings every row to a target
+// sample count (the previous target plus the pass size). Rows of a round are
+// dealt by the farm's guided DynamicScheduler (band_schedule.h), so a round
+// behaves like a single-frame render of the dynamic schedule: bands follow
+// the ranks' speeds and shrink towards the end. A row's next item may start
+// only when its previous one has come back (its sums go out with the item,
+// and samples are added in order), so a round overlaps the end of the last
+// one, and a frame overlaps the next frame: a rank that would wait gets work
+// from the next frame instead. At most `max_open_frames` frames are open.
+//
+// Pass sizes never change the image (accumulate_pixel adds samples in order),
+// so they adapt: the first round is one sample, later ones last about
+// `round_seconds` at the measured speed (or --pass-samples, fixed).
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "band_schedule.h"
+#include "frame_job.h"
+
+namespace farmrt {
+
+struct WorkItem {
+    uint32_t slot = 0;   // the open frame (an id unique over the job)
+    uint32_t frame = 0;  // frame number
+    RowRange rows;
+    SampleRange samples;
+};
+
+struct FrameQueueOptions {
+    uint32_t width = 0, height = 0, spp = 0;
+    int ranks = 1;
+    uint32_t band_rows = 0;     // fixed band size; 0 = guided
+    uint32_t pass_samples = 0;  // fixed pass size; 0 = adaptive
+    double round_seconds = 10;  // adaptive: a round's target duration
+    size_t max_open_frames = 4;
+};
+
+class FrameQueue {
+public:
+    // Makes a frame's accumulator (fresh, or from its checkpoint) when the frame opens.
+    using Opener = std::function<std::unique_ptr<FrameAccumulator>(const FrameTask&)>;
+    FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open);
+    ~FrameQueue();
+    FrameQueue(const FrameQueue&) = delete;
+    FrameQueue& operator=(const FrameQueue&) = delete;
+
+    void report_speed(int rank, int threads, double samples_per_second);
+
+    enum class Answer { Item, Defer, Done };
+    // A request from `rank`, which holds `in_flight` unfinished items. Defer:
+    // nothing can start now, ask again when an item comes back. Done: no more
+    // work for anyone (or stopped).
+    Answer next(int rank, int in_flight, WorkItem& item);
+    // The item's starting sums (rows x width x 3 floats); unchanged while it is out.
+    const float* starting_sums(const WorkItem& item) const;
+    // The item's rows after its samples were added to starting_sums.
+    void complete(const WorkItem& item, const float* sums);
+
+    // Frames now complete (every sample of every row), oldest first; the caller
+    // writes each and then closes it.
+    std::vector<uint32_t> take_completed();
+    const FrameTask& task(uint32_t slot) const;
+    const FrameAccumulator& accumulator(uint32_t slot) const;
+    void close(uint32_t slot);
+    std::vector<uint32_t> open_slots() const;
+
+    // No more items from now on (a stop signal): items out still come back.
+    void stop() { stopped_ = true; }
+    bool stopped() const { return stopped_; }
+    size_t items_out() const { return items_out_; }
+    // Every frame written, or stopped with nothing out.
+    bool finished() const;
+    size_t frames_opened() const { return next_task_; }
+    uint32_t passes_started() const { return rounds_; }
+
+private:
+    struct OpenFrame;
+    enum class Try { Item, Defer, Exhausted };
+    Try try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item);
+    bool hand_out_pending(OpenFrame& frame, WorkItem& item);
+    bool start_round(OpenFrame& frame);
+    uint32_t pass_samples() const;
+    OpenFrame& open_frame(uint32_t slot);
+    const OpenFrame& open_frame(uint32_t slot) const;
+
+    FrameQueueOptions options_;
+    std::vector<FrameTask> tasks_;
+    Opener open_;
+    size_t next_task_ = 0;
+    std::deque<std::unique_ptr<OpenFrame>> open_frames_;
+    std::vector<uint32_t> completed_;
+    std::vector<int> threads_;
+    std::vector<double> speeds_;
+    bool stopped_ = false;
+    size_t items_out_ = 0;
+    uint32_t rounds_ = 0;
+    // Job throughput for adaptive passes: samples finished since the first item.
+    uint64_t samples_finished_ = 0;
+    bool clock_started_ = false;
+    std::chrono::steady_clock::time_point first_item_time_;
+};
+
+}  // namespace farmrt

@@ -1,0 +1,195 @@
+// The frame farm's work queue, without MPI: simulated ranks take items in a
+// random order, finish them out of order, stop and resume; every pixel must
+// end with exactly the floats of adding its samples in order, each sample once.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "frame_queue.h"
+
+namespace farmrt {
+namespace {
+
+constexpr uint32_t kWidth = 7, kHeight = 23, kSpp = 13;
+
+// A sample's value: order-sensitive in float (adding in another order changes bits).
+float sample_value(uint32_t frame, uint32_t pixel, uint32_t sample, int channel) {
+    return float(std::sin(double(frame * 7919 + pixel * 104729 + sample * 31 + channel * 17))) * 1e3f + 0.1f * float(sample);
+}
+
+std::vector<float> reference_sums(uint32_t frame) {
+    std::vector<float> sums(size_t(kWidth) * kHeight * 3, 0.0f);
+    for (uint32_t pixel = 0; pixel < kWidth * kHeight; ++pixel) {
+        for (uint32_t s = 0; s < kSpp; ++s) {
+            for (int c = 0; c < 3; ++c) sums[pixel * 3 + c] += sample_value(frame, pixel, s, c);
+        }
+    }
+    return sums;
+}
+
+struct Simulation {
+    std::map<uint32_t, std::vector<float>> written;  // frame -> sums at completion
+    std::map<uint32_t, Checkpoint> checkpoints;      // frame -> state when stopped
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> samples_rendered;  // (frame, row) -> samples added here
+    int items = 0;
+};
+
+// Runs a queue with `ranks` simulated ranks until it finishes (or `stop_after` items, then stops).
+void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& simulation, int stop_after = -1) {
+    struct Out {
+        WorkItem item;
+        std::vector<float> sums;
+    };
+    std::vector<std::vector<Out>> out{size_t(ranks)};
+    std::vector<bool> done(size_t(ranks), false);
+    std::vector<int> row_out(kHeight * 64, 0);
+    for (int guard = 0; guard < 1000000; ++guard) {
+        // Frames complete: "write" them.
+        for (uint32_t slot : queue.take_completed()) {
+            simulation.written[queue.task(slot).frame] = queue.accumulator(slot).sums();
+            queue.close(slot);
+        }
+        if (queue.finished() && std::all_of(out.begin(), out.end(), [](const auto& o) { return o.empty(); })) break;
+        const int rank = int(random() % uint32_t(ranks));
+        auto& mine = out[size_t(rank)];
+        const bool finish = !mine.empty() && (mine.size() >= 2 || done[size_t(rank)] || random() % 2 == 0);
+        if (finish) {
+            // Finish one of this rank's items (not always the oldest: ranks differ).
+            const size_t which = random() % mine.size();
+            Out o = std::move(mine[which]);
+            mine.erase(mine.begin() + ptrdiff_t(which));
+            for (uint32_t row = o.item.rows.begin; row < o.item.rows.end; ++row) {
+                for (uint32_t x = 0; x < kWidth; ++x) {
+                    const uint32_t pixel = row * kWidth + x;
+                    float* sum = &o.sums[size_t((row - o.item.rows.begin) * kWidth + x) * 3];
+                    for (uint32_t s = o.item.samples.begin; s < o.item.samples.end; ++s) {
+                        for (int c = 0; c < 3; ++c) sum[c] += sample_value(o.item.frame, pixel, s, c);
+                    }
+                }
+                simulation.samples_rendered[{o.item.frame, row}] += o.item.samples.count();
+                --row_out[o.item.frame * kHeight + row];
+            }
+            queue.complete(o.item, o.sums.data());
+            if (++simulation.items == stop_after) queue.stop();
+            continue;
+        }
+        if (done[size_t(rank)]) continue;
+        WorkItem item;
+        const FrameQueue::Answer answer = queue.next(rank, int(mine.size()), item);
+        if (answer == FrameQueue::Answer::Done) done[size_t(rank)] = true;
+        if (answer != FrameQueue::Answer::Item) continue;
+        ASSERT_LT(item.rows.begin, item.rows.end);
+        ASSERT_LE(item.rows.end, kHeight);
+        ASSERT_LT(item.samples.begin, item.samples.end);
+        ASSERT_LE(item.samples.end, kSpp);
+        for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) {
+            ASSERT_EQ(row_out[item.frame * kHeight + row]++, 0) << "two items out for frame " << item.frame << " row " << row;
+        }
+        Out o{item, {}};
+        const float* from = queue.starting_sums(item);
+        o.sums.assign(from, from + size_t(item.rows.count()) * kWidth * 3);
+        if (item.samples.begin == 0) {
+            for (float v : o.sums) ASSERT_EQ(v, 0.0f);
+        }
+        mine.push_back(std::move(o));
+    }
+    for (uint32_t slot : queue.open_slots()) simulation.checkpoints[queue.task(slot).frame] = queue.accumulator(slot).checkpoint();
+}
+
+std::vector<FrameTask> tasks_for(const std::vector<uint32_t>& frames) {
+    std::vector<FrameTask> tasks;
+    for (uint32_t f : frames) tasks.push_back(FrameTask{f, "f" + std::to_string(f), "f" + std::to_string(f) + ".checkpoint"});
+    return tasks;
+}
+
+FrameQueueOptions options_for(int ranks, uint32_t band_rows, uint32_t pass_samples, size_t max_open) {
+    FrameQueueOptions options;
+    options.width = kWidth;
+    options.height = kHeight;
+    options.spp = kSpp;
+    options.ranks = ranks;
+    options.band_rows = band_rows;
+    options.pass_samples = pass_samples;
+    options.max_open_frames = max_open;
+    return options;
+}
+
+TEST(FrameQueue, EveryPixelGetsItsSamplesInOrderOnce) {
+    const std::vector<uint32_t> frames = {2, 5, 9, 10};
+    std::mt19937 random(7);
+    for (int ranks : {1, 2, 5}) {
+        for (uint32_t band_rows : {0u, 1u, 4u}) {
+            for (uint32_t pass : {1u, 4u, 13u}) {
+                for (size_t open : {size_t(1), size_t(3)}) {
+                    FrameQueue queue(options_for(ranks, band_rows, pass, open), tasks_for(frames), [](const FrameTask& t) {
+                        return std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp, "id" + std::to_string(t.frame));
+                    });
+                    Simulation simulation;
+                    simulate(queue, ranks, random, simulation);
+                    ASSERT_EQ(simulation.written.size(), frames.size());
+                    for (uint32_t f : frames) {
+                        const std::vector<float> expected = reference_sums(f);
+                        ASSERT_EQ(0, std::memcmp(expected.data(), simulation.written[f].data(), expected.size() * 4))
+                            << "frame " << f << " ranks " << ranks << " band " << band_rows << " pass " << pass;
+                        for (uint32_t row = 0; row < kHeight; ++row) {
+                            ASSERT_EQ((simulation.samples_rendered[{f, row}]), kSpp);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(FrameQueue, StoppedAndResumedWithOtherRankCountsIsBitIdentical) {
+    const std::vector<uint32_t> frames = {1, 2, 3};
+    const std::filesystem::path directory =
+        std::filesystem::temp_directory_path() / ("farmrt_queue_" + std::to_string(getpid()));
+    std::filesystem::create_directories(directory);
+    std::mt19937 random(11);
+    for (int trial = 0; trial < 6; ++trial) {
+        std::map<uint32_t, std::vector<float>> written;
+        std::map<uint32_t, Checkpoint> checkpoints;
+        std::vector<uint32_t> remaining = frames;
+        for (int run = 0; !remaining.empty(); ++run) {
+            ASSERT_LT(run, 200);
+            const int ranks = 1 + int(random() % 4);
+            FrameQueue queue(options_for(ranks, random() % 3, random() % 5, 1 + random() % 3), tasks_for(remaining),
+                             [&](const FrameTask& t) {
+                                 auto accumulator = std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp,
+                                                                                       "id" + std::to_string(t.frame));
+                                 auto found = checkpoints.find(t.frame);
+                                 if (found != checkpoints.end()) {
+                                     const std::string path = (directory / ("f" + std::to_string(t.frame))).string();
+                                     write_checkpoint(path, found->second);
+                                     accumulator->resume_from(path);
+                                 }
+                                 return accumulator;
+                             });
+            Simulation simulation;
+            simulate(queue, ranks, random, simulation, 1 + int(random() % 12));
+            for (auto& [frame, sums] : simulation.written) {
+                written[frame] = sums;
+                checkpoints.erase(frame);
+            }
+            for (auto& [frame, checkpoint] : simulation.checkpoints) checkpoints[frame] = checkpoint;
+            remaining.clear();
+            for (uint32_t f : frames) {
+                if (!written.count(f)) remaining.push_back(f);
+            }
+        }
+        for (uint32_t f : frames) {
+            const std::vector<float> expected = reference_sums(f);
+            ASSERT_EQ(0, std::memcmp(expected.data(), written[f].data(), expected.size() * 4)) << "trial " << trial;
+        }
+    }
+    std::filesystem::remove_all(directory);
+}
+
+}  // namespace
+}  // namespace farmrt
