@@ -168,6 +168,13 @@ if wait_for_checkpoint big.pfm.checkpoint "$big"; then
 fi
 unset FARMRT_CHECKPOINT_INTERVAL
 
+# 5. The scaling-study submission: one job per configuration, then the report job.
+rank_list=1
+[ "$ranks" -gt 1 ] && rank_list="1 $ranks"
+scaling_report=$("$slurm_scripts/submit_scaling.sh" --kind strong --nodes 1 --ranks-per-node "$rank_list" --threads 1 \
+                 --scene "$scene" --width 64 --height 40 --spp 4 --out "$T/work/scaling" 2>/dev/null)
+note "submitted the scaling study; report job $scaling_report"
+
 # ---- wait (bounded) ------------------------------------------------------------------
 while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
     if [ $(($(date +%s) - start_time)) -gt "$deadline_seconds" ]; then
@@ -196,6 +203,16 @@ cmp -s ref_big.pfm big.pfm || fail "requeued render.sbatch: big.pfm differs from
 restarts_batch=$(job_field "$big" Restarts)
 [ "${restarts_batch:-0}" -ge 1 ] || fail "render.sbatch job was not requeued (Restarts=${restarts_batch:-?})"
 ls ./*.checkpoint 2>/dev/null && fail "checkpoints left behind"
+[ "$(job_field "$scaling_report" JobState)" = COMPLETED ] || fail "scaling report job: $(job_field "$scaling_report" JobState)"
+for f in strong_scaling_slurm.csv strong_scaling_slurm.md; do
+    [ -s "scaling/$f" ] || fail "scaling study: scaling/$f missing"
+done
+if python3 -c 'import matplotlib' 2>/dev/null; then
+    [ -s scaling/strong_scaling_slurm.png ] || fail "scaling study: no plot"
+fi
+expected_rows=$(( $(echo "$rank_list" | wc -w) + 1 ))
+[ "$(wc -l < scaling/strong_scaling_slurm.csv)" -eq "$expected_rows" ] ||
+    fail "scaling study CSV: $(cat scaling/strong_scaling_slurm.csv)"
 
 note "array task requeued ${restarts:-0}x, batch job requeued ${restarts_batch:-0}x"
 if [ $failures -eq 0 ]; then
