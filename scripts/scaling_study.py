@@ -206,8 +206,15 @@ def strong(args, runner):
     write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
     series = {}
     for row in rows:
-        label = "1 rank x threads" if row["ranks"] == 1 else ("ranks x 1 thread" if row["threads"] == 1 else "mixed")
-        series.setdefault(label, []).append((row["cores"], row))
+        labels = []
+        if row["ranks"] == 1:
+            labels.append("1 rank x threads")
+        if row["threads"] == 1:
+            labels.append("ranks x 1 thread")
+        if not labels:
+            labels.append("ranks x threads (mixed)")
+        for label in labels:  # the 1-core point starts both lines
+            series.setdefault(label, []).append((row["cores"], row))
     figure = plot(os.path.join(args.results, name + ".png"),
                   f"Strong scaling: {os.path.basename(args.scene)} {args.width}x{args.height}, {args.spp} spp",
                   series, "cores (ranks x threads)",
@@ -370,7 +377,23 @@ def report(args, _runner):
     return name, text
 
 
+def use_python_with_matplotlib():
+    """Debian's python3-matplotlib lives in /usr/bin/python3; another python3 first on PATH
+    (pyenv, conda) may lack it: run under Debian's then."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        debian = "/usr/bin/python3"
+        if os.path.realpath(sys.executable) != os.path.realpath(debian) and os.path.exists(debian) and \
+                not os.environ.get("FARMRT_SCALING_REEXEC"):
+            check = subprocess.run([debian, "-c", "import matplotlib"], capture_output=True)
+            if check.returncode == 0:
+                os.environ["FARMRT_SCALING_REEXEC"] = "1"
+                os.execv(debian, [debian, os.path.abspath(__file__)] + sys.argv[1:])
+
+
 def main():
+    use_python_with_matplotlib()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("study", choices=["strong", "weak", "backends", "all", "report"])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
