@@ -11,6 +11,7 @@
 #   scripts/benchmark_frames.sh [BUILD_DIR] [RANKS]
 # Environment: SCENES (default "configs/spheres.yaml configs/many_spheres.yaml"),
 #   FRAMES (1-100), WIDTH, HEIGHT (64), SPP (1), MPIEXEC (mpirun), RESULTS (results),
+#   MODES (default "job_mpi job_single process_per_frame mpirun_per_frame"),
 #   NAME (frames_benchmark: RESULTS/NAME.csv and RESULTS/NAME.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,15 +64,15 @@ for scene in $scenes; do
             "$mpiexec" -n "$ranks" "$farmrt" "$scene" "${size[@]}" --frames "$f" -o "$1/f_####.pfm"
         done
     }
-    modes=(job_mpi job_single process_per_frame mpirun_per_frame)
+    read -r -a modes <<< "${MODES:-job_mpi job_single process_per_frame mpirun_per_frame}"
     for mode in "${modes[@]}"; do run_mode "$mode"; done
     for mode in "${modes[@]}"; do
-        if ! diff -rq "$tmp/process_per_frame" "$tmp/$mode" >/dev/null; then
+        if ! diff -rq "$tmp/${modes[0]}" "$tmp/$mode" >/dev/null; then
             echo "benchmark_frames: $mode wrote different images than a process per frame" >&2
             exit 1
         fi
     done
-    base=${wall[process_per_frame]}
+    base=${wall[process_per_frame]:-${wall[${modes[0]}]}}
     for mode in "${modes[@]}"; do
         mode_ranks=$ranks
         [[ $mode == job_single || $mode == process_per_frame ]] && mode_ranks=1
