@@ -459,7 +459,6 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     std::unordered_map<uint64_t, WorkItem> items_out;                 // tag -> item
     std::unordered_map<uint64_t, std::vector<float>> result_buffers;  // tag -> receive buffer
     uint64_t next_tag = 1;
-    std::vector<int> in_flight(size_t(ranks), 0);
     std::vector<bool> deferred(size_t(ranks), false);
     std::vector<bool> told_done(size_t(ranks), false);
     told_done[0] = true;
@@ -498,13 +497,22 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
         }
         return sums;
     };
-    // Answers rank's pending request: an item (expecting its result), or "no more".
-    const auto answer = [&](int rank) {
+    // Answers a rank's request: an item (expecting its result), "no more", or
+    // nothing yet. A rank that still holds work is told "not now" at once and
+    // asks again when idle (as in the single-frame farm); an idle rank's
+    // request is held and answered when an item comes back.
+    const auto answer = [&](int rank, int unfinished) {
         WorkItem item;
-        const FrameQueue::Answer outcome = queue.next(rank, in_flight[size_t(rank)], item);
-        deferred[size_t(rank)] = outcome == FrameQueue::Answer::Defer;
-        if (outcome == FrameQueue::Answer::Defer) return;
+        const FrameQueue::Answer outcome = queue.next(rank, unfinished, item);
+        deferred[size_t(rank)] = outcome == FrameQueue::Answer::Defer && unfinished == 0;
+        if (deferred[size_t(rank)]) return;
         WorkHeader header;
+        if (outcome == FrameQueue::Answer::Defer) {
+            header.row_begin = header.row_end = kNotNow;
+            send_header(rank, header);
+            post_request_receive(rank);
+            return;
+        }
         if (outcome == FrameQueue::Answer::Done) {
             told_done[size_t(rank)] = true;
             send_header(rank, header);
@@ -541,7 +549,6 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
             report.bytes_sent += send.sums.size() * sizeof(float);
             operations.add(request, std::move(send));
         }
-        ++in_flight[size_t(rank)];
         post_request_receive(rank);
     };
     // Keeps one item queued behind the one rank 0 renders.
@@ -582,9 +589,8 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
             const int rank = operation.rank;
             if (operation.kind == Operation::Kind::RequestReceive) {
                 queue.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
-                answer(rank);
+                answer(rank, operation.request->unfinished);
             } else if (operation.kind == Operation::Kind::ResultReceive) {
-                --in_flight[size_t(rank)];
                 std::vector<float> buffer = std::move(result_buffers.at(operation.tag));
                 result_buffers.erase(operation.tag);
                 const WorkItem& item = items_out.at(operation.tag);
@@ -626,14 +632,14 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
         }
         if (activity) {
             for (int rank = 1; rank < ranks; ++rank) {
-                if (deferred[size_t(rank)]) answer(rank);
+                if (deferred[size_t(rank)]) answer(rank, 0);
             }
         }
         feed_local();
         const bool everyone_told = std::all_of(told_done.begin(), told_done.end(), [](bool told) { return told; });
         if (queue.finished() && local_done && local.unfinished() == 0 && everyone_told && operations.size() == 0) break;
         if (activity) backoff.reset();
-        wake.wait_for(backoff.next());
+        wake.wait_for(backoff.next(kPollRoot));
     }
     // Stopped before the last frame was written (the items out may have finished it).
     result.interrupted = queue.stopped() && result.frames_written < job.frames.size();
@@ -653,6 +659,7 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
     BandWorker worker(context.renderer, context.frame, context.spp, context.failure, nullptr, wake);
     OperationSet operations;
     bool no_more = false, request_out = false, request_while_idle = false, sums_pending = false;
+    bool ask_when_idle = false;  // told "not now": ask again with nothing to render
     Clock::time_point request_time;
     double latency_sum = 0;
     uint64_t idle_requests = 0;
@@ -666,6 +673,8 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
         Operation receive{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, {}, 0, std::make_unique<WorkHeader>()};
         Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
         send.outgoing->threads = context.renderer.threads();
+        const size_t unfinished = worker.unfinished();
+        send.outgoing->unfinished = int32_t(unfinished);
         send.outgoing->samples_per_second = worker.samples_per_second();
         MPI_Request receive_request, send_request;
         {
@@ -682,7 +691,7 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
         report.bytes_sent += sizeof(BandRequest);
         ++report.requests;
         request_out = true;
-        request_while_idle = worker.unfinished() == 0;
+        request_while_idle = unfinished == 0;
         request_time = Clock::now();
     };
 
@@ -715,6 +724,8 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
                     ++idle_requests;
                 }
                 const WorkHeader& header = *operation.header;
+                ask_when_idle = header.row_begin == kNotNow;
+                if (ask_when_idle) continue;
                 if (header.row_begin == header.row_end) {
                     no_more = true;
                     continue;
@@ -745,13 +756,14 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
                 push(*operation.header, std::move(operation.sums));
             }
         }
-        if (!no_more && !request_out && !sums_pending && worker.queued() == 0) {
+        if (!no_more && !request_out && !sums_pending && worker.queued() == 0 &&
+            (!ask_when_idle || worker.unfinished() == 0)) {
             send_request();
             activity = true;
         }
         if (no_more && worker_idle && !request_out && operations.size() == 0) break;
         if (activity) backoff.reset();
-        wake.wait_for(backoff.next());
+        wake.wait_for(backoff.next(worker.unfinished() == 0 ? kPollIdle : kPollBusy));
     }
     report.busy = worker.busy_seconds();
     report.bands = worker.bands_done();

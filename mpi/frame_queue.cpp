@@ -111,7 +111,7 @@ FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight,
             frame.pending.push_back(band);
             continue;
         }
-        if (answer == DynamicScheduler::Answer::Defer) return Try::Defer;
+        if (answer == DynamicScheduler::Answer::NotNow) return Try::Defer;
         // The round's rows are all dealt; those still pending wait for their items.
         if (!frame.pending.empty()) return Try::Defer;
         frame.dealer.reset();

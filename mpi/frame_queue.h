@@ -57,10 +57,11 @@ public:
     void report_speed(int rank, int threads, double samples_per_second);
 
     enum class Answer { Item, Defer, Done };
-    // A request from `rank`, which holds `in_flight` unfinished items. Defer:
-    // nothing can start now, ask again when an item comes back. Done: no more
-    // work for anyone (or stopped).
-    Answer next(int rank, int in_flight, WorkItem& item);
+    // A request from `rank`, which holds `unfinished` items (rendering or
+    // queued). Defer: nothing to start now (rows still out, the end of a
+    // round kept for idle ranks): ask again later. Done: no more work for
+    // anyone (or stopped).
+    Answer next(int rank, int unfinished, WorkItem& item);
     // The item's starting sums (rows x width x 3 floats); unchanged while it is out.
     const float* starting_sums(const WorkItem& item) const;
     // The item's rows after its samples were added to starting_sums.
