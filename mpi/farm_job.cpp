@@ -424,7 +424,7 @@ void write_frame_checkpoints(const FrameQueue& queue) {
 }
 
 FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,
-                                      RankReport& report) {
+                                      RankReport& report, TimePoint& first_start, TimePoint& last_end) {
     const RenderSettings& settings = job.description.settings;
     const uint32_t width = settings.width;
     const int ranks = context.mpi.size();
@@ -646,13 +646,16 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     if (result.interrupted) write_frame_checkpoints(queue);
     progress.finish();
     result.passes = queue.passes_started();
+    first_start = local.first_start();
+    last_end = local.last_end();
     report.busy = local.busy_seconds();
     report.bands = local.bands_done();
     report.samples = local.samples_done();
     return result;
 }
 
-void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report) {
+void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
+                             TimePoint& first_start, TimePoint& last_end) {
     const uint32_t width = context.frame.width;
     FrameSettingsCache frame_settings(description);
     WakeSignal wake;
@@ -765,6 +768,8 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
         if (activity) backoff.reset();
         wake.wait_for(backoff.next(worker.unfinished() == 0 ? kPollIdle : kPollBusy));
     }
+    first_start = worker.first_start();
+    last_end = worker.last_end();
     report.busy = worker.busy_seconds();
     report.bands = worker.bands_done();
     report.samples = worker.samples_done();
@@ -995,9 +1000,9 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
         if (frame_farm && root) {
             FrameJob frame_job{prepared->description, std::move(frame_plan.frames), std::move(frame_plan.resumed),
                                frame_plan.samples_to_render};
-            frames_result = render_frames_as_root(context, frame_job, command_line, report);
+            frames_result = render_frames_as_root(context, frame_job, command_line, report, first_start, last_end);
         } else if (frame_farm) {
-            render_frames_as_worker(context, prepared->description, report);
+            render_frames_as_worker(context, prepared->description, report, first_start, last_end);
         } else if (root) {
             sums.assign(size_t(settings.width) * settings.height * 3, 0.0f);
             render_as_root(context, sums, command_line.quiet, report, first_start, last_end);

@@ -12,6 +12,7 @@
 # Environment: SCENES (default "configs/spheres.yaml configs/many_spheres.yaml"),
 #   FRAMES (1-100), WIDTH, HEIGHT (64), SPP (1), MPIEXEC (mpirun), RESULTS (results),
 #   MODES (default "job_mpi job_single process_per_frame mpirun_per_frame"),
+#   FARMRT_OPTIONS (more farmrt options for every run, e.g. "--backend cpu"),
 #   NAME (frames_benchmark: RESULTS/NAME.csv and RESULTS/NAME.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,8 @@ mkdir -p "$results"
 first=${frames%%-*}
 last=${frames##*-}
 count=$((last - first + 1))
-size=(--width "$width" --height "$height" --spp "$spp" --quiet)
+read -r -a extra_options <<< "${FARMRT_OPTIONS:-}"
+size=(--width "$width" --height "$height" --spp "$spp" --quiet "${extra_options[@]}")
 
 now() { date +%s.%N; }
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
@@ -92,7 +94,7 @@ done
     echo
     echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) hardware threads, $(uname -sr)"
-    echo "- command: scripts/benchmark_frames.sh $build $ranks (frames $frames, ${width}x${height}, $spp spp)"
+    echo "- command: ${FARMRT_OPTIONS:+FARMRT_OPTIONS=\"$FARMRT_OPTIONS\" }scripts/benchmark_frames.sh $build $ranks (frames $frames, ${width}x${height}, $spp spp)"
     echo "- farmrt: $("$farmrt" --version)"
     echo "- modes: job_mpi = one \`mpirun -n $ranks farmrt --frames $frames\`; job_single = one farmrt process, no mpirun;"
     echo "  process_per_frame = one farmrt process (all cores) per frame; mpirun_per_frame = one \`mpirun -n $ranks\` per frame."

@@ -75,6 +75,10 @@ class Runner:
     def has_option(self, text):
         return text in self.help_text
 
+    def cpu_options(self):
+        """Pins the CPU backend where farmrt would otherwise pick a GPU (--backend auto)."""
+        return ["--backend", "cpu"] if self.has_option("--backend") else []
+
     def run(self, groups, common):
         """groups: [(ranks, [farmrt options])] (MPMD when several). Returns the median-wall run report."""
         reports = []
@@ -194,7 +198,7 @@ def strong(args, runner):
         # Every split of `total` cores into ranks x threads (powers of two, and the whole).
         splits = sorted({(r, total // r) for r in powers_of_two_up_to(total) if total % r == 0})
         for ranks, threads in splits:
-            report = runner.run([(ranks, ["--threads", str(threads)])], common)
+            report = runner.run([(ranks, ["--threads", str(threads)] + runner.cpu_options())], common)
             rows.append(row_from(report, cores=total, ranks=ranks, threads=threads))
     base = next(r for r in rows if r["cores"] == 1)["wall_seconds"]
     for row in rows:
@@ -240,7 +244,7 @@ def weak(args, runner):
         # The image grows with the ranks (rows x ranks): the work per rank stays the same.
         height = args.base_height * ranks
         common = [args.scene, "--width", str(args.base_width), "--height", str(height), "--spp", str(args.spp)]
-        report = runner.run([(ranks, ["--threads", str(threads)])], common)
+        report = runner.run([(ranks, ["--threads", str(threads)] + runner.cpu_options())], common)
         rows.append(row_from(report, ranks=ranks, threads=threads, cores=ranks * threads, width=args.base_width,
                              height=height))
     base = rows[0]["wall_seconds"]
@@ -274,16 +278,17 @@ def backends(args, runner):
     common = [args.scene, "--width", str(args.width), "--height", str(args.height), "--spp", str(args.spp)]
     configurations = []  # (label, groups)
     simd = runner.has_option("--simd")
+    cpu = runner.cpu_options()
     if simd:
-        configurations.append(("scalar, 1 thread", [(1, ["--threads", "1", "--simd", "off"])]))
-        configurations.append(("SIMD, 1 thread", [(1, ["--threads", "1", "--simd", "auto"])]))
-        configurations.append((f"scalar, {cores} threads", [(1, ["--threads", str(cores), "--simd", "off"])]))
-        configurations.append((f"SIMD, {cores} threads", [(1, ["--threads", str(cores), "--simd", "auto"])]))
+        configurations.append(("scalar, 1 thread", [(1, ["--threads", "1", "--simd", "off"] + cpu)]))
+        configurations.append(("SIMD, 1 thread", [(1, ["--threads", "1", "--simd", "auto"] + cpu)]))
+        configurations.append((f"scalar, {cores} threads", [(1, ["--threads", str(cores), "--simd", "off"] + cpu)]))
+        configurations.append((f"SIMD, {cores} threads", [(1, ["--threads", str(cores), "--simd", "auto"] + cpu)]))
     else:
-        configurations.append(("CPU, 1 thread", [(1, ["--threads", "1"])]))
-        configurations.append((f"CPU, {cores} threads", [(1, ["--threads", str(cores)])]))
+        configurations.append(("CPU, 1 thread", [(1, ["--threads", "1"] + cpu)]))
+        configurations.append((f"CPU, {cores} threads", [(1, ["--threads", str(cores)] + cpu)]))
     notes = []
-    if runner.has_option("cuda"):
+    if runner.has_option("--backend") and "cuda" in runner.help_text:
         configurations.append(("CUDA, 1 GPU", [(1, ["--backend", "cuda", "--threads", "1"])]))
         # Hybrid: one GPU rank and CPU ranks on the remaining cores, in one dynamic job.
         cpu_threads = max(1, cores - 1)
@@ -291,7 +296,7 @@ def backends(args, runner):
         configurations.append((f"hybrid: 1 GPU + {cpu_threads} CPU threads",
                                [(1, ["--backend", "cuda", "--threads", "1"]), (1, cpu)]))
     else:
-        notes.append("CUDA and hybrid: not in this build (farmrt --help has no CUDA backend)")
+        notes.append("CUDA and hybrid: not in this build (farmrt --help has no --backend cuda)")
     rows = []
     for label, groups in configurations:
         try:

@@ -328,10 +328,11 @@ public:
                 k.camera = base;
                 if (has(key, "lookfrom")) k.camera.lookfrom = vector3(child(key, "lookfrom"));
                 if (has(key, "lookat")) k.camera.lookat = vector3(child(key, "lookat"));
-                if (has(key, "vfov")) k.camera.vfov = number_in(child(key, "vfov"), 1e-3, 179.0, "in (0, 180)");
-                if (has(key, "focus_dist")) k.camera.focus_dist = positive(child(key, "focus_dist"));
+                // The same rules as the camera's own keys.
+                if (has(key, "vfov")) k.camera.vfov = number_in(child(key, "vfov"), 0, Bound::Open, 180, Bound::Open);
+                if (has(key, "focus_dist")) k.camera.focus_dist = size(child(key, "focus_dist"));
                 if (has(key, "defocus_angle")) {
-                    k.camera.defocus_angle = number_in(child(key, "defocus_angle"), 0.0, 179.0, "in [0, 180)");
+                    k.camera.defocus_angle = number_in(child(key, "defocus_angle"), 0, Bound::Closed, 180, Bound::Open);
                 }
                 const std::string problem = camera_problem(k.camera);
                 if (!problem.empty()) fail(key, problem);
