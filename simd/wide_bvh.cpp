@@ -218,6 +218,7 @@ WideBvhView<N> WideBvh<N>::view() const {
     v.triangles = triangles_.data();
     v.scene = &scene_;
     v.node_count = uint32_t(nodes_.size());
+    v.triangle_packet_count = uint32_t(triangles_.size());
     return v;
 }
 

@@ -77,6 +77,7 @@ struct WideBvhView {
     // to the scalar intersect_instance of src/scene.h on this scene.
     const SceneView* scene = nullptr;
     uint32_t node_count = 0;
+    uint32_t triangle_packet_count = 0;
 };
 
 struct WideBvhOptions {

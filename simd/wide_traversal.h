@@ -68,7 +68,9 @@ struct RayLanes {
     Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
     float scalar_t_min;
 
-    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_) {
+    // `triangles`: whether the scene has triangle packets (the watertight
+    // test's per-ray frame costs three divisions, so sphere scenes skip it).
+    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_, bool triangles) {
         // As RayBoxTester: the same reciprocal, the same sign test.
         const float inverse[3] = {1.0f / ray.direction.x, 1.0f / ray.direction.y, 1.0f / ray.direction.z};
         for (int axis = 0; axis < 3; ++axis) {
@@ -82,12 +84,16 @@ struct RayLanes {
         time = Float(ray.time);
         direction_length_squared = Float(length_squared(ray.direction));
         t_min = Float(t_min_);
-        triangle_frame = triangle_ray_frame(ray.direction);
         scalar = ray;
         scalar_t_min = t_min_;
-        shear_x = Float(triangle_frame.shear_x);
-        shear_y = Float(triangle_frame.shear_y);
-        shear_z = Float(triangle_frame.shear_z);
+        if (triangles) {
+            triangle_frame = triangle_ray_frame(ray.direction);
+            shear_x = Float(triangle_frame.shear_x);
+            shear_y = Float(triangle_frame.shear_y);
+            shear_z = Float(triangle_frame.shear_z);
+        } else {
+            triangle_frame = TriangleRayFrame{0, 1, 2, 0.0f, 0.0f, 0.0f, false};
+        }
     }
 };
 
@@ -358,8 +364,8 @@ struct WideTraversal {
         int stack_size = 0;
         StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
 
-        FARMRT_INLINE RayTraversal(const Ray& ray_in, float t_min, const Hit& hit)
-            : ray(ray_in, t_min), closest(Closest::from(hit)) {}
+        FARMRT_INLINE RayTraversal(const WideBvhView<N>& bvh, const Ray& ray_in, float t_min, const Hit& hit)
+            : ray(ray_in, t_min, bvh.triangle_packet_count > 0), closest(Closest::from(hit)) {}
 
         // Returns false when the traversal has finished.
         FARMRT_INLINE bool step(const WideBvhView<N>& bvh) {
@@ -425,7 +431,7 @@ struct WideTraversal {
 
     static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(view);
-        RayTraversal traversal(ray, t_min, hit);
+        RayTraversal traversal(bvh, ray, t_min, hit);
         while (traversal.step(bvh)) {
         }
         return traversal.finish(hit);
