@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -z "${LEVELS:-}" ]; then
     LEVELS=off
     for level in sse4.2 avx2 avx512; do
-        if "$farmrt" configs/tiny.yaml --width 4 --height 4 --spp 1 --simd "$level" -o "$tmp/probe.pfm" --quiet 2>/dev/null; then
+        if "$farmrt" configs/tiny.yaml --width 4 --height 4 --spp 1 --backend cpu --simd "$level" -o "$tmp/probe.pfm" --quiet 2>/dev/null; then
             LEVELS="$LEVELS $level"
         fi
     done
@@ -35,7 +35,7 @@ fi
 
 # scene threads spp level -> samples/s of the render phase
 run_once() {
-    "$farmrt" "$1" --width "$width" --height "$height" --spp "$3" --threads "$2" --simd "$4" \
+    "$farmrt" "$1" --width "$width" --height "$height" --spp "$3" --threads "$2" --backend cpu --simd "$4" \
         -o "$tmp/out.pfm" --stats "$tmp/stats.json" --quiet
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples_per_second"])' "$tmp/stats.json"
 }
