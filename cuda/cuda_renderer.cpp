@@ -192,6 +192,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     band.row_begin = rows.begin;
     band.pixel_count = pixel_count;
     band.chunk_pixels = uint32_t(options_.chunk_pixels);
+    band.schedule = options_.schedule;
     band.sums = slot.device_sums;
     band.next_chunk = slot.next_chunk;
     const uint64_t pass_samples = std::max<uint64_t>(1, options_.samples_per_launch / pixel_count);
@@ -255,7 +256,7 @@ void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange
 PathKernelVariant CudaRenderer::variant() const {
     PathKernelVariant v;
     v.fast_math = options_.fast_math;
-    v.schedule = options_.schedule;
+    v.instances = device_scene_.instance_count > 0;
     return v;
 }
 

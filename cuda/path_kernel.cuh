@@ -31,7 +31,7 @@ __device__ __forceinline__ void begin_pixel(const FrameSettings& frame, const Ba
 // other, in order; the loop body is one path segment, and a path that ends
 // is replaced by the pixel's next sample (or the next pixel's first) in the
 // same iteration, so lanes of a warp stay busy whatever their paths' lengths.
-template <PathSchedule kSchedule>
+template <bool kInstances>
 __global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
     const uint32_t chunk_count = (band.pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
@@ -45,7 +45,7 @@ __global__ void path_kernel(const SceneView scene, const FrameSettings frame, co
     PixelSampler sampler(frame.key, work.y * frame.width + work.x, work.sample);
     PathState path = start_path(frame.camera.generate_ray(work.x, work.y, sampler));
     for (;;) {
-        if (extend_path(scene, path, sampler) && path.depth < frame.max_depth) continue;
+        if (extend_path(scene, path, sampler, BvhQuery<kInstances>()) && path.depth < frame.max_depth) continue;
         add_sample(work.sum, path.radiance);
         if (++work.sample == band.sample_end) {
             float* sum = band.sums + size_t(item) * 3;
@@ -53,8 +53,8 @@ __global__ void path_kernel(const SceneView scene, const FrameSettings frame, co
             sum[1] = work.sum[1];
             sum[2] = work.sum[2];
             if (++item == item_end) {
-                chunk = kSchedule == PathSchedule::Dynamic ? thread_count + atomicAdd(band.next_chunk, 1u)
-                                                           : chunk + thread_count;
+                chunk = band.schedule == PathSchedule::Dynamic ? thread_count + atomicAdd(band.next_chunk, 1u)
+                                                               : chunk + thread_count;
                 if (chunk >= chunk_count) break;
                 item = chunk * band.chunk_pixels;
                 item_end = min(item + band.chunk_pixels, band.pixel_count);
@@ -67,17 +67,17 @@ __global__ void path_kernel(const SceneView scene, const FrameSettings frame, co
 }
 
 
-const void* function(PathSchedule schedule) {
-    return schedule == PathSchedule::Dynamic ? reinterpret_cast<const void*>(&path_kernel<PathSchedule::Dynamic>)
-                                             : reinterpret_cast<const void*>(&path_kernel<PathSchedule::Static>);
+const void* function(bool instances) {
+    return instances ? reinterpret_cast<const void*>(&path_kernel<true>)
+                     : reinterpret_cast<const void*>(&path_kernel<false>);
 }
 
-cudaError_t launch(PathSchedule schedule, unsigned grid_blocks, unsigned block_size, cudaStream_t stream,
+cudaError_t launch(bool instances, unsigned grid_blocks, unsigned block_size, cudaStream_t stream,
                    const SceneView& scene, const FrameSettings& frame, const BandLaunch& band) {
-    if (schedule == PathSchedule::Dynamic) {
-        path_kernel<PathSchedule::Dynamic><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    if (instances) {
+        path_kernel<true><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     } else {
-        path_kernel<PathSchedule::Static><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+        path_kernel<false><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     }
     return cudaGetLastError();
 }

@@ -10,11 +10,14 @@ namespace farmrt {
 // The closest-hit query of the scalar tracers: the binary BVH of the scene.
 // Other tracers (the SIMD wide BVH) pass their own query with the same
 // signature and results; shading stays this one code.
-struct BvhClosestHit {
+// kInstances = false: for scenes without instances (see intersect_primitive).
+template <bool kInstances>
+struct BvhQuery {
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
-        return intersect_closest(scene, ray, t_min, hit);
+        return intersect_closest<kInstances>(scene, ray, t_min, hit);
     }
 };
+using BvhClosestHit = BvhQuery<true>;
 
 // One path in flight: what a tracer keeps between path segments. Splitting
 // the path loop into steps lets a GPU thread start its next sample as soon as

@@ -157,7 +157,9 @@ TEST(CudaHost, AutoBackendWithoutGpuRendersOnCpu) {
 // The exact kernel rounds like the CPU build: identical sums, not just close.
 TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
     REQUIRE_GPU();
-    for (const char* name : {"tiny.yaml", "emissive.yaml", "spheres.yaml"}) {
+    // Every material and texture kind, quads, triangles and meshes, instances.
+    for (const char* name : {"tiny.yaml", "emissive.yaml", "spheres.yaml", "textured.yaml", "cornell.yaml",
+                             "stress.yaml"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
         const std::vector<float> gpu = render_gpu(scene, CudaOptions{});
