@@ -6,6 +6,8 @@
 #
 #   scripts/cuda_benchmark.sh BUILD_DIR OUT_DIR [quick|full]
 #
+# quick (about 40 s on an H200) skips the schedule/chunk/occupancy sweeps and the
+# per-instruction profile; full takes about 3 minutes.
 # Needs a build with CUDA (scripts/gpu_build_and_test.sh makes one).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,20 +30,22 @@ run() { echo "\$ ${*/#$root\//}" >> "$out/benchmark.md"; "$@" >> "$out/benchmark
 best=(--math fast --schedule dynamic --block 128 --chunk 1)
 # Both math variants.
 run "$bench" "$scene" "${size[@]}" --spp 256 --math exact,fast --repeat 3
-# Block sizes and schedules.
-blocks=32,64,128,256,512
-[ "$mode" = quick ] && blocks=64,128,256
-run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --block $blocks --repeat 3
-run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --schedule static --block 64,128,256 --repeat 3
-# Chunk sizes (pixels per fetch) and fewer resident blocks (lower occupancy).
-run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --chunk 1,4,16 --repeat 3
-run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --blocks-per-sm 2,4 --repeat 3
+# Block sizes, schedules, chunk sizes (pixels per fetch), occupancy (full mode).
+if [ "$mode" = full ]; then
+  run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --block 32,64,128,256,512 --repeat 3
+  run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --schedule static --block 64,128,256 --repeat 3
+  run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --chunk 1,4,16 --repeat 3
+  run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --blocks-per-sm 2,4 --repeat 3
+else
+  run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --block 64,128,256 --repeat 3
+fi
 # Bands through the asynchronous two-stream pipeline (as an MPI rank feeds them).
 run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --bands 0,27,75,225 --repeat 3
 # The headline: high spp, kernel-dominated.
 run "$bench" "$scene" "${size[@]}" --spp 1024 "${best[@]}" --math exact,fast --repeat 3
-# A deeper BVH: 10,404 spheres.
+# A deeper BVH: 10,404 spheres; instances (the kernel with the instance path).
 run "$bench" "$root/configs/many_spheres.yaml" "${size[@]}" --spp 64 "${best[@]}" --math exact,fast --repeat 3
+run "$bench" "$root/configs/stress.yaml" "${size[@]}" --spp 16 "${best[@]}" --math exact,fast --repeat 3
 
 # The command line end to end (scene load, BVH, upload, render, copy back, write).
 for math in exact fast; do
@@ -63,7 +67,7 @@ if command -v ncu >/dev/null; then
   ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --metrics "$metrics" \
     "$bench" "$scene" "${size[@]}" --spp 64 "${best[@]}" --math exact --repeat 1 > "$out/ncu_exact.txt" 2>&1 || true
   # Executed instructions (and active threads) per SASS instruction, with source lines.
-  ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --section SourceCounters \
+  [ "$mode" = full ] && ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --section SourceCounters \
     --page source --csv --print-source cuda,sass "$bench" "$scene" "${size[@]}" --spp 16 "${best[@]}" --repeat 1 \
     > "$out/ncu_source.csv" 2>&1 && gzip -f "$out/ncu_source.csv" || true
 fi
