@@ -1,43 +1,136 @@
 #!/usr/bin/env bash
-# Scenes beyond spheres: BVH build time over ~1M triangles for 1..all threads
-# (farmrt_bvh_benchmark), then parse / BVH build / render figures of farmrt on
-# the mesh, stress and Cornell scenes at a fixed size. Prints Markdown.
-#   scripts/benchmark_scenes.sh [BUILD_DIR] [> results/scenes.md]
-# Environment: WIDTH HEIGHT SPP (render size), TRIANGLES (BVH benchmark size),
-# REPEATS, EXTRA (extra farmrt options, e.g. "--backend cuda").
-set -euo pipefail
-build=${1:-build}
-width=${WIDTH:-400}
-height=${HEIGHT:-225}
-spp=${SPP:-8}
+# Scenes beyond spheres, measured: BVH build time over ~1M triangles for 1 to
+# all threads (tests/farmrt_bvh_benchmark), then samples per second of farmrt
+# on the mesh, stress, Cornell and textured scenes for every CPU tracer (scalar
+# and each SIMD level this CPU has) and, where the build has CUDA and the node
+# a GPU, the GPU with exact and fast math. Made for the team's GPU machine (16
+# cores, one H200, no OpenImageIO: writes .pfm) and kept within a time budget.
+#
+#   scripts/benchmark_scenes.sh BUILD_DIR OUT_DIR
+#
+# BUILD_DIR: a build with farmrt and tests/farmrt_bvh_benchmark (e.g. made by
+# scripts/gpu_build_and_test.sh BUILD_DIR). OUT_DIR receives scenes_benchmark.md
+# (machine, command, date, tables) and logs/ (each run's --stats JSON and stderr).
+# The tables are also printed. Environment (defaults in brackets):
+#   WIDTH [800] HEIGHT [450]   image size of every render
+#   SPP [16]                   samples per pixel on the CPU
+#   GPU_SPP [256]              samples per pixel on the GPU (enough work to time it)
+#   SCENES [mesh stress cornell textured]
+#   TRIANGLES [1000000] REPEATS [3]   the BVH build benchmark
+#   BUDGET [110]               seconds; rows not started by then are marked skipped
+#   THREADS                    --threads for the CPU runs (default: all cores)
+# A quick try on a small machine:
+#   WIDTH=64 HEIGHT=36 SPP=2 GPU_SPP=4 TRIANGLES=20000 REPEATS=1 scripts/benchmark_scenes.sh build /tmp/bench
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -ne 2 ]; then
+    echo "usage: scripts/benchmark_scenes.sh BUILD_DIR OUT_DIR" >&2
+    exit 2
+fi
+build=$(cd "$1" && pwd) || exit 2
+out=$2
+mkdir -p "$out/logs" || exit 2
+out=$(cd "$out" && pwd)
+width=${WIDTH:-800}
+height=${HEIGHT:-450}
+spp=${SPP:-16}
+gpu_spp=${GPU_SPP:-256}
+scenes=${SCENES:-mesh stress cornell textured}
 triangles=${TRIANGLES:-1000000}
 repeats=${REPEATS:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "# Scenes benchmark"
-echo
-echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) hardware threads, $(uname -sr)"
-echo "- command: scripts/benchmark_scenes.sh $build (TRIANGLES=$triangles, ${width}x${height}, $spp spp, REPEATS=$repeats${EXTRA:+, EXTRA=$EXTRA})"
-echo "- farmrt: $("$build/farmrt" --version)"
-echo
-echo "## BVH build (binned SAH, OpenMP tasks), $triangles triangles"
-echo
-echo '```'
-"$build/tests/farmrt_bvh_benchmark" configs/models/knot.obj "$triangles" "$repeats"
-echo '```'
-echo
-echo "## Rendering (farmrt --stats; seconds per phase)"
-echo
-echo "| scene | primitives rendered (top level) | parse s | BVH build s | render s | samples/s | threads |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
-for scene in configs/mesh.yaml configs/stress.yaml configs/cornell.yaml; do
-    "$build/farmrt" "$scene" --width "$width" --height "$height" --spp "$spp" -o "$tmp/out.pfm" \
-        --stats "$tmp/stats.json" --quiet ${EXTRA:-}
-    # Numbers from the stats JSON without a JSON tool (device machines may lack python).
-    field() { grep -o "\"$1\": *[0-9.eE+-]*" "$tmp/stats.json" | head -1 | sed 's/.*: *//'; }
-    printf '| %s | %s (%s) | %.3f | %.3f | %.3f | %.3g | %s |\n' "$scene" "$(field rendered_primitives)" \
-        "$(field primitives)" "$(field parse)" "$(field bvh_build)" "$(field render)" \
-        "$(field samples_per_second)" "$(field threads)"
+budget=${BUDGET:-110}
+threads_option=()
+[ -n "${THREADS:-}" ] && threads_option=(--threads "$THREADS")
+farmrt=$build/farmrt
+for tool in "$farmrt" "$build/tests/farmrt_bvh_benchmark"; do
+    [ -x "$tool" ] || { echo "benchmark_scenes: $tool is missing (build it first)" >&2; exit 2; }
 done
+cd "$root" || exit 2
+start=$SECONDS
+report=$out/scenes_benchmark.md
+
+# A number from a --stats JSON file, without a JSON tool (the GPU machine may lack python).
+field() { grep -o "\"$2\": *[0-9.eE+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+text_field() { grep -o "\"$2\": *\"[^\"]*\"" "$1" | head -1 | sed 's/.*: *"//; s/"$//'; }
+
+# CPU levels this machine runs: scalar, then every SIMD level farmrt accepts here.
+levels=(off)
+for level in sse4.2 avx2 avx512; do
+    if "$farmrt" configs/tiny.yaml --width 4 --height 2 --spp 1 --simd "$level" --backend cpu --quiet \
+        -o "$out/logs/probe.pfm" >/dev/null 2>&1; then
+        levels+=("$level")
+    fi
+done
+gpu_modes=()
+if "$farmrt" configs/tiny.yaml --width 4 --height 2 --spp 1 --backend cuda --quiet -o "$out/logs/probe.pfm" \
+    >"$out/logs/gpu_probe.log" 2>&1; then
+    gpu_modes=(exact fast)
+fi
+rm -f "$out/logs/probe.pfm"
+
+{
+    echo "# Scenes benchmark: BVH build and samples per second per tracer"
+    echo
+    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) hardware threads, $(uname -sr)"
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+        echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+    fi
+    echo "- farmrt: $("$farmrt" --version | head -1), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- command: \`WIDTH=$width HEIGHT=$height SPP=$spp GPU_SPP=$gpu_spp TRIANGLES=$triangles REPEATS=$repeats scripts/benchmark_scenes.sh BUILD OUT\`"
+    echo "- CPU tracers: ${levels[*]} (off = scalar); GPU: ${gpu_modes[*]:-none (no CUDA build or no GPU: see logs/gpu_probe.log)}"
+    echo
+    echo "## BVH build (binned SAH, OpenMP tasks), $triangles triangles"
+    echo
+    echo '```'
+} >"$report"
+"$build/tests/farmrt_bvh_benchmark" configs/models/knot.obj "$triangles" "$repeats" >>"$report" 2>"$out/logs/bvh_benchmark.stderr" ||
+    echo "farmrt_bvh_benchmark failed (exit $?): see logs/bvh_benchmark.stderr" >>"$report"
+{
+    echo '```'
+    echo
+    echo "## Rendering: samples per second (render phase of farmrt --stats), ${width}x${height}"
+    echo
+    echo "CPU rows at $spp spp on all threads, GPU rows at $gpu_spp spp; \"parse\" includes reading the OBJ,"
+    echo "\"BVH\" is the build (for the GPU also its upload is in \"render\")."
+    echo
+    echo "| scene | tracer | backend | spp | parse s | BVH s | render s | samples/s |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|"
+} >>"$report"
+
+failures=0
+run_row() {  # run_row SCENE LABEL SPP FARMRT-OPTIONS...
+    local scene=$1 label=$2 samples=$3
+    shift 3
+    local name=${scene}_${label}
+    if [ $((SECONDS - start)) -ge "$budget" ]; then
+        echo "| $scene | $label | skipped: time budget of ${budget}s spent | | | | | |" >>"$report"
+        return
+    fi
+    if "$farmrt" "configs/$scene.yaml" --width "$width" --height "$height" --spp "$samples" --quiet \
+        -o "$out/logs/image.pfm" --stats "$out/logs/$name.json" "$@" 2>"$out/logs/$name.stderr"; then
+        local json=$out/logs/$name.json
+        printf '| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3g |\n' "$scene" "$label" \
+            "$(text_field "$json" backend)" "$samples" "$(field "$json" parse)" "$(field "$json" bvh_build)" \
+            "$(field "$json" render)" "$(field "$json" samples_per_second)" >>"$report"
+    else
+        echo "| $scene | $label | FAILED (exit $?): logs/$name.stderr | | | | | |" >>"$report"
+        failures=$((failures + 1))
+    fi
+}
+
+for scene in $scenes; do
+    for level in "${levels[@]}"; do
+        label=$([ "$level" = off ] && echo scalar || echo "$level")
+        run_row "$scene" "$label" "$spp" --backend cpu --simd "$level" "${threads_option[@]}"
+    done
+    for math in "${gpu_modes[@]}"; do
+        run_row "$scene" "cuda-$math" "$gpu_spp" --backend cuda --gpu-math "$math"
+    done
+done
+rm -f "$out/logs/image.pfm"
+echo >>"$report"
+echo "Total benchmark time: $((SECONDS - start)) s." >>"$report"
+
+cat "$report"
+[ "$failures" -eq 0 ]

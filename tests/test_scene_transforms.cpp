@@ -185,5 +185,40 @@ TEST(Instances, MeshUsedTwiceIsStoredOnce) {
     EXPECT_FLOAT_EQ(single.scene.triangles[3].vertex0.z, 1.0f);
 }
 
+// Smooth-shading (vertex) normals under a non-uniform scale go through the
+// inverse transpose, baked into the triangle (a triangle, a mesh used once) or
+// applied at the hit (a mesh used twice, an instance): stretching x by 4 turns
+// the normal (1, 0, 1) to (1/4, 0, 1), not to (4, 0, 1).
+TEST(Transform, ShadingNormalsUnderNonUniformScaleBakedAndInstanced) {
+    const std::string directory = testing::temporary_directory("shading_normals");
+    testing::write_text(directory + "/tilted.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 1 0 1\nf 1//1 2//1 3//1\n");
+    const Vec3 expected = unit_vector(Vec3(0.25f, 0, 1));
+    const std::string stretch = "transform: {scale: [4, 1, 1]}";
+    const std::string scenes[] = {
+        // a triangle with normals
+        "  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], normals: [[1, 0, 1], [1, 0, 1], [1, 0, 1]],"
+        " material: gray, " + stretch + "}\n",
+        // a mesh used once: baked
+        "  - {type: mesh, file: tilted.obj, material: gray, " + stretch + "}\n",
+        // a mesh used twice: instances
+        "  - {type: mesh, file: tilted.obj, material: gray, " + stretch + "}\n"
+        "  - {type: mesh, file: tilted.obj, material: gray, transform: {translate: [0, 0, -50]}}\n",
+    };
+    for (int k = 0; k < 3; ++k) {
+        SceneDescription d = load_scene_text(testing::scene_yaml(testing::kGrayMaterial, scenes[k]), "scene.yaml",
+                                             directory);
+        EXPECT_EQ(d.scene.instance_count(), k == 2 ? 2u : 0u);
+        d.scene.build_acceleration();
+        const SceneView view = d.scene.view();
+        const Ray ray{Vec3(2.0f, 0.25f, 5), Vec3(0, 0, -1), 0};  // x = 2 exists only after the stretch
+        Hit hit;
+        ASSERT_TRUE(trace(view, ray.origin, ray.direction, hit)) << k;
+        EXPECT_FLOAT_EQ(hit.t, 5.0f) << k;
+        const SurfaceInteraction si = surface_at(view, ray, hit);
+        EXPECT_TRUE(si.front_face) << k;
+        expect_near(si.normal, expected, 1e-5f);
+    }
+}
+
 }  // namespace
 }  // namespace farmrt
