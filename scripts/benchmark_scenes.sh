@@ -18,6 +18,7 @@
 #   SCENES [mesh stress cornell textured]
 #   TRIANGLES [1000000] REPEATS [3]   the BVH build benchmark
 #   BUDGET [110]               seconds; rows not started by then are marked skipped
+#   RUN_LIMIT [40]             seconds for one farmrt run (then it counts as failed)
 #   THREADS                    --threads for the CPU runs (default: all cores)
 # A quick try on a small machine:
 #   WIDTH=64 HEIGHT=36 SPP=2 GPU_SPP=4 TRIANGLES=20000 REPEATS=1 scripts/benchmark_scenes.sh build /tmp/bench
@@ -107,7 +108,8 @@ run_row() {  # run_row SCENE LABEL SPP FARMRT-OPTIONS...
         echo "| $scene | $label | skipped: time budget of ${budget}s spent | | | | | |" >>"$report"
         return
     fi
-    if "$farmrt" "configs/$scene.yaml" --width "$width" --height "$height" --spp "$samples" --quiet \
+    # Each run is bounded too, so that one stuck run cannot eat the whole budget.
+    if timeout "${RUN_LIMIT:-40}" "$farmrt" "configs/$scene.yaml" --width "$width" --height "$height" --spp "$samples" --quiet \
         -o "$out/logs/image.pfm" --stats "$out/logs/$name.json" "$@" 2>"$out/logs/$name.stderr"; then
         local json=$out/logs/$name.json
         printf '| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3g |\n' "$scene" "$label" \
