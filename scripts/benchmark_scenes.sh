@@ -17,8 +17,10 @@
 #   GPU_SPP [256]              samples per pixel on the GPU (enough work to time it)
 #   SCENES [mesh stress cornell textured]
 #   TRIANGLES [1000000] REPEATS [3]   the BVH build benchmark
-#   BUDGET [110]               seconds; rows not started by then are marked skipped
-#   RUN_LIMIT [40]             seconds for one farmrt run (then it counts as failed)
+#   BUDGET [110]               seconds for the whole script: a run is cut off
+#                              (and counts as failed) when the budget ends, rows
+#                              not started by then are marked skipped
+#   RUN_LIMIT [40]             seconds for one farmrt run
 #   THREADS                    --threads for the CPU runs (default: all cores)
 # A quick try on a small machine:
 #   WIDTH=64 HEIGHT=36 SPP=2 GPU_SPP=4 TRIANGLES=20000 REPEATS=1 scripts/benchmark_scenes.sh build /tmp/bench
@@ -85,7 +87,8 @@ rm -f "$out/logs/probe.pfm"
     echo
     echo '```'
 } >"$report"
-"$build/tests/farmrt_bvh_benchmark" configs/models/knot.obj "$triangles" "$repeats" >>"$report" 2>"$out/logs/bvh_benchmark.stderr" ||
+timeout "$((budget / 3))" "$build/tests/farmrt_bvh_benchmark" configs/models/knot.obj "$triangles" "$repeats" \
+    >>"$report" 2>"$out/logs/bvh_benchmark.stderr" ||
     echo "farmrt_bvh_benchmark failed (exit $?): see logs/bvh_benchmark.stderr" >>"$report"
 {
     echo '```'
@@ -104,12 +107,14 @@ run_row() {  # run_row SCENE LABEL SPP FARMRT-OPTIONS...
     local scene=$1 label=$2 samples=$3
     shift 3
     local name=${scene}_${label}
-    if [ $((SECONDS - start)) -ge "$budget" ]; then
+    local left=$((budget - (SECONDS - start)))
+    [ "$left" -gt "${RUN_LIMIT:-40}" ] && left=${RUN_LIMIT:-40}
+    if [ "$left" -lt 3 ]; then
         echo "| $scene | $label | skipped: time budget of ${budget}s spent | | | | | |" >>"$report"
         return
     fi
     # Each run is bounded too, so that one stuck run cannot eat the whole budget.
-    if timeout "${RUN_LIMIT:-40}" "$farmrt" "configs/$scene.yaml" --width "$width" --height "$height" --spp "$samples" --quiet \
+    if timeout "$left" "$farmrt" "configs/$scene.yaml" --width "$width" --height "$height" --spp "$samples" --quiet \
         -o "$out/logs/image.pfm" --stats "$out/logs/$name.json" "$@" 2>"$out/logs/$name.stderr"; then
         local json=$out/logs/$name.json
         printf '| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3g |\n' "$scene" "$label" \
