@@ -95,8 +95,9 @@ timeout "$((budget / 3))" "$build/tests/farmrt_bvh_benchmark" configs/models/kno
     echo
     echo "## Rendering: samples per second (render phase of farmrt --stats), ${width}x${height}"
     echo
-    echo "CPU rows at $spp spp on all threads, GPU rows at $gpu_spp spp; \"parse\" includes reading the OBJ,"
-    echo "\"BVH\" is the build (for the GPU also its upload is in \"render\")."
+    echo "CPU rows at $spp spp on ${THREADS:-all} threads, GPU rows at $gpu_spp spp. \"parse\" includes reading the"
+    echo "OBJ; \"BVH\" is the build on the CPU; the GPU's start-up and scene upload come before the"
+    echo "render phase and are in none of the columns. samples/s = width x height x spp / render s."
     echo
     echo "| scene | tracer | backend | spp | parse s | BVH s | render s | samples/s |"
     echo "|---|---|---|---:|---:|---:|---:|---:|"
