@@ -134,6 +134,28 @@ TEST(Box, RaysThroughEdgesAndCornersFromInsideAlwaysHit) {
     EXPECT_EQ(checked, 26);
 }
 
+// Rays skimming a box face: in the face's plane the face itself is parallel
+// (no hit) but the edge of the face it enters through holds (edges are
+// inside); just above the face nothing is hit, just below the side face is;
+// at a shallow angle the top face is hit at the analytic point.
+TEST(Box, GrazingRaysAlongAFace) {
+    SceneDescription d = load("  - {type: box, min: [0, 0, 0], max: [1, 1, 1], material: gray}\n");
+    d.scene.build_acceleration();
+    const SceneView view = d.scene.view();
+    Hit hit;
+    ASSERT_TRUE(trace(view, Vec3(-1, 0.5f, 1), Vec3(1, 0, 0), hit));  // in the plane z = max
+    EXPECT_FLOAT_EQ(hit.t, 1.0f);
+    EXPECT_FALSE(trace(view, Vec3(-1, 0.5f, 1.0001f), Vec3(1, 0, 0), hit));
+    ASSERT_TRUE(trace(view, Vec3(-1, 0.5f, 0.9999f), Vec3(1, 0, 0), hit));
+    EXPECT_FLOAT_EQ(hit.t, 1.0f);
+    // Descending 1e-3 per unit: crosses z = 1 at x = 0.5, on the top face.
+    ASSERT_TRUE(trace(view, Vec3(-1, 0.5f, 1.0015f), Vec3(1, 0, -1e-3f), hit));
+    EXPECT_NEAR(hit.t, 1.5f, 1e-3f);
+    const SurfaceInteraction si = surface_at(view, Ray{Vec3(-1, 0.5f, 1.0015f), Vec3(1, 0, -1e-3f), 0}, hit);
+    EXPECT_NEAR(si.point.z, 1.0f, 1e-6f);
+    EXPECT_NEAR(si.normal.z, 1.0f, 1e-6f);
+}
+
 // ---- triangles ----------------------------------------------------------------------
 
 Triangle triangle(Vec3 a, Vec3 b, Vec3 c) {
