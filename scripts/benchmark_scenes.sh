@@ -137,6 +137,26 @@ for scene in $scenes; do
     done
 done
 rm -f "$out/logs/image.pfm"
+
+# The CPU-GPU comparison of the last ctest run in this build (tests/test_scene_gpu.cpp
+# prints its figures; scripts/gpu_build_and_test.sh runs it last, with the cuda label).
+test_log=$build/Testing/Temporary/LastTest.log
+if grep -q "fast GPU vs CPU\|seed 3: RMSE ratio" "$test_log" 2>/dev/null; then
+    {
+        echo
+        echo "## CPU vs GPU on every config (from the last ctest run: tests/test_scene_gpu.cpp)"
+        echo
+        echo "exact GPU vs CPU: values whose bits differ (must be 0)."
+        echo "fast GPU vs CPU: the GPU's fast-math image against two CPU renders with other seeds (RMSE"
+        echo "ratio to the CPU-CPU RMSE, accepted 0.8-1.25; largest |z| of a channel's mean, accepted 5);"
+        echo "seed 3: the same yardstick on a third CPU render, and on that render 10% darker (must fail)."
+        echo
+        echo '```'
+        grep -E "GPU vs CPU|seed 3: RMSE ratio|\[ *(OK|FAILED|SKIPPED) *\] CpuGpu[A-Za-z]*\.[A-Za-z]+ \(" "$test_log" |
+            sed 's/^[0-9]*: //' | sort -u
+        echo '```'
+    } >>"$report"
+fi
 echo >>"$report"
 echo "Total benchmark time: $((SECONDS - start)) s." >>"$report"
 
