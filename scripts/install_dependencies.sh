@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages farmrt builds, tests and runs with.
 # Runs apt-get as root, or through sudo for other users. Idempotent.
+# slurm-wlm and munge: tests/slurm/run_slurm_test.sh stands up a one-node Slurm
+# cluster from them (the ctest farm_slurm_cluster); their services are not
+# started by the install (see policy-rc.d below), the test runs its own daemons.
 set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git python3
     libyaml-cpp-dev libopenimageio-dev libgtest-dev libgmock-dev libbenchmark-dev
     libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev
     python3-matplotlib
+    slurm-wlm slurmctld slurmd slurm-client munge
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -19,5 +23,15 @@ fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "install_dependencies: installing ${missing[*]}"
+# Package scripts start services (munged, slurmctld, slurmd) where there is no
+# policy saying otherwise; in a container without an init system that fails or
+# leaves stray daemons. Deny starts for the install, as Debian's container images do.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# install_dependencies.sh: no service starts during the install\nexit 101\n' |
+        $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
