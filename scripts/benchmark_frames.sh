@@ -103,5 +103,8 @@ done
     echo "| scene | mode | ranks | wall s | ms per frame | speedup vs process per frame |"
     echo "|---|---|---:|---:|---:|---:|"
     printf '%s\n' "${rows[@]}"
+    echo
+    # The plot: scripts/scaling_study.py plot draws it from the CSV (and puts its link here).
+    echo "plot: $name.png not drawn (no matplotlib here): \`scripts/scaling_study.py plot --results DIR\` draws it"
 } > "$results/$name.md"
 cat "$results/$name.md"

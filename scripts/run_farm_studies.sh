@@ -1,54 +1,150 @@
 #!/usr/bin/env bash
-# One command for the farm-operation measurements on a machine with many cores
-# (and a GPU): builds farmrt if needed, then
-#   1. scripts/benchmark_frames.sh: 100 frames of 64x64 at 1 spp, one MPI job vs a process per frame
-#      (configs/spheres.yaml with every mode; configs/many_spheres.yaml, whose set-up costs more);
-#   2. scripts/scaling_study.py strong, weak and backends;
-# writing CSV, PNG and markdown into RESULTS (default results/).
-#   scripts/run_farm_studies.sh [BUILD_DIR]
-# Environment: RESULTS, CMAKE_ARGS (extra configure options, e.g. for a machine without
-#   OpenImageIO: "-DFARMRT_WITH_OPENIMAGEIO=OFF -DCMAKE_PREFIX_PATH=..."), REPEATS (3),
-#   STRONG ("--width 1200 --height 675 --spp 8"), WEAK ("--base-width 400 --base-height 80 --spp 32"),
-#   BACKENDS ("--width 1200 --height 675 --spp 8"), MACHINE (description for the tables).
+# The farm-operation measurements in one command, within a time budget, for a
+# machine with many cores (and a GPU):
+#   1. frames: 100 frames of 64x64 at 1 spp, one MPI job vs one process per frame
+#      (scripts/benchmark_frames.sh, CPU backend; then on the GPU if the build has CUDA);
+#   2. strong scaling: one frame on 1..N cores, every split into ranks x threads;
+#   3. backends: scalar, SIMD, CUDA, hybrid (samples/s of the render phase);
+#   4. weak scaling: pixels grow with the ranks;
+# (scripts/scaling_study.py), each writing CSV, markdown and, where matplotlib is
+# installed, PNG into OUT_DIR, plus OUT_DIR/farm_studies.md (all tables) and
+# OUT_DIR/logs/. Without matplotlib, draw the plots afterwards elsewhere:
+#   scripts/scaling_study.py plot --results OUT_DIR
+#
+#   scripts/run_farm_studies.sh BUILD_DIR OUT_DIR
+#
+# BUILD_DIR: a build with farmrt (e.g. from scripts/gpu_build_and_test.sh BUILD_DIR;
+# configured and built here when it has no farmrt, with CMAKE_ARGS).
+# Every step gets a share of BUDGET seconds (default 220): scaling studies stop
+# starting configurations when their share is spent (the tables say what was left
+# out), a step that overruns is stopped, a step with too little time left is skipped.
+# Environment (defaults are sized for 16 cores, an AVX-512 CPU and an H100/H200):
+#   BUDGET (220), FRAMES (1-100), FRAMES_CUDA (1-20: a CUDA context per process costs more),
+#   STRONG ("--width 640 --height 360 --spp 32 --repeats 1"),
+#   BACKENDS ("--width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 2"),
+#   WEAK ("--base-width 320 --base-height 90 --spp 32 --repeats 2"),
+#   MAX_CORES (all), MACHINE (description for the tables), CMAKE_ARGS.
+# A tiny trial run:
+#   BUDGET=120 FRAMES=1-10 FRAMES_CUDA=1-3 STRONG="--width 64 --height 36 --spp 2 --repeats 1" \
+#   BACKENDS="--width 64 --height 36 --spp 1 --gpu-spp 16 --repeats 1" \
+#   WEAK="--base-width 64 --base-height 16 --spp 2 --repeats 1" scripts/run_farm_studies.sh build /tmp/studies
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build-studies}
-results=${RESULTS:-results}
-repeats=${REPEATS:-3}
+if [ $# -lt 2 ]; then
+    sed -n '2,30p' "$0" >&2
+    exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(realpath -m "$1")
+out=$(realpath -m "$2")
+cd "$root" || exit 1
+mkdir -p "$out/logs"
+budget=${BUDGET:-220}
 start=$(date +%s)
-stamp() { echo "run_farm_studies: $* ($(( $(date +%s) - start )) s)" >&2; }
+elapsed() { echo $(($(date +%s) - start)); }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
 if [ ! -x "$build/farmrt" ]; then
     # shellcheck disable=SC2086
-    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFARMRT_BUILD_TESTS=OFF ${CMAKE_ARGS:-} > "$build.log" 2>&1 &&
-        cmake --build "$build" -j "$(nproc)" --target farmrt >> "$build.log" 2>&1 || { tail -30 "$build.log"; exit 1; }
-    stamp "built $build"
+    { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} &&
+        cmake --build "$build" -j "$(nproc)" --target farmrt; } > "$out/logs/build.log" 2>&1 ||
+        { tail -30 "$out/logs/build.log"; exit 1; }
 fi
-mkdir -p "$results"
+cores=${MAX_CORES:-$(nproc)}
+has_cuda=0
+if "$build/farmrt" --help 2>/dev/null | grep -q "cuda" && command -v nvidia-smi >/dev/null &&
+    nvidia-smi -L >/dev/null 2>&1; then
+    has_cuda=1
+fi
 python=python3
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && python=/usr/bin/python3
-machine=()
-[ -n "${MACHINE:-}" ] && machine=(--machine "$MACHINE")
-status=0
+study_options=(--build "$build" --results "$out" --max-cores "$cores")
+[ -n "${MACHINE:-}" ] && study_options+=(--machine "$MACHINE")
 
-RESULTS=$results SCENES=configs/spheres.yaml NAME=frames_benchmark scripts/benchmark_frames.sh "$build" "$(nproc)" \
-    > /dev/null || status=1
-stamp "frames benchmark (spheres)"
-RESULTS=$results SCENES=configs/many_spheres.yaml NAME=frames_benchmark_many_spheres \
-    MODES="job_mpi job_single process_per_frame" scripts/benchmark_frames.sh "$build" "$(nproc)" > /dev/null || status=1
-stamp "frames benchmark (many_spheres)"
+summary=()
+status=0
+share=0
+# plan NAME SHARE MINIMUM RESERVE: the step may take SHARE seconds ($share), less
+# when the budget minus the RESERVE of the steps still to come is smaller; false
+# (the step is skipped) when less than MINIMUM would be left.
+plan() {
+    local name=$1 minimum=$3 left=$((budget - $(elapsed) - $4))
+    share=$2
+    [ "$share" -gt "$left" ] && share=$left
+    if [ "$share" -lt "$minimum" ]; then
+        summary+=("$name|skipped (${left} s left of the budget)|0")
+        return 1
+    fi
+}
+# run_step NAME COMMAND...: the command's output in logs/NAME.log, stopped (with
+# everything it started) 10 s after its share.
+run_step() {
+    local name=$1 t0 verdict=ok rc
+    shift
+    t0=$(date +%s)
+    timeout --kill-after=3 $((share + 10)) "$@" > "$out/logs/$name.log" 2>&1
+    rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        verdict="stopped after $((share + 10)) s"
+        status=1
+    elif [ $rc -ne 0 ]; then
+        verdict="FAILED (exit $rc)"
+        status=1
+        tail -n 15 "$out/logs/$name.log" >&2
+    fi
+    summary+=("$name|$verdict|$(($(date +%s) - t0))")
+    echo "run_farm_studies: $name: $verdict ($(elapsed) s of $budget)" >&2
+}
+frames() {  # NAME FRAME_LIST FARMRT_OPTIONS MODES
+    run_step "$1" env RESULTS="$out" SCENES=configs/spheres.yaml NAME="$1" FRAMES="$2" FARMRT_OPTIONS="$3" MODES="$4" \
+        scripts/benchmark_frames.sh "$build" "$cores"
+}
+study() {  # KIND [options]: --budget (no configuration starts after it) leaves room for the one under way
+    local kind=$1
+    shift
+    run_step "$kind" "$python" scripts/scaling_study.py "$kind" "${study_options[@]}" --budget $((share * 3 / 4)) "$@"
+}
+cuda_share=0
+[ $has_cuda -eq 1 ] && cuda_share=25
+plan frames_cpu 40 10 $((35 + 30 + 25 + cuda_share)) &&
+    frames frames_benchmark "${FRAMES:-1-100}" "--backend cpu" "job_mpi job_single process_per_frame"
 # shellcheck disable=SC2086
-$python scripts/scaling_study.py strong --build "$build" --results "$results" --repeats "$repeats" "${machine[@]}" \
-    ${STRONG:---width 1200 --height 675 --spp 8} > /dev/null || status=1
-stamp "strong scaling"
+plan strong 70 20 $((30 + 25 + cuda_share)) &&
+    study strong ${STRONG:---width 640 --height 360 --spp 32 --repeats 1}
 # shellcheck disable=SC2086
-$python scripts/scaling_study.py weak --build "$build" --results "$results" --repeats "$repeats" "${machine[@]}" \
-    ${WEAK:---base-width 400 --base-height 80 --spp 32} > /dev/null || status=1
-stamp "weak scaling"
+plan backends 45 15 $((25 + cuda_share)) &&
+    study backends ${BACKENDS:---width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 2}
 # shellcheck disable=SC2086
-$python scripts/scaling_study.py backends --build "$build" --results "$results" --repeats "$repeats" "${machine[@]}" \
-    ${BACKENDS:---width 1200 --height 675 --spp 8} > /dev/null || status=1
-stamp "backends"
-for f in frames_benchmark frames_benchmark_many_spheres strong_scaling weak_scaling backend_comparison; do
-    [ -f "$results/$f.md" ] && { echo; cat "$results/$f.md"; }
+plan weak 35 10 $cuda_share &&
+    study weak ${WEAK:---base-width 320 --base-height 90 --spp 32 --repeats 2}
+# The GPU's set-up (context, upload) once per job vs once per frame.
+[ $has_cuda -eq 1 ] && plan frames_cuda 60 10 0 &&
+    frames frames_benchmark_cuda "${FRAMES_CUDA:-1-20}" "--backend cuda" "job_single process_per_frame"
+
+# The frames benchmarks' plots (the studies drew theirs), where matplotlib is here.
+$python -c 'import matplotlib' 2>/dev/null &&
+    $python scripts/scaling_study.py plot --results "$out" > "$out/logs/plot.log" 2>&1
+
+{
+    echo "# Farm studies: frame sequences, strong and weak scaling, backends"
+    echo
+    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ), $(elapsed) s in all"
+    echo "- command: \`scripts/run_farm_studies.sh $1 $2\` (budget $budget s)"
+    echo "- farmrt: $("$build/farmrt" --version 2>/dev/null) ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
+    echo "- logs: logs/; plots: PNG beside each CSV (\`scripts/scaling_study.py plot --results DIR\` draws them from the CSVs)"
+    echo
+    echo "| step | result | seconds |"
+    echo "|---|---|---:|"
+    for line in "${summary[@]}"; do echo "| ${line//|/ | } |"; done
+    for f in frames_benchmark frames_benchmark_cuda strong_scaling backend_comparison weak_scaling; do
+        [ -f "$out/$f.md" ] && { echo; sed 's/^# /## /' "$out/$f.md"; }
+    done
+} > "$out/farm_studies.md"
+
+echo
+printf '%-24s %-36s %s\n' step result seconds
+for line in "${summary[@]}"; do
+    IFS='|' read -r name verdict seconds <<< "$line"
+    printf '%-24s %-36s %7s\n' "$name" "$verdict" "$seconds"
 done
+echo "total $(elapsed) s (budget $budget s); tables: $out/farm_studies.md"
 exit $status

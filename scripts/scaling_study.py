@@ -13,6 +13,11 @@ Each study runs farmrt (through mpirun) with --stats, and writes to RESULTS/:
   scripts/scaling_study.py report --kind strong|weak --stats-dir DIR
                                      tables and plots from --stats files written elsewhere
                                      (scripts/slurm/submit_scaling.sh on a cluster)
+  scripts/scaling_study.py plot --results DIR
+                                     the plots again from the CSVs in DIR (studies run on a
+                                     machine without matplotlib), and the links in the .md files
+
+--budget S stops starting configurations after S seconds (the table says which were left out).
 
 Speedup is T(baseline) / T; efficiency is speedup / (cores used / baseline cores),
 weak-scaling efficiency is T(1 rank) / T(N ranks). T is farmrt's wall time from
@@ -26,9 +31,11 @@ import os
 import platform
 import shutil
 import statistics
+import re
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -62,6 +69,7 @@ class Runner:
         self.mpiexec = args.mpiexec
         self.repeats = args.repeats
         self.dry_run = getattr(args, "dry_run", False)
+        self.deadline = time.monotonic() + args.budget if args.budget > 0 else None
         self.tmp = tempfile.mkdtemp(prefix="farmrt-scaling-")
         self.env = dict(os.environ)
         self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -71,6 +79,9 @@ class Runner:
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def out_of_time(self):
+        return self.deadline is not None and time.monotonic() > self.deadline
 
     def has_option(self, text):
         return text in self.help_text
@@ -128,8 +139,10 @@ def markdown_table(rows, columns, headers):
         cells = []
         for column in columns:
             value = row.get(column, "")
-            if isinstance(value, float):
-                value = f"{value:.3f}" if column != "samples_per_second" else f"{value:.4g}"
+            if column == "samples_per_second" and isinstance(value, (int, float)):
+                value = f"{value:.4g}"
+            elif isinstance(value, float):
+                value = f"{value:.3f}"
             cells.append(str(value))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -145,14 +158,40 @@ def header(title, args, extra):
     return "\n".join(lines) + "\n"
 
 
-def plot(path, title, series, xlabel, panels):
-    """series: {label: [(x, {metric: value})]}; panels: [(metric, ylabel, ideal)], ideal(x) or None."""
+def plot_missing(name):
+    """The line a table gets instead of its figure; `plot` replaces it with the figure's link."""
+    return f"plot: {name}.png not drawn (no matplotlib here): `scripts/scaling_study.py plot --results DIR` draws it"
+
+
+def load_pyplot():
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        return plt
     except ImportError:
-        return "plots skipped: matplotlib is not installed (apt-get install python3-matplotlib)"
+        return None
+
+
+def read_csv(path):
+    """Rows of a CSV this script wrote, numbers as numbers."""
+    rows = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            for key, value in row.items():
+                try:
+                    row[key] = int(value)
+                except (TypeError, ValueError):
+                    try:
+                        row[key] = float(value)
+                    except (TypeError, ValueError):
+                        pass
+            rows.append(row)
+    return rows
+
+
+def line_panels(plt, path, title, series, xlabel, panels):
+    """series: {label: [(x, row)]}; panels: [(metric, ylabel, ideal)], ideal(x) or None."""
     figure, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2))
     if len(panels) == 1:
         axes = [axes]
@@ -175,39 +214,28 @@ def plot(path, title, series, xlabel, panels):
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
-    return f"![{title}]({os.path.basename(path)})"
 
 
-def powers_of_two_up_to(n):
-    values, v = [], 1
-    while v <= n:
-        values.append(v)
-        v *= 2
-    if values[-1] != n:
-        values.append(n)
-    return values
+def bars(plt, path, title, labels, values, notes, xlabel, log=False):
+    figure, axis = plt.subplots(figsize=(8, 0.5 * len(labels) + 1.5))
+    axis.barh(labels, values, color="tab:blue")
+    axis.set_xlabel(xlabel)
+    if log:
+        axis.set_xscale("log")
+    axis.invert_yaxis()
+    axis.set_title(title)
+    for i, (value, note) in enumerate(zip(values, notes)):
+        axis.text(value, i, f" {note}", va="center", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
 
 
-# ---- strong scaling -----------------------------------------------------------------------
+def frame_label(row):
+    return f"{os.path.basename(str(row.get('scene', '')))} {row.get('width')}x{row.get('height')}, {row.get('spp')} spp"
 
-def strong(args, runner):
-    cores = args.max_cores or os.cpu_count()
-    common = [args.scene, "--width", str(args.width), "--height", str(args.height), "--spp", str(args.spp)]
-    rows = []
-    for total in powers_of_two_up_to(cores):
-        # Every split of `total` cores into ranks x threads (powers of two, and the whole).
-        splits = sorted({(r, total // r) for r in powers_of_two_up_to(total) if total % r == 0})
-        for ranks, threads in splits:
-            report = runner.run([(ranks, ["--threads", str(threads)] + runner.cpu_options())], common)
-            rows.append(row_from(report, cores=total, ranks=ranks, threads=threads))
-    base = next(r for r in rows if r["cores"] == 1)["wall_seconds"]
-    for row in rows:
-        row["speedup"] = base / row["wall_seconds"]
-        row["efficiency"] = row["speedup"] / row["cores"]
-    name = args.name or "strong_scaling"
-    columns = ["cores", "ranks", "threads", "wall_seconds", "render_seconds", "speedup", "efficiency",
-               "samples_per_second", "load_imbalance", "communication_fraction", "backend"]
-    write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
+
+def draw_strong(plt, rows, path):
     series = {}
     for row in rows:
         labels = []
@@ -219,18 +247,138 @@ def strong(args, runner):
             labels.append("ranks x threads (mixed)")
         for label in labels:  # the 1-core point starts both lines
             series.setdefault(label, []).append((row["cores"], row))
-    figure = plot(os.path.join(args.results, name + ".png"),
-                  f"Strong scaling: {os.path.basename(args.scene)} {args.width}x{args.height}, {args.spp} spp",
-                  series, "cores (ranks x threads)",
-                  [("speedup", "speedup", lambda x: x), ("efficiency", "parallel efficiency", lambda x: 1.0)])
+    line_panels(plt, path, f"Strong scaling: {frame_label(rows[0])}", series, "cores (ranks x threads)",
+                [("speedup", "speedup", lambda x: x), ("efficiency", "parallel efficiency", lambda x: 1.0)])
+
+
+def draw_weak(plt, rows, path):
+    first = rows[0]
+    line_panels(plt, path,
+                f"Weak scaling: {first['width']}x{first['height']} per rank, {first.get('spp')} spp, "
+                f"{first['threads']} thread(s)/rank",
+                {"farmrt": [(r["ranks"], r) for r in rows]}, "ranks",
+                [("wall_seconds", "time (s)", None), ("efficiency", "weak-scaling efficiency", lambda x: 1.0)])
+
+
+def draw_backends(plt, rows, path):
+    bars(plt, path, f"Backends: {os.path.basename(str(rows[0].get('scene', '')))} "
+                    f"{rows[0].get('width')}x{rows[0].get('height')} (samples/s from the render phase)",
+         [r["configuration"] for r in rows], [r["samples_per_second"] for r in rows],
+         [f"{r['speedup']:.1f}x" for r in rows], "samples per second", log=True)
+
+
+def draw_frames(plt, rows, path):
+    bars(plt, path, f"{rows[0]['frames']} frames of {rows[0]['width']}x{rows[0]['height']} at {rows[0]['spp']} spp",
+         [f"{r['scene']}: {r['mode']} ({r['ranks']} rank{'s' if r['ranks'] > 1 else ''})" for r in rows],
+         [r["seconds_per_frame"] * 1000 for r in rows],
+         [f"{r['speedup_vs_process_per_frame']:.1f}x" for r in rows], "ms per frame", log=True)
+
+
+def draw_slurm(plt, rows, path):
+    kind = "strong" if "strong" in os.path.basename(path) else "weak"
+    base = rows[0]
+    line_panels(plt, path, f"{kind.capitalize()} scaling (Slurm)", {"farmrt": [(r["cores"], r) for r in rows]}, "cores",
+                [("speedup", "speedup", (lambda x: x / base["cores"]) if kind == "strong" else None),
+                 ("efficiency", "efficiency", lambda x: 1.0)])
+
+
+def drawer_for(name):
+    """The plot of a CSV this script or benchmark_frames.sh writes, by its base name."""
+    if name.endswith("_slurm"):
+        return draw_slurm
+    if name.startswith("strong"):
+        return draw_strong
+    if name.startswith("weak"):
+        return draw_weak
+    if name.startswith("backend"):
+        return draw_backends
+    if name.startswith("frames_benchmark"):
+        return draw_frames
+    return None
+
+
+def figure_line(results, name):
+    """Draws RESULTS/NAME.png from RESULTS/NAME.csv; returns the markdown line for it."""
+    plt = load_pyplot()
+    rows = read_csv(os.path.join(results, name + ".csv"))
+    if plt is None or not rows:
+        return plot_missing(name)
+    drawer_for(name)(plt, rows, os.path.join(results, name + ".png"))
+    return f"![{name}]({name}.png)"
+
+
+def plot(args, _runner):
+    """Plots from the CSVs in --results; every .md there gets the links in place of the
+    plot_missing lines (a study's .md without one gets its link at the end)."""
+    if load_pyplot() is None:
+        raise SystemExit("scaling_study: plot needs matplotlib (apt-get install python3-matplotlib)")
+    drawn = []
+    for entry in sorted(os.listdir(args.results)):
+        name, extension = os.path.splitext(entry)
+        if extension == ".csv" and drawer_for(name) is not None:
+            if figure_line(args.results, name).startswith("!["):
+                drawn.append(name)
+    for entry in sorted(os.listdir(args.results)):
+        name, extension = os.path.splitext(entry)
+        if extension != ".md":
+            continue
+        path = os.path.join(args.results, entry)
+        with open(path) as f:
+            text = f.read()
+        linked = re.sub(r"^plot: (\S+)\.png not drawn.*$",
+                        lambda m: f"![{m.group(1)}]({m.group(1)}.png)" if m.group(1) in drawn else m.group(0),
+                        text, flags=re.M)
+        if name in drawn and f"({name}.png)" not in linked:
+            linked = linked.rstrip("\n") + f"\n\n![{name}]({name}.png)\n"
+        if linked != text:
+            with open(path, "w") as f:
+                f.write(linked)
+    return None, "plots: " + (", ".join(f"{n}.png" for n in drawn) if drawn else f"no study CSVs in {args.results}")
+
+
+# ---- strong scaling -----------------------------------------------------------------------
+
+def frame_columns(args, width=None, height=None, spp=None):
+    """What every row says about its frame, so a plot can be drawn from the CSV alone."""
+    return {"scene": args.scene, "width": width or args.width, "height": height or args.height, "spp": spp or args.spp}
+
+
+def left_out_note(left_out):
+    if not left_out:
+        return []
+    return [f"left out (time budget --budget spent): {'; '.join(left_out)}"]
+
+
+def strong(args, runner):
+    cores = args.max_cores or os.cpu_count()
+    common = [args.scene, "--width", str(args.width), "--height", str(args.height), "--spp", str(args.spp)]
+    rows, left_out = [], []
+    for total in powers_of_two_up_to(cores):
+        # Every split of `total` cores into ranks x threads (powers of two, and the whole).
+        splits = sorted({(r, total // r) for r in powers_of_two_up_to(total) if total % r == 0})
+        for ranks, threads in splits:
+            if rows and runner.out_of_time():
+                left_out.append(f"{ranks}x{threads}")
+                continue
+            report = runner.run([(ranks, ["--threads", str(threads)] + runner.cpu_options())], common)
+            rows.append(row_from(report, cores=total, ranks=ranks, threads=threads, **frame_columns(args)))
+    base = next(r for r in rows if r["cores"] == 1)["wall_seconds"]
+    for row in rows:
+        row["speedup"] = base / row["wall_seconds"]
+        row["efficiency"] = row["speedup"] / row["cores"]
+    name = args.name or "strong_scaling"
+    columns = ["cores", "ranks", "threads", "wall_seconds", "render_seconds", "speedup", "efficiency",
+               "samples_per_second", "load_imbalance", "communication_fraction", "backend", "scene", "width",
+               "height", "spp"]
+    write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
     text = header("Strong scaling", args, [
         f"frame: {args.scene}, {args.width}x{args.height}, {args.spp} spp, dynamic schedule; median of {args.repeats}",
-        "speedup = T(1 core) / T; efficiency = speedup / cores"])
+        "speedup = T(1 core) / T; efficiency = speedup / cores"] + left_out_note(left_out))
     text += "\n" + markdown_table(rows, ["cores", "ranks", "threads", "wall_seconds", "speedup", "efficiency",
                                          "samples_per_second", "load_imbalance", "communication_fraction"],
                                   ["cores", "ranks", "threads/rank", "time (s)", "speedup", "efficiency",
                                    "samples/s", "load imbalance", "comm. fraction"])
-    text += "\n\n" + figure + "\n"
+    text += "\n\n" + figure_line(args.results, name) + "\n"
     return name, text
 
 
@@ -239,105 +387,103 @@ def strong(args, runner):
 def weak(args, runner):
     cores = args.max_cores or os.cpu_count()
     threads = args.threads_per_rank
-    rows = []
+    rows, left_out = [], []
     for ranks in powers_of_two_up_to(max(1, cores // threads)):
+        if rows and runner.out_of_time():
+            left_out.append(f"{ranks} ranks")
+            continue
         # The image grows with the ranks (rows x ranks): the work per rank stays the same.
         height = args.base_height * ranks
         common = [args.scene, "--width", str(args.base_width), "--height", str(height), "--spp", str(args.spp)]
         report = runner.run([(ranks, ["--threads", str(threads)] + runner.cpu_options())], common)
-        rows.append(row_from(report, ranks=ranks, threads=threads, cores=ranks * threads, width=args.base_width,
-                             height=height))
+        rows.append(row_from(report, ranks=ranks, threads=threads, cores=ranks * threads,
+                             **frame_columns(args, args.base_width, height)))
     base = rows[0]["wall_seconds"]
     for row in rows:
         row["efficiency"] = base / row["wall_seconds"]
         row["scaled_speedup"] = row["efficiency"] * row["ranks"]
     name = args.name or "weak_scaling"
     columns = ["ranks", "threads", "cores", "width", "height", "wall_seconds", "render_seconds", "efficiency",
-               "scaled_speedup", "samples_per_second", "load_imbalance", "communication_fraction", "backend"]
+               "scaled_speedup", "samples_per_second", "load_imbalance", "communication_fraction", "backend", "scene",
+               "spp"]
     write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    figure = plot(os.path.join(args.results, name + ".png"),
-                  f"Weak scaling: {args.base_width}x{args.base_height} per rank, {args.spp} spp, {threads} thread(s)/rank",
-                  {"farmrt": [(r["ranks"], r) for r in rows]}, "ranks",
-                  [("wall_seconds", "time (s)", None), ("efficiency", "weak-scaling efficiency", lambda x: 1.0)])
     text = header("Weak scaling", args, [
         f"{args.scene}: {args.base_width}x({args.base_height} x ranks) pixels, {args.spp} spp, {threads} thread(s) per rank;"
         f" median of {args.repeats}",
-        "efficiency = T(1 rank) / T(N ranks); scaled speedup = efficiency x ranks"])
+        "efficiency = T(1 rank) / T(N ranks); scaled speedup = efficiency x ranks"] + left_out_note(left_out))
     text += "\n" + markdown_table(rows, ["ranks", "threads", "width", "height", "wall_seconds", "efficiency",
                                          "scaled_speedup", "samples_per_second", "load_imbalance"],
                                   ["ranks", "threads/rank", "width", "height", "time (s)", "efficiency",
                                    "scaled speedup", "samples/s", "load imbalance"])
-    text += "\n\n" + figure + "\n"
+    text += "\n\n" + figure_line(args.results, name) + "\n"
     return name, text
 
 
 # ---- backends ------------------------------------------------------------------------------
 
 def backends(args, runner):
+    """Throughput (samples/s of the render phase) per backend. Each configuration renders
+    enough samples to run for a comparable time: --spp on one CPU thread, --spp x cores on all
+    cores, --gpu-spp on the GPU, so set-up (GPU context, upload) does not swamp the fast ones."""
     cores = args.max_cores or os.cpu_count()
-    common = [args.scene, "--width", str(args.width), "--height", str(args.height), "--spp", str(args.spp)]
-    configurations = []  # (label, groups)
+    all_cores_spp = args.spp * cores
+    gpu_spp = args.gpu_spp or all_cores_spp * 16
+    configurations = []  # (label, CPU threads, spp, groups)
     simd = runner.has_option("--simd")
     cpu = runner.cpu_options()
     if simd:
-        configurations.append(("scalar, 1 thread", [(1, ["--threads", "1", "--simd", "off"] + cpu)]))
-        configurations.append(("SIMD, 1 thread", [(1, ["--threads", "1", "--simd", "auto"] + cpu)]))
-        configurations.append((f"scalar, {cores} threads", [(1, ["--threads", str(cores), "--simd", "off"] + cpu)]))
-        configurations.append((f"SIMD, {cores} threads", [(1, ["--threads", str(cores), "--simd", "auto"] + cpu)]))
+        configurations.append(("scalar, 1 thread", 1, args.spp, [(1, ["--threads", "1", "--simd", "off"] + cpu)]))
+        configurations.append(("SIMD, 1 thread", 1, args.spp, [(1, ["--threads", "1", "--simd", "auto"] + cpu)]))
+        configurations.append((f"scalar, {cores} threads", cores, all_cores_spp,
+                               [(1, ["--threads", str(cores), "--simd", "off"] + cpu)]))
+        configurations.append((f"SIMD, {cores} threads", cores, all_cores_spp,
+                               [(1, ["--threads", str(cores), "--simd", "auto"] + cpu)]))
     else:
-        configurations.append(("CPU, 1 thread", [(1, ["--threads", "1"] + cpu)]))
-        configurations.append((f"CPU, {cores} threads", [(1, ["--threads", str(cores)] + cpu)]))
+        configurations.append(("CPU, 1 thread", 1, args.spp, [(1, ["--threads", "1"] + cpu)]))
+        configurations.append((f"CPU, {cores} threads", cores, all_cores_spp, [(1, ["--threads", str(cores)] + cpu)]))
     notes = []
     if runner.has_option("--backend") and "cuda" in runner.help_text:
-        configurations.append(("CUDA, 1 GPU", [(1, ["--backend", "cuda", "--threads", "1"])]))
-        # Hybrid: one GPU rank and CPU ranks on the remaining cores, in one dynamic job.
+        configurations.append(("CUDA, 1 GPU", 0, gpu_spp, [(1, ["--backend", "cuda", "--threads", "1"])]))
+        # Hybrid: one GPU rank and a CPU rank on the remaining cores, in one dynamic job.
         cpu_threads = max(1, cores - 1)
-        cpu = ["--backend", "cpu", "--threads", str(cpu_threads)] + (["--simd", "auto"] if simd else [])
-        configurations.append((f"hybrid: 1 GPU + {cpu_threads} CPU threads",
-                               [(1, ["--backend", "cuda", "--threads", "1"]), (1, cpu)]))
+        cpu_rank = ["--backend", "cpu", "--threads", str(cpu_threads)] + (["--simd", "auto"] if simd else [])
+        configurations.append((f"hybrid: 1 GPU + {cpu_threads} CPU threads", cpu_threads, gpu_spp,
+                               [(1, ["--backend", "cuda", "--threads", "1"]), (1, cpu_rank)]))
     else:
         notes.append("CUDA and hybrid: not in this build (farmrt --help has no --backend cuda)")
-    rows = []
-    for label, groups in configurations:
+    rows, left_out = [], []
+    for label, threads, spp, groups in configurations:
+        if rows and runner.out_of_time():
+            left_out.append(label)
+            continue
+        common = [args.scene, "--width", str(args.width), "--height", str(args.height), "--spp", str(spp)]
         try:
             report = runner.run(groups, common)
         except RuntimeError as error:
             notes.append(f"{label}: failed: {str(error).splitlines()[0]}")
             continue
         ranks = sum(g[0] for g in groups)
-        rows.append(row_from(report, configuration=label, ranks=ranks))
-    base = rows[0]["wall_seconds"]
+        rows.append(row_from(report, configuration=label, ranks=ranks, cpu_threads=threads,
+                             **frame_columns(args, spp=spp)))
+    base = rows[0]["samples_per_second"]
     for row in rows:
-        row["speedup"] = base / row["wall_seconds"]
+        row["speedup"] = row["samples_per_second"] / base
+        # Per CPU thread, against the first (one-thread) configuration; none for the GPU alone.
+        row["efficiency"] = row["speedup"] / row["cpu_threads"] if row["cpu_threads"] else ""
     name = args.name or "backend_comparison"
-    columns = ["configuration", "ranks", "wall_seconds", "render_seconds", "speedup", "samples_per_second",
-               "load_imbalance", "backend"]
+    columns = ["configuration", "ranks", "cpu_threads", "spp", "wall_seconds", "render_seconds", "speedup",
+               "efficiency", "samples_per_second", "load_imbalance", "backend", "scene", "width", "height"]
     write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    figure_note = ""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        figure, axis = plt.subplots(figsize=(8, 0.6 * len(rows) + 1.5))
-        axis.barh([r["configuration"] for r in rows], [r["samples_per_second"] for r in rows], color="tab:blue")
-        axis.set_xlabel("samples per second")
-        axis.invert_yaxis()
-        axis.set_title(f"Backends: {os.path.basename(args.scene)} {args.width}x{args.height}, {args.spp} spp")
-        for i, r in enumerate(rows):
-            axis.text(r["samples_per_second"], i, f" {r['speedup']:.1f}x", va="center", fontsize=8)
-        figure.tight_layout()
-        figure.savefig(os.path.join(args.results, name + ".png"), dpi=120)
-        plt.close(figure)
-        figure_note = f"![backends]({name}.png)"
-    except ImportError:
-        figure_note = "plots skipped: matplotlib is not installed"
     text = header("Backend comparison", args, [
-        f"frame: {args.scene}, {args.width}x{args.height}, {args.spp} spp; median of {args.repeats}",
-        f"speedup relative to '{rows[0]['configuration']}'"] + notes)
-    text += "\n" + markdown_table(rows, ["configuration", "ranks", "wall_seconds", "speedup", "samples_per_second",
-                                         "backend"],
-                                  ["configuration", "ranks", "time (s)", "speedup", "samples/s", "backend"])
-    text += "\n\n" + figure_note + "\n"
+        f"frame: {args.scene}, {args.width}x{args.height}; spp per configuration (column spp): {args.spp} on one "
+        f"thread, {all_cores_spp} on {cores} threads, {gpu_spp} with the GPU; median of {args.repeats}",
+        f"speedup = samples/s (render phase) over '{rows[0]['configuration']}'; "
+        "efficiency = speedup / CPU threads (SIMD lanes count as gains)"] + notes + left_out_note(left_out))
+    text += "\n" + markdown_table(rows, ["configuration", "ranks", "spp", "wall_seconds", "render_seconds", "speedup",
+                                         "efficiency", "samples_per_second", "backend"],
+                                  ["configuration", "ranks", "spp", "time (s)", "render (s)", "speedup",
+                                   "efficiency", "samples/s", "backend"])
+    text += "\n\n" + figure_line(args.results, name) + "\n"
     return name, text
 
 
@@ -369,16 +515,12 @@ def report(args, _runner):
     columns = ["ranks", "threads", "cores", "width", "height", "wall_seconds", "render_seconds", "speedup",
                "efficiency", "samples_per_second", "load_imbalance", "communication_fraction", "source"]
     write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    figure = plot(os.path.join(args.results, name + ".png"), f"{args.kind.capitalize()} scaling (Slurm)",
-                  {"farmrt": [(r["cores"], r) for r in rows]}, "cores",
-                  [("speedup", "speedup", (lambda x: x / base["cores"]) if args.kind == "strong" else None),
-                   ("efficiency", "efficiency", lambda x: 1.0)])
     text = header(f"{args.kind.capitalize()} scaling (Slurm jobs)", args, [f"run reports: {args.stats_dir}"])
     text += "\n" + markdown_table(rows, ["ranks", "threads", "cores", "width", "height", "wall_seconds", "speedup",
                                          "efficiency", "samples_per_second", "load_imbalance"],
                                   ["ranks", "threads/rank", "cores", "width", "height", "time (s)", "speedup",
                                    "efficiency", "samples/s", "load imbalance"])
-    text += "\n\n" + figure + "\n"
+    text += "\n\n" + figure_line(args.results, name) + "\n"
     return name, text
 
 
@@ -400,13 +542,16 @@ def use_python_with_matplotlib():
 def main():
     use_python_with_matplotlib()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("study", choices=["strong", "weak", "backends", "all", "report"])
+    parser.add_argument("study", choices=["strong", "weak", "backends", "all", "report", "plot"])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--mpiexec", default="mpirun")
     parser.add_argument("--scene", default=os.path.join("configs", "spheres.yaml"))
     parser.add_argument("--width", type=int, default=600)
     parser.add_argument("--height", type=int, default=338)
     parser.add_argument("--spp", type=int, default=16)
+    parser.add_argument("--gpu-spp", type=int, default=0, help="backends: spp with the GPU (default spp x cores x 16)")
+    parser.add_argument("--budget", type=float, default=0,
+                        help="seconds; no configuration starts after them (0: no limit)")
     parser.add_argument("--base-width", type=int, default=400)
     parser.add_argument("--base-height", type=int, default=120)
     parser.add_argument("--threads-per-rank", type=int, default=1)
@@ -420,16 +565,17 @@ def main():
     args = parser.parse_args()
     os.chdir(ROOT)
     os.makedirs(args.results, exist_ok=True)
-    runner = None if args.study == "report" else Runner(args)
-    studies = {"strong": strong, "weak": weak, "backends": backends, "report": report}
+    runner = None if args.study in ("report", "plot") else Runner(args)
+    studies = {"strong": strong, "weak": weak, "backends": backends, "report": report, "plot": plot}
     chosen = ["strong", "weak", "backends"] if args.study == "all" else [args.study]
     try:
         for study in chosen:
             if len(chosen) > 1:
                 args.name = ""
             name, text = studies[study](args, runner)
-            with open(os.path.join(args.results, name + ".md"), "w") as f:
-                f.write(text)
+            if name:
+                with open(os.path.join(args.results, name + ".md"), "w") as f:
+                    f.write(text)
             print(text)
     finally:
         if runner:
