@@ -24,6 +24,19 @@ void sine_cosine_degrees(double degrees, double& sine, double& cosine) {
     cosine = std::cos(radians);
 }
 
+// A rotation by `degrees` in the plane of axes `from` and `to`, turning `from`
+// towards `to`: from' = cos from - sin to, to' = sin from + cos to.
+Transform plane_rotation(int from, int to, double degrees) {
+    double s, c;
+    sine_cosine_degrees(degrees, s, c);
+    Transform t;
+    t.m[from][from] = c;
+    t.m[from][to] = -s;
+    t.m[to][from] = s;
+    t.m[to][to] = c;
+    return t;
+}
+
 }  // namespace
 
 Transform Transform::scale(double sx, double sy, double sz) {
@@ -35,38 +48,9 @@ Transform Transform::scale(double sx, double sy, double sz) {
 }
 
 // Right-handed rotations, as the book's rotate_y: x' = cos x + sin z, z' = -sin x + cos z.
-Transform Transform::rotate_x(double degrees) {
-    double s, c;
-    sine_cosine_degrees(degrees, s, c);
-    Transform t;
-    t.m[1][1] = c;
-    t.m[1][2] = -s;
-    t.m[2][1] = s;
-    t.m[2][2] = c;
-    return t;
-}
-
-Transform Transform::rotate_y(double degrees) {
-    double s, c;
-    sine_cosine_degrees(degrees, s, c);
-    Transform t;
-    t.m[0][0] = c;
-    t.m[0][2] = s;
-    t.m[2][0] = -s;
-    t.m[2][2] = c;
-    return t;
-}
-
-Transform Transform::rotate_z(double degrees) {
-    double s, c;
-    sine_cosine_degrees(degrees, s, c);
-    Transform t;
-    t.m[0][0] = c;
-    t.m[0][1] = -s;
-    t.m[1][0] = s;
-    t.m[1][1] = c;
-    return t;
-}
+Transform Transform::rotate_x(double degrees) { return plane_rotation(1, 2, degrees); }
+Transform Transform::rotate_y(double degrees) { return plane_rotation(2, 0, degrees); }
+Transform Transform::rotate_z(double degrees) { return plane_rotation(0, 1, degrees); }
 
 Transform Transform::translate(const Vec3& offset) {
     Transform t;
