@@ -15,11 +15,11 @@
 #
 # BUILD_DIR: a build with farmrt (e.g. from scripts/gpu_build_and_test.sh BUILD_DIR;
 # configured and built here when it has no farmrt, with CMAKE_ARGS).
-# Every step gets a share of BUDGET seconds (default 220): scaling studies stop
+# Every step gets a share of BUDGET seconds (default 210): scaling studies stop
 # starting configurations when their share is spent (the tables say what was left
 # out), a step that overruns is stopped, a step with too little time left is skipped.
 # Environment (defaults are sized for 16 cores, an AVX-512 CPU and an H100/H200):
-#   BUDGET (220), FRAMES (1-100), FRAMES_CUDA (1-20: a CUDA context per process costs more),
+#   BUDGET (210), FRAMES (1-100), FRAMES_CUDA (1-20: a CUDA context per process costs more),
 #   STRONG ("--width 640 --height 360 --spp 32 --repeats 1"),
 #   BACKENDS ("--width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 2"),
 #   WEAK ("--base-width 320 --base-height 90 --spp 32 --repeats 2"),
@@ -38,7 +38,7 @@ build=$(realpath -m "$1")
 out=$(realpath -m "$2")
 cd "$root" || exit 1
 mkdir -p "$out/logs"
-budget=${BUDGET:-220}
+budget=${BUDGET:-210}
 start=$(date +%s)
 elapsed() { echo $(($(date +%s) - start)); }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -122,7 +122,7 @@ plan weak 35 10 $cuda_share &&
 
 # The frames benchmarks' plots (the studies drew theirs), where matplotlib is here.
 $python -c 'import matplotlib' 2>/dev/null &&
-    $python scripts/scaling_study.py plot --results "$out" > "$out/logs/plot.log" 2>&1
+    timeout 15 $python scripts/scaling_study.py plot --results "$out" > "$out/logs/plot.log" 2>&1
 
 {
     echo "# Farm studies: frame sequences, strong and weak scaling, backends"

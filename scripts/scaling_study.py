@@ -86,6 +86,18 @@ class Runner:
     def has_option(self, text):
         return text in self.help_text
 
+    def gpu_problem(self):
+        """None where farmrt can render on a GPU here, else why not (farmrt's one-line error)."""
+        if not self.has_option("--backend"):
+            return "this farmrt has no --backend option"
+        probe = subprocess.run([self.farmrt, os.path.join(ROOT, "configs", "tiny.yaml"), "--backend", "cuda", "--width",
+                                "8", "--height", "8", "--spp", "1", "--quiet", "-o", os.path.join(self.tmp, "probe.pfm")],
+                               env=self.env, capture_output=True, text=True)
+        if probe.returncode == 0:
+            return None
+        lines = probe.stderr.strip().splitlines()
+        return lines[-1] if lines else f"farmrt --backend cuda exits {probe.returncode}"
+
     def cpu_options(self):
         """Pins the CPU backend where farmrt would otherwise pick a GPU (--backend auto)."""
         return ["--backend", "cpu"] if self.has_option("--backend") else []
@@ -336,6 +348,16 @@ def plot(args, _runner):
     return None, "plots: " + (", ".join(f"{n}.png" for n in drawn) if drawn else f"no study CSVs in {args.results}")
 
 
+def powers_of_two_up_to(n):
+    values, v = [], 1
+    while v <= n:
+        values.append(v)
+        v *= 2
+    if values[-1] != n:
+        values.append(n)
+    return values
+
+
 # ---- strong scaling -----------------------------------------------------------------------
 
 def frame_columns(args, width=None, height=None, spp=None):
@@ -442,7 +464,8 @@ def backends(args, runner):
         configurations.append(("CPU, 1 thread", 1, args.spp, [(1, ["--threads", "1"] + cpu)]))
         configurations.append((f"CPU, {cores} threads", cores, all_cores_spp, [(1, ["--threads", str(cores)] + cpu)]))
     notes = []
-    if runner.has_option("--backend") and "cuda" in runner.help_text:
+    gpu_problem = runner.gpu_problem()
+    if gpu_problem is None:
         configurations.append(("CUDA, 1 GPU", 0, gpu_spp, [(1, ["--backend", "cuda", "--threads", "1"])]))
         # Hybrid: one GPU rank and a CPU rank on the remaining cores, in one dynamic job.
         cpu_threads = max(1, cores - 1)
@@ -450,7 +473,7 @@ def backends(args, runner):
         configurations.append((f"hybrid: 1 GPU + {cpu_threads} CPU threads", cpu_threads, gpu_spp,
                                [(1, ["--backend", "cuda", "--threads", "1"]), (1, cpu_rank)]))
     else:
-        notes.append("CUDA and hybrid: not in this build (farmrt --help has no --backend cuda)")
+        notes.append(f"CUDA and hybrid: not measured: {gpu_problem}")
     rows, left_out = [], []
     for label, threads, spp, groups in configurations:
         if rows and runner.out_of_time():
