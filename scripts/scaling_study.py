@@ -175,6 +175,16 @@ def plot_missing(name):
     return f"plot: {name}.png not drawn (no matplotlib here): `scripts/scaling_study.py plot --results DIR` draws it"
 
 
+def publish(args, name, title, notes, rows, csv_columns, table):
+    """Writes RESULTS/NAME.csv and the plot; returns (name, markdown): header with NOTES, the
+    table (TABLE: [(column, heading)]) and the figure's line."""
+    write_csv(os.path.join(args.results, name + ".csv"), rows, csv_columns)
+    text = header(title, args, notes)
+    text += "\n" + markdown_table(rows, [c for c, _ in table], [h for _, h in table])
+    text += "\n\n" + figure_line(args.results, name) + "\n"
+    return name, text
+
+
 def load_pyplot():
     try:
         import matplotlib
@@ -392,16 +402,12 @@ def strong(args, runner):
     columns = ["cores", "ranks", "threads", "wall_seconds", "render_seconds", "speedup", "efficiency",
                "samples_per_second", "load_imbalance", "communication_fraction", "backend", "scene", "width",
                "height", "spp"]
-    write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    text = header("Strong scaling", args, [
+    return publish(args, name, "Strong scaling", [
         f"frame: {args.scene}, {args.width}x{args.height}, {args.spp} spp, dynamic schedule; median of {args.repeats}",
-        "speedup = T(1 core) / T; efficiency = speedup / cores"] + left_out_note(left_out))
-    text += "\n" + markdown_table(rows, ["cores", "ranks", "threads", "wall_seconds", "speedup", "efficiency",
-                                         "samples_per_second", "load_imbalance", "communication_fraction"],
-                                  ["cores", "ranks", "threads/rank", "time (s)", "speedup", "efficiency",
-                                   "samples/s", "load imbalance", "comm. fraction"])
-    text += "\n\n" + figure_line(args.results, name) + "\n"
-    return name, text
+        "speedup = T(1 core) / T; efficiency = speedup / cores"] + left_out_note(left_out), rows, columns,
+        [("cores", "cores"), ("ranks", "ranks"), ("threads", "threads/rank"), ("wall_seconds", "time (s)"),
+         ("speedup", "speedup"), ("efficiency", "efficiency"), ("samples_per_second", "samples/s"),
+         ("load_imbalance", "load imbalance"), ("communication_fraction", "comm. fraction")])
 
 
 # ---- weak scaling -------------------------------------------------------------------------
@@ -428,17 +434,13 @@ def weak(args, runner):
     columns = ["ranks", "threads", "cores", "width", "height", "wall_seconds", "render_seconds", "efficiency",
                "scaled_speedup", "samples_per_second", "load_imbalance", "communication_fraction", "backend", "scene",
                "spp"]
-    write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    text = header("Weak scaling", args, [
+    return publish(args, name, "Weak scaling", [
         f"{args.scene}: {args.base_width}x({args.base_height} x ranks) pixels, {args.spp} spp, {threads} thread(s) per rank;"
         f" median of {args.repeats}",
-        "efficiency = T(1 rank) / T(N ranks); scaled speedup = efficiency x ranks"] + left_out_note(left_out))
-    text += "\n" + markdown_table(rows, ["ranks", "threads", "width", "height", "wall_seconds", "efficiency",
-                                         "scaled_speedup", "samples_per_second", "load_imbalance"],
-                                  ["ranks", "threads/rank", "width", "height", "time (s)", "efficiency",
-                                   "scaled speedup", "samples/s", "load imbalance"])
-    text += "\n\n" + figure_line(args.results, name) + "\n"
-    return name, text
+        "efficiency = T(1 rank) / T(N ranks); scaled speedup = efficiency x ranks"] + left_out_note(left_out), rows,
+        columns, [("ranks", "ranks"), ("threads", "threads/rank"), ("width", "width"), ("height", "height"),
+                  ("wall_seconds", "time (s)"), ("efficiency", "efficiency"), ("scaled_speedup", "scaled speedup"),
+                  ("samples_per_second", "samples/s"), ("load_imbalance", "load imbalance")])
 
 
 # ---- backends ------------------------------------------------------------------------------
@@ -496,18 +498,14 @@ def backends(args, runner):
     name = args.name or "backend_comparison"
     columns = ["configuration", "ranks", "cpu_threads", "spp", "wall_seconds", "render_seconds", "speedup",
                "efficiency", "samples_per_second", "load_imbalance", "backend", "scene", "width", "height"]
-    write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    text = header("Backend comparison", args, [
+    return publish(args, name, "Backend comparison", [
         f"frame: {args.scene}, {args.width}x{args.height}; spp per configuration (column spp): {args.spp} on one "
         f"thread, {all_cores_spp} on {cores} threads, {gpu_spp} with the GPU; median of {args.repeats}",
         f"speedup = samples/s (render phase) over '{rows[0]['configuration']}'; "
-        "efficiency = speedup / CPU threads (SIMD lanes count as gains)"] + notes + left_out_note(left_out))
-    text += "\n" + markdown_table(rows, ["configuration", "ranks", "spp", "wall_seconds", "render_seconds", "speedup",
-                                         "efficiency", "samples_per_second", "backend"],
-                                  ["configuration", "ranks", "spp", "time (s)", "render (s)", "speedup",
-                                   "efficiency", "samples/s", "backend"])
-    text += "\n\n" + figure_line(args.results, name) + "\n"
-    return name, text
+        "efficiency = speedup / CPU threads (SIMD lanes count as gains)"] + notes + left_out_note(left_out), rows,
+        columns, [("configuration", "configuration"), ("ranks", "ranks"), ("spp", "spp"), ("wall_seconds", "time (s)"),
+                  ("render_seconds", "render (s)"), ("speedup", "speedup"), ("efficiency", "efficiency"),
+                  ("samples_per_second", "samples/s"), ("backend", "backend")])
 
 
 # ---- report from --stats files (Slurm) -----------------------------------------------------
@@ -537,14 +535,12 @@ def report(args, _runner):
     name = args.name or f"{args.kind}_scaling_slurm"
     columns = ["ranks", "threads", "cores", "width", "height", "wall_seconds", "render_seconds", "speedup",
                "efficiency", "samples_per_second", "load_imbalance", "communication_fraction", "source"]
-    write_csv(os.path.join(args.results, name + ".csv"), rows, columns)
-    text = header(f"{args.kind.capitalize()} scaling (Slurm jobs)", args, [f"run reports: {args.stats_dir}"])
-    text += "\n" + markdown_table(rows, ["ranks", "threads", "cores", "width", "height", "wall_seconds", "speedup",
-                                         "efficiency", "samples_per_second", "load_imbalance"],
-                                  ["ranks", "threads/rank", "cores", "width", "height", "time (s)", "speedup",
-                                   "efficiency", "samples/s", "load imbalance"])
-    text += "\n\n" + figure_line(args.results, name) + "\n"
-    return name, text
+    return publish(args, name, f"{args.kind.capitalize()} scaling (Slurm jobs)", [f"run reports: {args.stats_dir}"],
+                   rows, columns,
+                   [("ranks", "ranks"), ("threads", "threads/rank"), ("cores", "cores"), ("width", "width"),
+                    ("height", "height"), ("wall_seconds", "time (s)"), ("speedup", "speedup"),
+                    ("efficiency", "efficiency"), ("samples_per_second", "samples/s"),
+                    ("load_imbalance", "load imbalance")])
 
 
 def use_python_with_matplotlib():
