@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "run_report.h"
+#include "scene_identity.h"
 
 namespace farmrt {
 namespace {
@@ -70,13 +71,7 @@ std::string ranks_json(const std::vector<RankReport>& ranks) {
     return out + "]";
 }
 
-uint64_t fnv1a(const void* data, size_t size, uint64_t hash) {
-    const unsigned char* bytes = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < size; ++i) {
-        hash ^= bytes[i];
-        hash *= 1099511628211ull;
-    }
-    return hash;
-}
+// The core's FNV-1a (src/scene_identity.h), from this file's own default start.
+uint64_t fnv1a(const void* data, size_t size, uint64_t hash) { return fnv1a64(data, size, hash); }
 
 }  // namespace farmrt
