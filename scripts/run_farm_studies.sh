@@ -21,8 +21,8 @@
 # Environment (defaults are sized for 16 cores, an AVX-512 CPU and an H100/H200):
 #   BUDGET (210), FRAMES (1-100), FRAMES_CUDA (1-20: a CUDA context per process costs more),
 #   STRONG ("--width 640 --height 360 --spp 32 --repeats 1"),
-#   BACKENDS ("--width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 2"),
-#   WEAK ("--base-width 320 --base-height 90 --spp 32 --repeats 2"),
+#   BACKENDS ("--width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 1"),
+#   WEAK ("--base-width 320 --base-height 90 --spp 32 --repeats 1"),
 #   MAX_CORES (all), MACHINE (description for the tables), CMAKE_ARGS.
 # A tiny trial run:
 #   BUDGET=120 FRAMES=1-10 FRAMES_CUDA=1-3 STRONG="--width 64 --height 36 --spp 2 --repeats 1" \
@@ -112,10 +112,10 @@ plan strong 70 20 $((30 + 25 + cuda_share)) &&
     study strong ${STRONG:---width 640 --height 360 --spp 32 --repeats 1}
 # shellcheck disable=SC2086
 plan backends 45 15 $((25 + cuda_share)) &&
-    study backends ${BACKENDS:---width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 2}
+    study backends ${BACKENDS:---width 640 --height 360 --spp 4 --gpu-spp 4096 --repeats 1}
 # shellcheck disable=SC2086
 plan weak 35 10 $cuda_share &&
-    study weak ${WEAK:---base-width 320 --base-height 90 --spp 32 --repeats 2}
+    study weak ${WEAK:---base-width 320 --base-height 90 --spp 32 --repeats 1}
 # The GPU's set-up (context, upload) once per job vs once per frame.
 [ $has_cuda -eq 1 ] && plan frames_cuda 60 10 0 &&
     frames frames_benchmark_cuda "${FRAMES_CUDA:-1-20}" "--backend cuda" "job_single process_per_frame"
