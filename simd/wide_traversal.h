@@ -12,6 +12,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <cmath>
+
 #include "simd_kernels.h"
 #include "wide_bvh.h"
 
@@ -55,6 +57,10 @@ FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
 
 FARMRT_INLINE int lowest_bit(uint32_t bits) { return __builtin_ctz(bits); }
 
+// Sphere packets with at most this many lanes whose discriminant is >= 0
+// finish those lanes in scalar code (results/simd_notes.md: 0, 1, 2, 4, 16 measured).
+constexpr int kSphereScalarLanes = 2;
+
 // ---- the ray, broadcast, and the closest hit so far -----------------------
 
 template <class Arch>
@@ -67,6 +73,7 @@ struct RayLanes {
     Float shear_x, shear_y, shear_z;
     Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
     float scalar_t_min;
+    float scalar_direction_length_squared;
 
     // `triangles`: whether the scene has triangle packets (the watertight
     // test's per-ray frame costs three divisions, so sphere scenes skip it).
@@ -82,7 +89,8 @@ struct RayLanes {
             far_plane[axis] = 2 * axis + 1 - negative;
         }
         time = Float(ray.time);
-        direction_length_squared = Float(length_squared(ray.direction));
+        scalar_direction_length_squared = length_squared(ray.direction);
+        direction_length_squared = Float(scalar_direction_length_squared);
         t_min = Float(t_min_);
         scalar = ray;
         scalar_t_min = t_min_;
@@ -118,6 +126,17 @@ struct Closest {
         hit.v = v;
         hit.instance = instance;
         return hit;
+    }
+    // A sphere hit that passed this closest hit's bound.
+    void take_sphere(float t_, uint32_t ref_) {
+        t = t_;
+        ref = ref_;
+        u = 0.0f;
+        v = 0.0f;
+        t_inclusive = next_float_up(t_);
+        found = true;
+        primitive = ref_;
+        instance = kNoInstance;
     }
     void take(const Hit& hit) {
         t = hit.t;
@@ -196,6 +215,30 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, co
     const Float c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - radius * radius;
     const Float discriminant = h * h - a * c;
     const Mask has_roots = ~(discriminant < Float(0.0f));
+    const uint32_t candidates = mask_bits(has_roots) & lanes;
+    if (__builtin_popcount(candidates) <= kSphereScalarLanes) {
+        // Few lanes (the usual case: a ray meets one or two spheres of a
+        // leaf): scalar square roots and divisions, whose latency is a
+        // fraction of the full-width ones. The same operations on the same
+        // values as the lanes below and as intersect_sphere.
+        alignas(64) float hs[Lanes<Arch>::kWidth], ds[Lanes<Arch>::kWidth];
+        h.store_aligned(hs);
+        discriminant.store_aligned(ds);
+        const float a_scalar = ray.scalar_direction_length_squared;
+        for (uint32_t bits = candidates; bits; bits &= bits - 1) {
+            const int lane = lowest_bit(bits);
+            const float root_d = sqrtf(ds[lane]);
+            const uint32_t ref = p.ref[lane];
+            const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
+            float root = (hs[lane] - root_d) / a_scalar;
+            if (root <= ray.scalar_t_min || t_max <= root) {
+                root = (hs[lane] + root_d) / a_scalar;
+                if (root <= ray.scalar_t_min || t_max <= root) continue;
+            }
+            closest.take_sphere(root, ref);
+        }
+        return;
+    }
     const Float root_d = xsimd::sqrt(discriminant);
     const Float t_max = lane_bounds<Arch>(p.ref, closest);
     // Both roots at once: the far one is needed whenever a ray leaves a

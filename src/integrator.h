@@ -48,7 +48,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathStat
         path.radiance += path.throughput * scene.background.radiance(path.ray);
         return false;
     }
-    const SurfaceInteraction si = surface_at(scene, path.ray, hit);
+    const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     const Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
     if (material.type == MaterialType::Emissive) {
         // Two-sided, as the book's diffuse_light: either face emits.

@@ -324,20 +324,24 @@ inline bool intersect_closest_brute_force(const SceneView& scene, const Ray& ray
 
 // The surface of a sphere, quad or triangle in the space of `ray` (world space,
 // or an instance's object space): point, unit outward normal, (u, v), material.
+// `sphere_uv` false: a sphere's (u, v) stay 0 (its two arc tangents are a
+// tenth of a CPU frame's time, wasted unless an image texture reads them).
 FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray,
-                                                                 const Hit& hit, Vec3& outward) {
+                                                                 const Hit& hit, Vec3& outward, bool sphere_uv = true) {
     SurfaceInteraction si;
     si.point = ray.at(hit.t);
     switch (hit.primitive.type()) {
     case PrimitiveType::Sphere: {
         const Sphere& s = scene.spheres[hit.primitive.index()];
         outward = (si.point - s.center_at(ray.time)) / s.radius;
-        // The book's (u, v): longitude and latitude of the unit-sphere point.
-        // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.
-        const float theta = arc_cosine(clamp_float(-outward.y, -1.0f, 1.0f));
-        const float phi = arc_tangent2(-outward.z, outward.x) + kPi;
-        si.u = phi / (2.0f * kPi);
-        si.v = theta / kPi;
+        if (sphere_uv) {
+            // The book's (u, v): longitude and latitude of the unit-sphere point.
+            // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.
+            const float theta = arc_cosine(clamp_float(-outward.y, -1.0f, 1.0f));
+            const float phi = arc_tangent2(-outward.z, outward.x) + kPi;
+            si.u = phi / (2.0f * kPi);
+            si.v = theta / kPi;
+        }
         si.material = s.material;
         break;
     }
@@ -371,14 +375,17 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
 // Rebuilds the surface (point, facing normal, texture coordinates) from a hit.
 // Through an instance: the surface in object space, its normal mapped back by
 // the inverse transpose (right under non-uniform scale), the instance's material.
-FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit) {
+// `sphere_uv`: as geometry_surface (false only where nothing reads them:
+// material_reads_uv below).
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit,
+                                                           bool sphere_uv = true) {
     SurfaceInteraction si;
     Vec3 outward;
     if (hit.instance == kNoInstance) {
-        si = geometry_surface(scene, ray, hit, outward);
+        si = geometry_surface(scene, ray, hit, outward, sphere_uv);
     } else {
         const Instance& instance = scene.instances[hit.instance];
-        si = geometry_surface(scene, object_ray(instance, ray), hit, outward);
+        si = geometry_surface(scene, object_ray(instance, ray), hit, outward, sphere_uv);
         si.point = ray.at(hit.t);
         outward = unit_vector(instance.object_from_world.transposed_vector(outward));
         si.material = instance.material;
@@ -386,6 +393,31 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scen
     si.front_face = dot(ray.direction, outward) < 0.0f;
     si.normal = si.front_face ? outward : -outward;
     return si;
+}
+
+// The material a hit shades with (an instance's own material overrides its geometry's).
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t hit_material(const SceneView& scene, const Hit& hit) {
+    if (hit.instance != kNoInstance) return scene.instances[hit.instance].material;
+    switch (hit.primitive.type()) {
+    case PrimitiveType::Sphere: return scene.spheres[hit.primitive.index()].material;
+    case PrimitiveType::Quad: return scene.quads[hit.primitive.index()].material;
+    case PrimitiveType::Triangle: return scene.triangles[hit.primitive.index()].material;
+    case PrimitiveType::Instance: break;  // never stored in a Hit
+    }
+    return 0;
+}
+
+// Whether shading with `material` reads the surface's (u, v): only image
+// textures do (evaluate_texture).
+FARMRT_CPU_GPU FARMRT_INLINE bool material_reads_uv(const SceneView& scene, uint32_t material) {
+    const Material& m = scene.materials[material];
+    switch (m.type) {
+    case MaterialType::Lambertian:
+    case MaterialType::Metal: return scene.textures[m.albedo_texture].type == TextureType::Image;
+    case MaterialType::Emissive: return scene.textures[m.emission_texture].type == TextureType::Image;
+    case MaterialType::Dielectric: return false;
+    }
+    return true;
 }
 
 }  // namespace farmrt
