@@ -57,9 +57,12 @@ FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
 
 FARMRT_INLINE int lowest_bit(uint32_t bits) { return __builtin_ctz(bits); }
 
-// Sphere packets with at most this many lanes whose discriminant is >= 0
-// finish those lanes in scalar code (results/simd_notes.md: 0, 1, 2, 4, 16 measured).
-constexpr int kSphereScalarLanes = 2;
+// Sphere packets with at most two lanes whose discriminant is >= 0 finish
+// those lanes in scalar code (results/simd_notes.md: 0, 1, 2, 4, 16 lanes measured).
+FARMRT_INLINE bool at_most_two_bits(uint32_t bits) {
+    const uint32_t rest = bits & (bits - 1);
+    return (rest & (rest - 1)) == 0;
+}
 
 // ---- the ray, broadcast, and the closest hit so far -----------------------
 
@@ -216,7 +219,7 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, co
     const Float discriminant = h * h - a * c;
     const Mask has_roots = ~(discriminant < Float(0.0f));
     const uint32_t candidates = mask_bits(has_roots) & lanes;
-    if (__builtin_popcount(candidates) <= kSphereScalarLanes) {
+    if (at_most_two_bits(candidates)) {
         // Few lanes (the usual case: a ray meets one or two spheres of a
         // leaf): scalar square roots and divisions, whose latency is a
         // fraction of the full-width ones. The same operations on the same
