@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "block_sampler.h"
 #include "wide_accelerator.h"
 
 namespace farmrt {
@@ -25,15 +26,16 @@ std::string CpuRenderer::description() const {
 void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                          std::atomic<uint64_t>* samples_done) {
     if (accelerator_) {
-        render_tiles(frame, rows, samples, sums, samples_done, accelerator_->closest_hit());
+        render_tiles(frame, rows, samples, sums, samples_done, accelerator_->closest_hit(), &accelerator_->kernels());
     } else {
-        render_tiles(frame, rows, samples, sums, samples_done, BvhClosestHit());
+        render_tiles(frame, rows, samples, sums, samples_done, BvhClosestHit(), nullptr);
     }
 }
 
 template <class ClosestHit>
 void CpuRenderer::render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
-                               std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit) {
+                               std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit,
+                               const simd::Kernels* kernels) {
     const SceneView& scene = scene_;
     const uint32_t tile = uint32_t(tile_size_);
     const uint32_t tiles_x = (frame.width + tile - 1) / tile;
@@ -48,7 +50,20 @@ void CpuRenderer::render_tiles(const FrameSettings& frame, RowRange rows, Sample
         for (uint32_t y = y0; y < y1; ++y) {
             float* row = sums + size_t(y - rows.begin) * frame.width * 3;
             for (uint32_t x = x0; x < x1; ++x) {
-                accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, row + size_t(x) * 3, closest_hit);
+                float* sum = row + size_t(x) * 3;
+                if (!kernels) {
+                    accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, sum, closest_hit);
+                    continue;
+                }
+                // accumulate_pixel with the first Philox blocks of each sample
+                // computed at once by the level's kernel (same values).
+                const uint32_t pixel_index = y * frame.width + x;
+                for (uint32_t s = samples.begin; s < samples.end; ++s) {
+                    alignas(64) PhiloxBlock blocks[simd::kMaxLaneBlocks];
+                    kernels->philox_blocks(frame.key, pixel_index, s, blocks);
+                    simd::BlockSampler sampler(frame.key, pixel_index, s, blocks, uint32_t(kernels->philox_block_count));
+                    add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
+                }
             }
         }
         if (samples_done) samples_done->fetch_add(uint64_t(x1 - x0) * (y1 - y0) * samples.count(), std::memory_order_relaxed);

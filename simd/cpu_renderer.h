@@ -14,6 +14,7 @@
 namespace farmrt {
 namespace simd {
 class WideAccelerator;
+struct Kernels;
 }
 
 class CpuRenderer : public BandRenderer {
@@ -34,7 +35,8 @@ public:
 private:
     template <class ClosestHit>
     void render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
-                      std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit);
+                      std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit,
+                      const simd::Kernels* kernels);
 
     SceneView scene_;
     int threads_;

@@ -14,10 +14,16 @@ namespace simd {
 // contract and the same results, bit for bit, as intersect_closest().
 using ClosestHitFunction = bool (*)(const void* wide_bvh_view, const Ray& ray, float t_min, Hit& hit);
 
+// Philox blocks 0 .. philox_block_count - 1 of one (pixel, sample): the
+// values of philox4x32_10 (src/sampler.h), several blocks per instruction.
+using PhiloxBlocksFunction = void (*)(const SamplerKey& key, uint32_t pixel, uint32_t sample, PhiloxBlock* blocks);
+
 struct Kernels {
     SimdLevel level;
     int width;  // floats per register: node width and packet width of its wide BVH
     ClosestHitFunction closest_hit;
+    PhiloxBlocksFunction philox_blocks;
+    int philox_block_count;  // 64-bit lanes per register: 2, 4 or 8
 };
 
 extern const Kernels kSse42Kernels;

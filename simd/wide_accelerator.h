@@ -32,6 +32,7 @@ public:
     SimdLevel level() const { return kernels_->level; }
     int width() const { return kernels_->width; }
     WideClosestHit closest_hit() const { return WideClosestHit{kernels_->closest_hit, view_}; }
+    const Kernels& kernels() const { return *kernels_; }
     WideBvhStats stats() const;
 
 private:

@@ -26,8 +26,11 @@ struct Camera {
     Vec3 defocus_disk_v;
     bool has_defocus = false;
 
-    // The ray through pixel (x, y) for one sample.
-    FARMRT_CPU_GPU Ray generate_ray(uint32_t x, uint32_t y, PixelSampler& sampler) const {
+    // The ray through pixel (x, y) for one sample. Sampler: PixelSampler, or
+    // any type whose uniform(dimension) returns the same values (the SIMD
+    // tracer's, with Philox blocks computed several at a time).
+    template <class Sampler>
+    FARMRT_CPU_GPU Ray generate_ray(uint32_t x, uint32_t y, Sampler& sampler) const {
         const float offset_x = sampler.uniform(kDimensionPixelX) - 0.5f;
         const float offset_y = sampler.uniform(kDimensionPixelY) - 0.5f;
         const Vec3 pixel_sample = pixel00 + (static_cast<float>(x) + offset_x) * pixel_delta_u +

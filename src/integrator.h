@@ -40,8 +40,10 @@ FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray) {
 // adds what the ray sees and scatters it. Returns false once the path has
 // ended (missed everything, hit a light, was absorbed); the caller also ends
 // it once `depth` reaches max_depth, which adds black. Tracers that run the
-// query their own way call this directly.
-FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathState& path, PixelSampler& sampler,
+// query their own way call this directly. Sampler: PixelSampler or a type
+// with the same uniform() values (Camera::generate_ray).
+template <class Sampler = PixelSampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                 bool found, const Hit& hit) {
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
     if (!found) {
@@ -65,8 +67,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathStat
 }
 
 // Traces one path segment: the closest-hit query, then continue_path().
-template <class ClosestHit = BvhClosestHit>
-FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState& path, PixelSampler& sampler,
+template <class ClosestHit = BvhClosestHit, class Sampler = PixelSampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                               const ClosestHit& closest_hit = ClosestHit()) {
     Hit hit;
     const bool found = closest_hit(scene, path.ray, kMinHitDistance, hit);
@@ -74,8 +76,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState&
 }
 
 // Radiance along one path; a path still going after max_depth segments adds black.
-template <class ClosestHit = BvhClosestHit>
-FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, PixelSampler& sampler, int max_depth,
+template <class ClosestHit = BvhClosestHit, class Sampler = PixelSampler>
+FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,
                                               const ClosestHit& closest_hit = ClosestHit()) {
     PathState path = start_path(ray);
     while (path.depth < max_depth && extend_path(scene, path, sampler, closest_hit)) {
@@ -100,6 +102,14 @@ struct FrameSettings {
     SamplerKey key;
 };
 
+// The radiance of one sample of pixel (x, y), its random numbers from `sampler`.
+template <class ClosestHit, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
+                                                uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
+    const Ray ray = frame.camera.generate_ray(x, y, sampler);
+    return trace_path(scene, ray, sampler, frame.max_depth, closest_hit);
+}
+
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to `sum`, in sample
 // order, so that any split into passes accumulates the same float sums.
 template <class ClosestHit = BvhClosestHit>
@@ -109,8 +119,7 @@ FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const
     const uint32_t pixel_index = y * frame.width + x;
     for (uint32_t s = sample_begin; s < sample_end; ++s) {
         PixelSampler sampler(frame.key, pixel_index, s);
-        const Ray ray = frame.camera.generate_ray(x, y, sampler);
-        add_sample(sum, trace_path(scene, ray, sampler, frame.max_depth, closest_hit));
+        add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
     }
 }
 

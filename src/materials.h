@@ -108,9 +108,11 @@ struct ScatterResult {
 
 // Scatter an incoming ray at a surface. `dimension` is the first of the
 // kDimensionsPerBounce random dimensions reserved for this path segment.
+// Sampler: as Camera::generate_ray.
+template <class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
                                                    const float* texture_pixels, const Ray& incoming, const SurfaceInteraction& si,
-                                                   PixelSampler& sampler, uint32_t dimension) {
+                                                   Sampler& sampler, uint32_t dimension) {
     // The segment's random numbers, drawn before the material switch. A value
     // depends only on its dimension, so this changes no result; on a GPU the
     // lanes of a warp then draw them together instead of once per branch.

@@ -10,12 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "block_sampler.h"
 #include "command_line.h"
 #include "cpu_renderer.h"
 #include "errors.h"
 #include "integrator.h"
 #include "render_job.h"
 #include "scene_loader.h"
+#include "simd_kernels.h"
 #include "simd_level.h"
 #include "wide_accelerator.h"
 
@@ -310,6 +312,40 @@ objects:
   - {type: triangle, vertices: [[2, 0, 0], [2.5, 1.2, 0.8], [1.5, 1.5, 0.5]], material: glass}
 )";
     expect_identical_renders(load_scene_text(text, "mixed.yaml", "."), GetParam());
+}
+
+// The kernel's Philox blocks, several per instruction, are philox4x32_10's,
+// and the sampler built on them returns PixelSampler's values in every
+// dimension, those past the precomputed blocks included.
+TEST_P(SimdLevelTest, LanePhiloxBlocksAndSamplerMatchScalar) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    const simd::Kernels* kernels = simd::kernels_for(GetParam());
+    ASSERT_NE(kernels, nullptr);
+    ASSERT_GE(kernels->philox_block_count, 2);
+    ASSERT_LE(kernels->philox_block_count, simd::kMaxLaneBlocks);
+    std::mt19937_64 random(5);
+    for (int trial = 0; trial < 200; ++trial) {
+        SamplerKey key;
+        key.seed = trial < 2 ? uint64_t(trial) * 0xFFFFFFFFFFFFFFFFull : random();
+        key.frame = uint32_t(random());
+        const uint32_t pixel = trial == 3 ? 0xFFFFFFFFu : uint32_t(random());
+        const uint32_t sample = uint32_t(random() % 100000);
+        alignas(64) PhiloxBlock blocks[simd::kMaxLaneBlocks];
+        kernels->philox_blocks(key, pixel, sample, blocks);
+        for (int b = 0; b < kernels->philox_block_count; ++b) {
+            const PhiloxBlock expected = philox4x32_10(PhiloxBlock{{pixel, sample, uint32_t(b), key.frame}},
+                                                       uint32_t(key.seed), uint32_t(key.seed >> 32));
+            for (int word = 0; word < 4; ++word) {
+                ASSERT_EQ(blocks[b].v[word], expected.v[word]) << "block " << b << " word " << word;
+            }
+        }
+        simd::BlockSampler lanes(key, pixel, sample, blocks, uint32_t(kernels->philox_block_count));
+        PixelSampler scalar(key, pixel, sample);
+        for (uint32_t dimension = 0; dimension < 80; ++dimension) {
+            ASSERT_EQ(float_bits(lanes.uniform(dimension)), float_bits(scalar.uniform(dimension)))
+                << "dimension " << dimension;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, SimdLevelTest, testing::ValuesIn(kSimdLevels), level_test_name);

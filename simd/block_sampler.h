@@ -1,0 +1,36 @@
+// The SIMD tracer's sampler: the values of PixelSampler (src/sampler.h), bit
+// for bit, with the first Philox blocks of a sample computed together by the
+// level's kernel (one block per 64-bit lane: simd/philox_lanes.h) instead of
+// one 10-round Philox call after another. Philox was about a quarter of the
+// SIMD frame's time outside traversal (results/simd_notes.md).
+#pragma once
+
+#include "sampler.h"
+
+namespace farmrt {
+namespace simd {
+
+// The most blocks a kernel computes at once (AVX-512: 8 lanes of 64 bits).
+constexpr int kMaxLaneBlocks = 8;
+
+class BlockSampler {
+public:
+    // `blocks` holds blocks [0, block_count) of (key, pixel_index, sample_index).
+    BlockSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index, const PhiloxBlock* blocks,
+                 uint32_t block_count)
+        : blocks_(blocks), block_count_(block_count), beyond_(key, pixel_index, sample_index) {}
+
+    float uniform(uint32_t dimension) {
+        const uint32_t block = dimension >> 2;
+        if (block < block_count_) return bits_to_unit_float(blocks_[block].v[dimension & 3]);
+        return beyond_.uniform(dimension);  // deeper paths: one block at a time, as PixelSampler
+    }
+
+private:
+    const PhiloxBlock* blocks_;
+    uint32_t block_count_;
+    PixelSampler beyond_;
+};
+
+}  // namespace simd
+}  // namespace farmrt

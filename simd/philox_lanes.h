@@ -1,0 +1,82 @@
+// Philox4x32-10 (src/sampler.h) for several blocks of one sample at once, one
+// block per 64-bit lane: each lane keeps a 32-bit word in its low half, and
+// the 32 x 32 -> 64-bit multiply of the low halves (pmuludq) gives a word's
+// high and low product halves in one lane. Only the low 32 bits of a lane are
+// ever read, so the high halves may hold anything. Included by the kernel
+// translation units only (internal linkage, like wide_traversal.h).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include "simd_kernels.h"
+
+namespace farmrt {
+namespace simd {
+namespace {
+
+// The 64-bit product of each lane's low halves, and each lane's high half.
+// (AVX-512: the zero-masking forms with every lane selected, because GCC 12's
+// plain forms read an "undefined" register and warn under -Wall.)
+FARMRT_INLINE xsimd::batch<uint64_t, xsimd::sse4_2> multiply_low_halves(xsimd::batch<uint64_t, xsimd::sse4_2> a,
+                                                                        xsimd::batch<uint64_t, xsimd::sse4_2> b) {
+    return _mm_mul_epu32(__m128i(a), __m128i(b));
+}
+FARMRT_INLINE xsimd::batch<uint64_t, xsimd::sse4_2> high_halves(xsimd::batch<uint64_t, xsimd::sse4_2> a) {
+    return _mm_srli_epi64(__m128i(a), 32);
+}
+#if defined(__AVX2__)
+FARMRT_INLINE xsimd::batch<uint64_t, xsimd::avx2> multiply_low_halves(xsimd::batch<uint64_t, xsimd::avx2> a,
+                                                                      xsimd::batch<uint64_t, xsimd::avx2> b) {
+    return _mm256_mul_epu32(__m256i(a), __m256i(b));
+}
+FARMRT_INLINE xsimd::batch<uint64_t, xsimd::avx2> high_halves(xsimd::batch<uint64_t, xsimd::avx2> a) {
+    return _mm256_srli_epi64(__m256i(a), 32);
+}
+#endif
+#if defined(__AVX512BW__)
+FARMRT_INLINE xsimd::batch<uint64_t, xsimd::avx512bw> multiply_low_halves(xsimd::batch<uint64_t, xsimd::avx512bw> a,
+                                                                          xsimd::batch<uint64_t, xsimd::avx512bw> b) {
+    return _mm512_maskz_mul_epu32(__mmask8(0xFF), __m512i(a), __m512i(b));
+}
+FARMRT_INLINE xsimd::batch<uint64_t, xsimd::avx512bw> high_halves(xsimd::batch<uint64_t, xsimd::avx512bw> a) {
+    return _mm512_maskz_srli_epi64(__mmask8(0xFF), __m512i(a), 32);
+}
+#endif
+
+template <class Arch>
+struct PhiloxLanes {
+    using Words = xsimd::batch<uint64_t, Arch>;
+    static constexpr int kBlocks = int(Words::size);
+
+    // Blocks 0 .. kBlocks - 1 of (key, pixel, sample): what philox4x32_10
+    // returns for counters {pixel, sample, block, frame}.
+    static void blocks(const SamplerKey& key, uint32_t pixel, uint32_t sample, PhiloxBlock* out) {
+        alignas(64) uint64_t lanes[4][kBlocks];
+        for (int i = 0; i < kBlocks; ++i) lanes[0][i] = uint64_t(i);
+        Words v0(pixel), v1(sample), v2 = Words::load_aligned(lanes[0]), v3(key.frame);
+        uint32_t key0 = static_cast<uint32_t>(key.seed), key1 = static_cast<uint32_t>(key.seed >> 32);
+        const Words m0(0xD2511F53u), m1(0xCD9E8D57u);
+        for (int round = 0; round < 10; ++round) {
+            const Words p0 = multiply_low_halves(v0, m0);  // high0:low0
+            const Words p1 = multiply_low_halves(v2, m1);  // high1:low1
+            v0 = high_halves(p1) ^ v1 ^ Words(uint64_t(key0));
+            v1 = p1;
+            v2 = high_halves(p0) ^ v3 ^ Words(uint64_t(key1));
+            v3 = p0;
+            key0 += 0x9E3779B9u;
+            key1 += 0xBB67AE85u;
+        }
+        v0.store_aligned(lanes[0]);
+        v1.store_aligned(lanes[1]);
+        v2.store_aligned(lanes[2]);
+        v3.store_aligned(lanes[3]);
+        for (int i = 0; i < kBlocks; ++i) {
+            out[i] = PhiloxBlock{{uint32_t(lanes[0][i]), uint32_t(lanes[1][i]), uint32_t(lanes[2][i]),
+                                  uint32_t(lanes[3][i])}};
+        }
+    }
+};
+
+}  // namespace
+}  // namespace simd
+}  // namespace farmrt
