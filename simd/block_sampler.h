@@ -15,19 +15,23 @@ constexpr int kMaxLaneBlocks = 8;
 
 class BlockSampler {
 public:
-    // `blocks` holds blocks [0, block_count) of (key, pixel_index, sample_index).
-    BlockSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index, const PhiloxBlock* blocks,
+    // `words` holds blocks [0, block_count) of (key, pixel_index,
+    // sample_index): word w of block b in the low half of
+    // words[w * kMaxLaneBlocks + b], as the kernels store their lanes.
+    BlockSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index, const uint64_t* words,
                  uint32_t block_count)
-        : blocks_(blocks), block_count_(block_count), beyond_(key, pixel_index, sample_index) {}
+        : words_(words), block_count_(block_count), beyond_(key, pixel_index, sample_index) {}
 
     float uniform(uint32_t dimension) {
         const uint32_t block = dimension >> 2;
-        if (block < block_count_) return bits_to_unit_float(blocks_[block].v[dimension & 3]);
+        if (block < block_count_) {
+            return bits_to_unit_float(static_cast<uint32_t>(words_[(dimension & 3) * kMaxLaneBlocks + block]));
+        }
         return beyond_.uniform(dimension);  // deeper paths: one block at a time, as PixelSampler
     }
 
 private:
-    const PhiloxBlock* blocks_;
+    const uint64_t* words_;
     uint32_t block_count_;
     PixelSampler beyond_;
 };

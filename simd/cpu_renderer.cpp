@@ -59,9 +59,9 @@ void CpuRenderer::render_tiles(const FrameSettings& frame, RowRange rows, Sample
                 // computed at once by the level's kernel (same values).
                 const uint32_t pixel_index = y * frame.width + x;
                 for (uint32_t s = samples.begin; s < samples.end; ++s) {
-                    alignas(64) PhiloxBlock blocks[simd::kMaxLaneBlocks];
-                    kernels->philox_blocks(frame.key, pixel_index, s, blocks);
-                    simd::BlockSampler sampler(frame.key, pixel_index, s, blocks, uint32_t(kernels->philox_block_count));
+                    alignas(64) uint64_t words[4 * simd::kMaxLaneBlocks];
+                    kernels->philox_blocks(frame.key, pixel_index, s, words);
+                    simd::BlockSampler sampler(frame.key, pixel_index, s, words, uint32_t(kernels->philox_block_count));
                     add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
                 }
             }

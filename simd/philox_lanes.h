@@ -8,6 +8,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "block_sampler.h"
 #include "simd_kernels.h"
 
 namespace farmrt {
@@ -48,12 +49,14 @@ struct PhiloxLanes {
     using Words = xsimd::batch<uint64_t, Arch>;
     static constexpr int kBlocks = int(Words::size);
 
-    // Blocks 0 .. kBlocks - 1 of (key, pixel, sample): what philox4x32_10
-    // returns for counters {pixel, sample, block, frame}.
-    static void blocks(const SamplerKey& key, uint32_t pixel, uint32_t sample, PhiloxBlock* out) {
-        alignas(64) uint64_t lanes[4][kBlocks];
-        for (int i = 0; i < kBlocks; ++i) lanes[0][i] = uint64_t(i);
-        Words v0(pixel), v1(sample), v2 = Words::load_aligned(lanes[0]), v3(key.frame);
+    // Blocks 0 .. kBlocks - 1 of (key, pixel, sample): word w of block b of
+    // what philox4x32_10 returns for counter {pixel, sample, b, frame} is
+    // the low half of words[w * kMaxLaneBlocks + b] (BlockSampler's layout:
+    // no unpacking).
+    static void blocks(const SamplerKey& key, uint32_t pixel, uint32_t sample, uint64_t* words) {
+        alignas(64) uint64_t block_index[kBlocks];
+        for (int i = 0; i < kBlocks; ++i) block_index[i] = uint64_t(i);
+        Words v0(pixel), v1(sample), v2 = Words::load_aligned(block_index), v3(key.frame);
         uint32_t key0 = static_cast<uint32_t>(key.seed), key1 = static_cast<uint32_t>(key.seed >> 32);
         const Words m0(0xD2511F53u), m1(0xCD9E8D57u);
         for (int round = 0; round < 10; ++round) {
@@ -66,14 +69,10 @@ struct PhiloxLanes {
             key0 += 0x9E3779B9u;
             key1 += 0xBB67AE85u;
         }
-        v0.store_aligned(lanes[0]);
-        v1.store_aligned(lanes[1]);
-        v2.store_aligned(lanes[2]);
-        v3.store_aligned(lanes[3]);
-        for (int i = 0; i < kBlocks; ++i) {
-            out[i] = PhiloxBlock{{uint32_t(lanes[0][i]), uint32_t(lanes[1][i]), uint32_t(lanes[2][i]),
-                                  uint32_t(lanes[3][i])}};
-        }
+        v0.store_aligned(words);
+        v1.store_aligned(words + kMaxLaneBlocks);
+        v2.store_aligned(words + 2 * kMaxLaneBlocks);
+        v3.store_aligned(words + 3 * kMaxLaneBlocks);
     }
 };
 

@@ -15,8 +15,9 @@ namespace simd {
 using ClosestHitFunction = bool (*)(const void* wide_bvh_view, const Ray& ray, float t_min, Hit& hit);
 
 // Philox blocks 0 .. philox_block_count - 1 of one (pixel, sample): the
-// values of philox4x32_10 (src/sampler.h), several blocks per instruction.
-using PhiloxBlocksFunction = void (*)(const SamplerKey& key, uint32_t pixel, uint32_t sample, PhiloxBlock* blocks);
+// values of philox4x32_10 (src/sampler.h), several blocks per instruction,
+// in BlockSampler's layout (`words`: 4 * kMaxLaneBlocks, 64-byte aligned).
+using PhiloxBlocksFunction = void (*)(const SamplerKey& key, uint32_t pixel, uint32_t sample, uint64_t* words);
 
 struct Kernels {
     SimdLevel level;

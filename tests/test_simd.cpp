@@ -330,16 +330,17 @@ TEST_P(SimdLevelTest, LanePhiloxBlocksAndSamplerMatchScalar) {
         key.frame = uint32_t(random());
         const uint32_t pixel = trial == 3 ? 0xFFFFFFFFu : uint32_t(random());
         const uint32_t sample = uint32_t(random() % 100000);
-        alignas(64) PhiloxBlock blocks[simd::kMaxLaneBlocks];
-        kernels->philox_blocks(key, pixel, sample, blocks);
+        alignas(64) uint64_t words[4 * simd::kMaxLaneBlocks];
+        kernels->philox_blocks(key, pixel, sample, words);
         for (int b = 0; b < kernels->philox_block_count; ++b) {
             const PhiloxBlock expected = philox4x32_10(PhiloxBlock{{pixel, sample, uint32_t(b), key.frame}},
                                                        uint32_t(key.seed), uint32_t(key.seed >> 32));
             for (int word = 0; word < 4; ++word) {
-                ASSERT_EQ(blocks[b].v[word], expected.v[word]) << "block " << b << " word " << word;
+                ASSERT_EQ(uint32_t(words[word * simd::kMaxLaneBlocks + b]), expected.v[word])
+                    << "block " << b << " word " << word;
             }
         }
-        simd::BlockSampler lanes(key, pixel, sample, blocks, uint32_t(kernels->philox_block_count));
+        simd::BlockSampler lanes(key, pixel, sample, words, uint32_t(kernels->philox_block_count));
         PixelSampler scalar(key, pixel, sample);
         for (uint32_t dimension = 0; dimension < 80; ++dimension) {
             ASSERT_EQ(float_bits(lanes.uniform(dimension)), float_bits(scalar.uniform(dimension)))
