@@ -7,6 +7,7 @@
 //       --math exact,fast --schedule dynamic,static --block 64,128,256 --chunk 1,4 --bands 0,64
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -65,13 +66,17 @@ int run(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: farmrt_cuda_benchmark SCENE.yaml [--width W] [--height H] [--spp N] [--max-depth D]\n"
                      "       [--math exact,fast] [--schedule dynamic,static] [--block 128,...] [--chunk 1,...]\n"
-                     "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n");
+                     "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n"
+                     "       [--geometry specialized,general] [--quorum 8,...] [--fused on,off] [--min-blocks 0,...]\n"
+                     "       [--leaf-size 4,...]   (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
         return 2;
     }
     // Nothing is written; the output only has to pass validation without OpenImageIO.
     std::vector<SceneOverride> overrides = {{"image.output=unused.pfm", ""}};
     std::vector<std::string> maths = {"exact"}, schedules = {"dynamic"};
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
+    std::vector<std::string> geometries = {"specialized"}, fused = {"on"};
+    std::vector<int> quorums = {kLeafQuorum}, min_blocks = {0}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
     int repeat = 3, device = 0;
     for (int i = 2; i < argc; ++i) {
         const std::string option = argv[i];
@@ -87,80 +92,112 @@ int run(int argc, char** argv) {
         else if (option == "--chunk") chunks = split_integers(value);
         else if (option == "--blocks-per-sm") blocks_per_sm = split_integers(value);
         else if (option == "--bands") bands = split_integers(value);
+        else if (option == "--geometry") geometries = split(value);
+        else if (option == "--quorum") quorums = split_integers(value);
+        else if (option == "--fused") fused = split(value);
+        else if (option == "--min-blocks") min_blocks = split_integers(value);
+        else if (option == "--leaf-size") leaf_sizes = split_integers(value);
         else if (option == "--repeat") repeat = std::max(1, std::atoi(value.c_str()));
         else if (option == "--device") device = std::atoi(value.c_str());
         else throw InputError(option + ": unknown option");
     }
     SceneDescription description = load_scene_file(argv[1], overrides);
-    description.scene.build_acceleration();
     const RenderSettings& settings = description.settings;
     const FrameSettings frame = make_frame_settings(settings, 0);
-    const SceneView host_scene = description.scene.view();
-    const double segments = mean_segments_per_sample(host_scene, frame, settings.spp);
     const uint64_t samples = uint64_t(settings.width) * settings.height * settings.spp;
-    std::printf("# %s, %ux%u, %u spp, max_depth %d, %zu primitives, %u BVH nodes\n", settings.scene_file.c_str(),
-                settings.width, settings.height, settings.spp, settings.max_depth,
-                description.scene.primitive_count(), host_scene.node_count);
-    std::printf("# %.3f path segments per sample (CPU trace of a pixel subset)\n", segments);
+    std::printf("# %s, %ux%u, %u spp, max_depth %d, %zu primitives\n", settings.scene_file.c_str(), settings.width,
+                settings.height, settings.spp, settings.max_depth, description.scene.primitive_count());
     std::printf("# device %s\n\n", gpu_description(device).c_str());
-    std::printf("| math | schedule | block | chunk | bands (rows) | regs | stack B | blocks/SM | occupancy |"
-                " kernel s | wall s | G samples/s | G segments/s |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    // Every combination of the listed settings.
-    std::vector<CudaOptions> configs;
-    for (const std::string& math : maths)
-        for (const std::string& schedule : schedules)
-            for (const int block : blocks)
-                for (const int chunk : chunks)
-                    for (const int per_sm : blocks_per_sm) {
-                        CudaOptions options;
-                        options.device = device;
-                        options.fast_math = math == "fast";
-                        options.schedule = schedule == "static" ? PathSchedule::Static : PathSchedule::Dynamic;
-                        options.block_size = block;
-                        options.chunk_pixels = chunk;
-                        options.blocks_per_sm = per_sm;
-                        options.samples_per_launch = uint64_t(1) << 40;  // one launch per band
-                        configs.push_back(options);
-                    }
+    std::printf("| math | kernel | quorum | fused | leaf size | schedule | block | chunk | bands (rows) | regs |"
+                " stack B | blocks/SM | occupancy | kernel s | wall s | G samples/s | G segments/s |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<float> sums(size_t(settings.width) * settings.height * 3);
-    for (const CudaOptions& options : configs) {
-        CudaRenderer renderer(host_scene, options);
-        const CudaKernelReport report = renderer.kernel_report();
-        // Warm-up (module load, first touch of the buffers).
-        renderer.render(frame, RowRange{0, settings.height}, SampleRange{0, 1}, sums.data(), nullptr);
-        for (const int band_rows : bands) {
-            std::vector<double> kernel_times, wall_times;
-            for (int r = 0; r < repeat; ++r) {
-                std::fill(sums.begin(), sums.end(), 0.0f);
-                const auto start = std::chrono::steady_clock::now();
-                if (band_rows <= 0) {
-                    renderer.render(frame, RowRange{0, settings.height}, SampleRange{0, settings.spp}, sums.data(),
-                                    nullptr);
-                } else {
-                    // Bands through the asynchronous pipeline, as an MPI rank feeds them.
-                    for (uint32_t row = 0; row < settings.height; row += uint32_t(band_rows)) {
-                        const RowRange rows{row, std::min(settings.height, row + uint32_t(band_rows))};
-                        renderer.submit(frame, rows, SampleRange{0, settings.spp},
-                                        sums.data() + size_t(row) * settings.width * 3, nullptr);
-                    }
-                    while (renderer.complete_oldest() != nullptr) {
-                    }
-                }
-                const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                // Kernel time from device events for one band; for a pipeline of bands, the wall time.
-                kernel_times.push_back(band_rows <= 0 ? renderer.last_kernel_seconds() : wall);
-                wall_times.push_back(wall);
+    for (const int leaf_size : leaf_sizes) {
+        BvhBuildOptions bvh_options;
+        bvh_options.max_leaf_size = leaf_size;
+        description.scene.build_acceleration(bvh_options);
+        const SceneView host_scene = description.scene.view();
+        const double segments = mean_segments_per_sample(host_scene, frame, settings.spp);
+        std::fprintf(stderr, "leaf size %d: %u BVH nodes, %.3f path segments per sample (CPU trace of a pixel subset)\n",
+                     leaf_size, host_scene.node_count, segments);
+        // Every combination of the listed settings.
+        std::vector<CudaOptions> configs;
+        for (const std::string& math : maths)
+            for (const std::string& geometry : geometries)
+                for (const int quorum : quorums)
+                    for (const std::string& fuse : fused)
+                        for (const int bound : min_blocks)
+                            for (const std::string& schedule : schedules)
+                                for (const int block : blocks)
+                                    for (const int chunk : chunks)
+                                        for (const int per_sm : blocks_per_sm) {
+                                            CudaOptions options;
+                                            options.device = device;
+                                            options.fast_math = math == "fast";
+                                            options.specialize_geometry = geometry != "general";
+                                            options.leaf_quorum = quorum;
+                                            options.fused_slabs = fuse == "on";
+                                            options.min_blocks = bound;
+                                            options.schedule =
+                                                schedule == "static" ? PathSchedule::Static : PathSchedule::Dynamic;
+                                            options.block_size = block;
+                                            options.chunk_pixels = chunk;
+                                            options.blocks_per_sm = per_sm;
+                                            options.samples_per_launch = uint64_t(1) << 40;  // one launch per band
+                                            configs.push_back(options);
+                                        }
+        for (const CudaOptions& options : configs) {
+            std::unique_ptr<CudaRenderer> created;
+            try {
+                created = std::make_unique<CudaRenderer>(host_scene, options);
+            } catch (const RenderError& e) {
+                std::printf("| skipped: %s |\n", e.what());
+                continue;
             }
-            const double kernel = median(kernel_times), wall = median(wall_times);
-            const std::string band_text = band_rows <= 0 ? "frame" : std::to_string(band_rows);
-            std::printf("| %s | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f | %.3f |\n",
-                        options.fast_math ? "fast" : "exact",
-                        options.schedule == PathSchedule::Static ? "static" : "dynamic", options.block_size,
-                        options.chunk_pixels, band_text.c_str(), report.registers_per_thread,
-                        report.local_bytes_per_thread, report.blocks_per_sm, 100.0 * report.occupancy, kernel, wall,
-                        double(samples) / kernel * 1e-9, double(samples) * segments / kernel * 1e-9);
-            std::fflush(stdout);
+            CudaRenderer& renderer = *created;
+            const CudaKernelReport report = renderer.kernel_report();
+            const PathKernelVariant variant = renderer.kernel_variant();
+            // Warm-up (module load, first touch of the buffers).
+            renderer.render(frame, RowRange{0, settings.height}, SampleRange{0, 1}, sums.data(), nullptr);
+            for (const int band_rows : bands) {
+                std::vector<double> kernel_times, wall_times;
+                for (int r = 0; r < repeat; ++r) {
+                    std::fill(sums.begin(), sums.end(), 0.0f);
+                    const auto start = std::chrono::steady_clock::now();
+                    if (band_rows <= 0) {
+                        renderer.render(frame, RowRange{0, settings.height}, SampleRange{0, settings.spp},
+                                        sums.data(), nullptr);
+                    } else {
+                        // Bands through the asynchronous pipeline, as an MPI rank feeds them.
+                        for (uint32_t row = 0; row < settings.height; row += uint32_t(band_rows)) {
+                            const RowRange rows{row, std::min(settings.height, row + uint32_t(band_rows))};
+                            renderer.submit(frame, rows, SampleRange{0, settings.spp},
+                                            sums.data() + size_t(row) * settings.width * 3, nullptr);
+                        }
+                        while (renderer.complete_oldest() != nullptr) {
+                        }
+                    }
+                    const double wall =
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                    // Kernel time from device events for one band; for a pipeline of bands, the wall time.
+                    kernel_times.push_back(band_rows <= 0 ? renderer.last_kernel_seconds() : wall);
+                    wall_times.push_back(wall);
+                }
+                const double kernel = median(kernel_times), wall = median(wall_times);
+                const std::string band_text = band_rows <= 0 ? "frame" : std::to_string(band_rows);
+                static const char* const kGeometryNames[] = {"general", "no instances", "spheres"};
+                std::printf("| %s | %s%s | %d | %s | %d | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
+                            " | %.3f |\n",
+                            options.fast_math ? "fast" : "exact", kGeometryNames[int(variant.geometry)],
+                            variant.min_blocks > 0 ? (" (min " + std::to_string(variant.min_blocks) + " blocks)").c_str()
+                                                   : "",
+                            variant.leaf_quorum, variant.fused_slabs ? "yes" : "no", leaf_size,
+                            options.schedule == PathSchedule::Static ? "static" : "dynamic", options.block_size,
+                            options.chunk_pixels, band_text.c_str(), report.registers_per_thread,
+                            report.local_bytes_per_thread, report.blocks_per_sm, 100.0 * report.occupancy, kernel,
+                            wall, double(samples) / kernel * 1e-9, double(samples) * segments / kernel * 1e-9);
+                std::fflush(stdout);
+            }
         }
     }
     return 0;

@@ -7,6 +7,18 @@
 #include "errors.h"
 
 namespace farmrt {
+
+const PathKernelEntry* find_path_kernel(const PathKernelVariant& variant) {
+    for (auto table : {&path_kernel_exact_entries, &path_kernel_fast_entries, &path_kernel_experiment_entries}) {
+        size_t count = 0;
+        const PathKernelEntry* entries = table(count);
+        for (size_t i = 0; i < count; ++i) {
+            if (entries[i].variant == variant) return &entries[i];
+        }
+    }
+    return nullptr;
+}
+
 int choose_cuda_device(const std::string& backend) {
     if (backend == "cpu") return -1;
     std::string problem;
@@ -31,6 +43,16 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                          std::to_string(options_.block_size));
     }
     options_.chunk_pixels = std::max(1, options_.chunk_pixels);
+    // The kernel specialised to this scene and these options.
+    const PathKernelVariant wanted = variant(scene);
+    kernel_ = find_path_kernel(wanted);
+    if (!kernel_) {
+        throw RenderError("no CUDA path kernel compiled for leaf quorum " + std::to_string(wanted.leaf_quorum) +
+                          ", fused slabs " + std::to_string(int(wanted.fused_slabs)) + ", min blocks " +
+                          std::to_string(wanted.min_blocks) +
+                          (wanted.fast_math ? " (fast math)" : " (exact math)") +
+                          ": experimental variants need -DFARMRT_CUDA_EXPERIMENTS=ON");
+    }
     check(cudaSetDevice(device_), "selecting the device");
     // Wait for the GPU by sleeping, not spinning: a GPU rank must not take a
     // core from the CPU ranks of a hybrid job. Fails harmlessly when the
@@ -70,7 +92,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     }
 
     // Persistent threads: as many blocks as fit on the device at once.
-    const void* kernel = path_kernel_function(variant());
+    const void* kernel = kernel_->function;
     cudaFuncAttributes attributes{};
     check(cudaFuncGetAttributes(&attributes, kernel), "reading kernel attributes");
     if (options_.block_size > attributes.maxThreadsPerBlock) {
@@ -207,8 +229,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         if (options_.schedule == PathSchedule::Dynamic) {
             check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");
         }
-        check(launch_path_kernel(variant(), grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_,
-                                 frame, band),
+        check(kernel_->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
               "launching the path kernel");
         if (samples_done) {
             slot.progress.push_back(ProgressStep{samples_done, uint64_t(pixel_count) * (band.sample_end - band.sample_begin)});
@@ -253,10 +274,19 @@ void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange
     }
 }
 
-PathKernelVariant CudaRenderer::variant() const {
+PathKernelVariant CudaRenderer::variant(const SceneView& scene) const {
     PathKernelVariant v;
     v.fast_math = options_.fast_math;
-    v.instances = device_scene_.instance_count > 0;
+    if (scene.instance_count > 0 || !options_.specialize_geometry) {
+        v.geometry = KernelGeometry::General;
+    } else if (scene.quad_count == 0 && scene.triangle_count == 0) {
+        v.geometry = KernelGeometry::Spheres;
+    } else {
+        v.geometry = KernelGeometry::NoInstances;
+    }
+    v.leaf_quorum = options_.leaf_quorum;
+    v.fused_slabs = options_.fast_math && options_.fused_slabs;
+    v.min_blocks = options_.min_blocks;
     return v;
 }
 

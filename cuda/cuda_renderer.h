@@ -27,6 +27,13 @@ struct CudaOptions {
     // Upper bound on pixels x samples per kernel launch: a band is split into
     // sample passes so that progress advances during long renders.
     uint64_t samples_per_launch = uint64_t(1) << 31;
+    // Kernel specialisation (PathKernelVariant). The defaults are the
+    // measured best; other values need kernels that only a build with
+    // -DFARMRT_CUDA_EXPERIMENTS=ON compiles (benchmarks).
+    bool specialize_geometry = true;  // kernels without instances / spheres only where the scene allows
+    int leaf_quorum = kLeafQuorum;
+    bool fused_slabs = true;  // fast math only
+    int min_blocks = 0;
 };
 
 // What the kernel costs in resources, for reports and benchmarks.
@@ -58,6 +65,7 @@ public:
 
     int device() const { return device_; }
     CudaKernelReport kernel_report() const;
+    PathKernelVariant kernel_variant() const { return kernel_->variant; }
     // Kernel time of the last completed band, from device events (benchmarks).
     double last_kernel_seconds() const { return last_kernel_seconds_; }
 
@@ -88,7 +96,8 @@ private:
     void reserve(Slot& slot, size_t floats);
     void finish(Slot& slot);
     void check(cudaError_t error, const char* what) const;
-    PathKernelVariant variant() const;
+    PathKernelVariant variant(const SceneView& scene) const;
+    const PathKernelEntry* kernel_ = nullptr;
 
     CudaOptions options_;
     int device_ = 0;

@@ -1,7 +1,6 @@
 // The path-tracing kernel: the shared core's extend_path() run by persistent
-// threads with path regeneration. Included by path_kernel_exact.cu and
-// path_kernel_fast.cu, which set FARMRT_PATH_KERNEL_VARIANT (the entry
-// points' namespace) and compile without or with fused multiply-add.
+// threads with path regeneration. Included by the path_kernel_*.cu files,
+// which compile it with their math flags and list their variants.
 #pragma once
 
 #include "path_kernel.h"
@@ -31,8 +30,9 @@ __device__ __forceinline__ void begin_pixel(const FrameSettings& frame, const Ba
 // other, in order; the loop body is one path segment, and a path that ends
 // is replaced by the pixel's next sample (or the next pixel's first) in the
 // same iteration, so lanes of a warp stay busy whatever their paths' lengths.
-template <bool kInstances>
-__global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
+template <class Traits>
+__device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame,
+                                           const BandLaunch& band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
     const uint32_t chunk_count = (band.pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
     uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
@@ -45,7 +45,7 @@ __global__ void path_kernel(const SceneView scene, const FrameSettings frame, co
     PixelSampler sampler(frame.key, work.y * frame.width + work.x, work.sample);
     PathState path = start_path(frame.camera.generate_ray(work.x, work.y, sampler));
     for (;;) {
-        if (extend_path(scene, path, sampler, BvhQuery<kInstances>()) && path.depth < frame.max_depth) continue;
+        if (extend_path(scene, path, sampler, TraversalQuery<Traits>()) && path.depth < frame.max_depth) continue;
         add_sample(work.sum, path.radiance);
         if (++work.sample == band.sample_end) {
             float* sum = band.sums + size_t(item) * 3;
@@ -66,20 +66,52 @@ __global__ void path_kernel(const SceneView scene, const FrameSettings frame, co
     }
 }
 
-
-const void* function(bool instances) {
-    return instances ? reinterpret_cast<const void*>(&path_kernel<true>)
-                     : reinterpret_cast<const void*>(&path_kernel<false>);
+template <class Traits>
+__global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
+    trace_band<Traits>(scene, frame, band);
 }
 
-cudaError_t launch(bool instances, unsigned grid_blocks, unsigned block_size, cudaStream_t stream,
-                   const SceneView& scene, const FrameSettings& frame, const BandLaunch& band) {
-    if (instances) {
-        path_kernel<true><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
-    } else {
-        path_kernel<false><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
-    }
+// With a register cap: at most 128 threads per block, at least kMinBlocks
+// blocks per multiprocessor.
+template <class Traits, int kMinBlocks>
+__global__ void __launch_bounds__(128, kMinBlocks)
+    path_kernel_bounded(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
+    trace_band<Traits>(scene, frame, band);
+}
+
+template <class Traits>
+cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
+                   const FrameSettings& frame, const BandLaunch& band) {
+    path_kernel<Traits><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
+}
+
+template <class Traits, int kMinBlocks>
+cudaError_t launch_bounded(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
+                           const FrameSettings& frame, const BandLaunch& band) {
+    path_kernel_bounded<Traits, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    return cudaGetLastError();
+}
+
+// The table entry of one variant.
+template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0>
+PathKernelEntry entry(bool fast_math) {
+    using Traits = TraversalTraits<kGeometry == KernelGeometry::General, kGeometry == KernelGeometry::Spheres, kQuorum,
+                                   kFusedSlabs>;
+    PathKernelEntry e;
+    e.variant.fast_math = fast_math;
+    e.variant.geometry = kGeometry;
+    e.variant.leaf_quorum = kQuorum;
+    e.variant.fused_slabs = kFusedSlabs;
+    e.variant.min_blocks = kMinBlocks;
+    if constexpr (kMinBlocks > 0) {
+        e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kMinBlocks>);
+        e.launch = &launch_bounded<Traits, kMinBlocks>;
+    } else {
+        e.function = reinterpret_cast<const void*>(&path_kernel<Traits>);
+        e.launch = &launch<Traits>;
+    }
+    return e;
 }
 
 }  // namespace FARMRT_PATH_KERNEL_VARIANT

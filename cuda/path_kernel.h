@@ -1,10 +1,15 @@
 // The path-tracing kernel's host-side interface. The kernel itself
-// (path_kernel.cuh) is compiled twice: path_kernel_exact.cu without fused
-// multiply-add, so that its sums are bit-identical to the CPU tracer's (built
-// with -ffp-contract=off), and path_kernel_fast.cu with it.
+// (path_kernel.cuh) is compiled in several variants: exact math
+// (path_kernel_exact.cu, without fused multiply-add, so that its sums are
+// bit-identical to the CPU tracer's, built with -ffp-contract=off) and fast
+// math (path_kernel_fast.cu), each specialised to the kind of scene; more
+// variants for measurements with -DFARMRT_CUDA_EXPERIMENTS=ON
+// (path_kernel_experiments.cu).
 #pragma once
 
 #include <cuda_runtime_api.h>
+
+#include <cstddef>
 
 #include "integrator.h"
 
@@ -29,42 +34,44 @@ struct BandLaunch {
     uint32_t* next_chunk = nullptr; // device: zero before a dynamic launch
 };
 
-// A compiled kernel: exact or fast math, with or without the instance path
-// (intersect_primitive's kInstances; scenes without instances take the
-// kernel without it, which needs fewer registers).
+// The geometry a kernel handles: General (anything, instances included),
+// NoInstances (spheres, quads, triangles: the kernel without the nested
+// instance traversal, which costs a third more registers even where it never
+// runs), Spheres (spheres only: leaves without the type switch).
+enum class KernelGeometry : uint32_t { General = 0, NoInstances = 1, Spheres = 2 };
+
+// A compiled kernel. Two variants with equal fields are the same kernel.
 struct PathKernelVariant {
     bool fast_math = false;
-    bool instances = true;
+    KernelGeometry geometry = KernelGeometry::General;
+    int leaf_quorum = kLeafQuorum;  // TraversalTraits::kQuorum (no effect on the sums)
+    bool fused_slabs = false;       // TraversalTraits::kFusedSlabs (fast math only)
+    int min_blocks = 0;             // __launch_bounds__(128, min_blocks) register cap; 0 = none
+
+    bool operator==(const PathKernelVariant& o) const {
+        return fast_math == o.fast_math && geometry == o.geometry && leaf_quorum == o.leaf_quorum &&
+               fused_slabs == o.fused_slabs && min_blocks == o.min_blocks;
+    }
 };
 
-// The kernel function (for occupancy and attribute queries), and its launch.
-const void* path_kernel_function(const PathKernelVariant& variant);
-cudaError_t launch_path_kernel(const PathKernelVariant& variant, unsigned grid_blocks, unsigned block_size,
-                               cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
-                               const BandLaunch& band);
+using PathKernelLauncher = cudaError_t (*)(unsigned grid_blocks, unsigned block_size, cudaStream_t stream,
+                                           const SceneView& scene, const FrameSettings& frame,
+                                           const BandLaunch& band);
 
-// One math variant's entry points (path_kernel_exact.cu, path_kernel_fast.cu).
-#define FARMRT_DECLARE_PATH_KERNEL(name)                                                                    \
-    namespace name {                                                                                        \
-    const void* function(bool instances);                                                                   \
-    cudaError_t launch(bool instances, unsigned grid_blocks, unsigned block_size, cudaStream_t stream,      \
-                       const SceneView& scene, const FrameSettings& frame, const BandLaunch& band);          \
-    }
-FARMRT_DECLARE_PATH_KERNEL(path_kernel_exact)
-FARMRT_DECLARE_PATH_KERNEL(path_kernel_fast)
-#undef FARMRT_DECLARE_PATH_KERNEL
+// One compiled variant: the kernel function (for occupancy and attribute
+// queries) and its launch.
+struct PathKernelEntry {
+    PathKernelVariant variant;
+    const void* function;
+    PathKernelLauncher launch;
+};
 
-inline const void* path_kernel_function(const PathKernelVariant& variant) {
-    return variant.fast_math ? path_kernel_fast::function(variant.instances)
-                             : path_kernel_exact::function(variant.instances);
-}
+// The compiled variants of each translation unit.
+const PathKernelEntry* path_kernel_exact_entries(size_t& count);
+const PathKernelEntry* path_kernel_fast_entries(size_t& count);
+const PathKernelEntry* path_kernel_experiment_entries(size_t& count);  // empty unless FARMRT_CUDA_EXPERIMENTS
 
-inline cudaError_t launch_path_kernel(const PathKernelVariant& variant, unsigned grid_blocks, unsigned block_size,
-                                      cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
-                                      const BandLaunch& band) {
-    return variant.fast_math
-               ? path_kernel_fast::launch(variant.instances, grid_blocks, block_size, stream, scene, frame, band)
-               : path_kernel_exact::launch(variant.instances, grid_blocks, block_size, stream, scene, frame, band);
-}
+// The compiled kernel for `variant`, or nullptr when it is not compiled in.
+const PathKernelEntry* find_path_kernel(const PathKernelVariant& variant);
 
 }  // namespace farmrt

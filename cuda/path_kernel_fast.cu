@@ -3,3 +3,21 @@
 // statistically (not bitwise) equal to the CPU tracer.
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_fast
 #include "path_kernel.cuh"
+
+namespace farmrt {
+
+const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
+    using namespace path_kernel_fast;
+    static const PathKernelEntry entries[] = {
+        entry<KernelGeometry::General, kLeafQuorum, false>(true),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false>(true),
+        entry<KernelGeometry::General, kLeafQuorum, true>(true),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, true>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true>(true),
+    };
+    count = sizeof(entries) / sizeof(entries[0]);
+    return entries;
+}
+
+}  // namespace farmrt

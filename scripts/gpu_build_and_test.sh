@@ -9,6 +9,9 @@
 #   scripts/gpu_build_and_test.sh [BUILD_DIR]      (default: build-gpu)
 #
 # Logs go to $LOG_DIR (default BUILD_DIR/logs); a summary table is printed last.
+# FARMRT_CMAKE_EXTRA: more configure arguments (e.g. -DFARMRT_CUDA_EXPERIMENTS=ON);
+# FARMRT_GPU_STEPS: "all" (default) or "gpu" (skips the CPU tests and the
+# sanitizers, for a short device call).
 # Exit status: 0 when every step passed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,12 +43,13 @@ step() {  # step NAME COMMAND...: runs the command, logs to $logs/NAME.log
 step machine bash -c 'nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1'
 step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WARNINGS_AS_ERRORS=ON -DFARMRT_CUDA_RESOURCE_USAGE=ON \
-  "${configure_extra[@]}" || { printf '%s\n' "${summary[@]}"; exit 1; }
+  "${configure_extra[@]}" ${FARMRT_CMAKE_EXTRA:-} || { printf '%s\n' "${summary[@]}"; exit 1; }
 step build ninja -C "$build" -j "$jobs" || { printf '%s\n' "${summary[@]}"; exit 1; }
 grep -A2 "Compiling entry function" "$logs/build.log" | grep -E "entry|Used|stack" > "$logs/kernel_resources.txt" || true
 
 # CPU tests in parallel; GPU tests one at a time (one of them fills the GPU's memory).
-step ctest_cpu ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE cuda
+steps=${FARMRT_GPU_STEPS:-all}
+[ "$steps" = all ] && step ctest_cpu ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE cuda
 step ctest_gpu ctest --test-dir "$build" --output-on-failure -j 1 -L cuda
 step gpu_tests_verbose "$build/tests/farmrt_cuda_tests"
 
@@ -64,8 +68,10 @@ sanitize() {
     done
   done
 }
-step sanitizer_memcheck sanitize memcheck
-step sanitizer_initcheck sanitize initcheck
+if [ "$steps" = all ]; then
+  step sanitizer_memcheck sanitize memcheck
+  step sanitizer_initcheck sanitize initcheck
+fi
 
 # The command line on the GPU: exact math gives the CPU's bytes.
 same_bytes() {

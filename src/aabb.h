@@ -54,6 +54,28 @@ struct RayBoxTester {
         t1 *= 1.00000036f;
         return t0 <= t1 ? t0 : kInfinity;
     }
+
+    // entry() with each plane distance as one fused multiply-add, plane *
+    // (1 / d) - origin / d: half the arithmetic, for the GPU's fast-math
+    // kernel only. It rounds differently from entry() (the product origin / d
+    // is rounded once more), so traversal with it is not bit-identical to the
+    // CPU's: boxes far thinner than 1e-7 of the origin's distance from zero
+    // could be missed at their edges.
+    FARMRT_CPU_GPU float entry_fused(const Aabb& box, float t_min, float t_max) const {
+        const Vec3& lo = box.lower;
+        const Vec3& hi = box.upper;
+        const Vec3 scaled_origin = origin * inverse_direction;  // recomputed; the compiler hoists it out of loops
+        float t0 = fused_multiply_add(direction_negative[0] ? hi.x : lo.x, inverse_direction.x, -scaled_origin.x);
+        float t1 = fused_multiply_add(direction_negative[0] ? lo.x : hi.x, inverse_direction.x, -scaled_origin.x);
+        const float ty0 = fused_multiply_add(direction_negative[1] ? hi.y : lo.y, inverse_direction.y, -scaled_origin.y);
+        const float ty1 = fused_multiply_add(direction_negative[1] ? lo.y : hi.y, inverse_direction.y, -scaled_origin.y);
+        const float tz0 = fused_multiply_add(direction_negative[2] ? hi.z : lo.z, inverse_direction.z, -scaled_origin.z);
+        const float tz1 = fused_multiply_add(direction_negative[2] ? lo.z : hi.z, inverse_direction.z, -scaled_origin.z);
+        t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
+        t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
+        t1 *= 1.00000036f;
+        return t0 <= t1 ? t0 : kInfinity;
+    }
 };
 
 }  // namespace farmrt

@@ -42,6 +42,15 @@ FARMRT_CPU_GPU FARMRT_INLINE float next_float_up(float x) {
     return x;
 #endif
 }
+// a * b + c rounded once (only the GPU fast-math kernel uses it: the CPU
+// build and the exact kernel never fuse).
+FARMRT_CPU_GPU FARMRT_INLINE float fused_multiply_add(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, c);
+#else
+    return __builtin_fmaf(a, b, c);
+#endif
+}
 FARMRT_CPU_GPU FARMRT_INLINE float clamp_float(float x, float lo, float hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }

@@ -11,12 +11,15 @@ namespace farmrt {
 // Other tracers (the SIMD wide BVH) pass their own query with the same
 // signature and results; shading stays this one code.
 // kInstances = false: for scenes without instances (see intersect_primitive).
-template <bool kInstances>
-struct BvhQuery {
+// Traits: TraversalTraits (scene.h), the GPU's per-scene specialisations.
+template <class Traits>
+struct TraversalQuery {
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
-        return intersect_closest<kInstances>(scene, ray, t_min, hit);
+        return intersect_closest<Traits>(scene, ray, t_min, hit);
     }
 };
+template <bool kInstances>
+using BvhQuery = TraversalQuery<TraversalTraits<kInstances>>;
 using BvhClosestHit = BvhQuery<true>;
 
 // One path in flight: what a tracer keeps between path segments. Splitting

@@ -214,6 +214,44 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, Pr
 // at leaves (or no lane has an interior node left to visit); see below.
 constexpr int kLeafQuorum = 8;
 
+// The compile-time shape of a closest-hit traversal. The CPU uses the
+// defaults; the GPU compiles one kernel per kind of scene (fewer registers
+// and instructions where a scene needs less) and per math variant.
+//   kInstances:   the scene may have instances (intersect_primitive).
+//   kSpheresOnly: every top-level primitive is a sphere: leaves test spheres
+//                 without the type switch (same arithmetic, same hit).
+//   kQuorum:      the GPU's leaf quorum (intersect_closest); the order of
+//                 each ray's steps, hence the hit, does not depend on it.
+//   kFusedSlabs:  RayBoxTester::entry_fused instead of entry (GPU fast math
+//                 only: not bit-identical to the CPU).
+template <bool kInstances_ = true, bool kSpheresOnly_ = false, int kQuorum_ = kLeafQuorum, bool kFusedSlabs_ = false>
+struct TraversalTraits {
+    static constexpr bool kInstances = kInstances_ && !kSpheresOnly_;
+    static constexpr bool kSpheresOnly = kSpheresOnly_;
+    static constexpr int kQuorum = kQuorum_;
+    static constexpr bool kFusedSlabs = kFusedSlabs_;
+
+    FARMRT_CPU_GPU FARMRT_INLINE static float entry(const RayBoxTester& tester, const Aabb& box, float t_min,
+                                                    float t_max) {
+        return kFusedSlabs ? tester.entry_fused(box, t_min, t_max) : tester.entry(box, t_min, t_max);
+    }
+
+    // One leaf's primitive, as intersect_primitive.
+    FARMRT_CPU_GPU FARMRT_INLINE static bool intersect(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                       float t_min, Hit& hit) {
+        if (!kSpheresOnly) return intersect_primitive<kInstances>(scene, ref, ray, t_min, hit);
+        float t;
+        const Sphere sphere = scene.spheres[ref.index()];
+        if (!intersect_sphere(sphere, ray, t_min, closest_hit_bound(hit, ref), t)) return false;
+        hit.t = t;
+        hit.primitive = ref;
+        hit.u = 0;
+        hit.v = 0;
+        hit.instance = kNoInstance;
+        return true;
+    }
+};
+
 // Closest hit in (t_min, hit.t) through the BVH. At an interior node both
 // children's boxes are tested; the nearer hit child is visited next and the
 // farther one postponed with its entry distance, dropped on the way back if a
@@ -231,7 +269,7 @@ constexpr int kLeafQuorum = 8;
 // in nearly every step for a lane or two. Each ray still takes its own steps
 // in its own order, so the hit is the CPU's, bit for bit. kInstances: as for
 // intersect_primitive (false only for scenes without instances).
-template <bool kInstances = true>
+template <class Traits = TraversalTraits<>>
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) {
     const RayBoxTester tester(ray);
     uint32_t stack_node[kBvhMaxDepth];
@@ -240,7 +278,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
     bool found = false;
     uint32_t node_index = 0;
     BvhNode node = scene.nodes[0];  // copies: whole-node (vector) loads on the GPU
-    bool done = tester.entry(node.bounds, t_min, hit.t) == kInfinity;
+    bool done = Traits::entry(tester, node.bounds, t_min, hit.t) == kInfinity;
 #if defined(__CUDA_ARCH__)
     const unsigned warp = __activemask();
 #endif
@@ -250,7 +288,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
         const unsigned busy_lanes = __ballot_sync(warp, !done);
         if (busy_lanes == 0) break;
         const unsigned leaf_lanes = __ballot_sync(warp, at_leaf);
-        const bool leaves_now = __popc(leaf_lanes) >= kLeafQuorum || leaf_lanes == busy_lanes;
+        const bool leaves_now = __popc(leaf_lanes) >= Traits::kQuorum || leaf_lanes == busy_lanes;
 #else
         if (done) break;
         const bool leaves_now = at_leaf;
@@ -258,14 +296,14 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
         if (done || at_leaf != leaves_now) continue;  // this lane waits a step
         if (at_leaf) {
             for (uint32_t i = 0; i < node.count; ++i) {
-                found |= intersect_primitive<kInstances>(scene, scene.primitives[node.offset + i], ray, t_min, hit);
+                found |= Traits::intersect(scene, scene.primitives[node.offset + i], ray, t_min, hit);
             }
         } else {
             const uint32_t left_index = node_index + 1, right_index = node.offset;
             const BvhNode left = scene.nodes[left_index];
             const BvhNode right = scene.nodes[right_index];
-            const float left_entry = tester.entry(left.bounds, t_min, hit.t);
-            const float right_entry = tester.entry(right.bounds, t_min, hit.t);
+            const float left_entry = Traits::entry(tester, left.bounds, t_min, hit.t);
+            const float right_entry = Traits::entry(tester, right.bounds, t_min, hit.t);
             const bool hit_left = left_entry != kInfinity, hit_right = right_entry != kInfinity;
             if (hit_left && hit_right) {
                 const bool left_first = left_entry <= right_entry;

@@ -152,6 +152,29 @@ TEST(CudaHost, AutoBackendWithoutGpuRendersOnCpu) {
     EXPECT_EQ(renderer->description().rfind("cpu", 0), 0u) << renderer->description();
 }
 
+// Every kernel the renderer may pick with default options is compiled in.
+TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
+    for (const bool fast_math : {false, true}) {
+        for (const KernelGeometry geometry :
+             {KernelGeometry::General, KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
+            for (const bool fused : {false, true}) {
+                PathKernelVariant variant;
+                variant.fast_math = fast_math;
+                variant.geometry = geometry;
+                variant.fused_slabs = fused && fast_math;  // the exact kernel never fuses
+                const PathKernelEntry* entry = find_path_kernel(variant);
+                ASSERT_NE(entry, nullptr) << "fast " << fast_math << " geometry " << int(geometry) << " fused "
+                                          << fused;
+                EXPECT_NE(entry->function, nullptr);
+                EXPECT_TRUE(entry->variant == variant);
+            }
+        }
+    }
+    PathKernelVariant fused_exact;
+    fused_exact.fused_slabs = true;
+    EXPECT_EQ(find_path_kernel(fused_exact), nullptr);
+}
+
 // ---- on the GPU ------------------------------------------------------------------
 
 // The exact kernel rounds like the CPU build: identical sums, not just close.
@@ -168,23 +191,48 @@ TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
     }
 }
 
+// The kernels specialised to a scene's geometry (spheres only; no instances)
+// give the general kernel's bits.
+TEST(CudaGpu, SpecialisedKernelsMatchGeneralKernel) {
+    REQUIRE_GPU();
+    for (const char* name : {"spheres.yaml", "cornell.yaml", "textured.yaml"}) {
+        const TestScene scene = load_test_scene(name, 64, 36, 4);
+        for (const bool fast_math : {false, true}) {
+            CudaOptions general;
+            general.fast_math = fast_math;
+            general.fused_slabs = false;
+            general.specialize_geometry = false;
+            CudaOptions specialised = general;
+            specialised.specialize_geometry = true;
+            const std::vector<float> a = render_gpu(scene, general), b = render_gpu(scene, specialised);
+            EXPECT_TRUE(same_bits(a, b)) << name << " fast " << fast_math << ": " << differing_values(a, b)
+                                         << " values differ";
+        }
+    }
+}
+
 // Fast math is not bitwise equal but must be statistically the same image:
 // its distance to a CPU render is within the noise between two CPU renders
 // with different seeds.
 TEST(CudaGpu, FastMathAgreesWithCpuWithinNoise) {
     REQUIRE_GPU();
-    for (const char* name : {"tiny.yaml", "spheres.yaml"}) {
+    for (const char* name : {"tiny.yaml", "spheres.yaml", "cornell.yaml"}) {
         const uint32_t spp = 16;
         const std::vector<float> cpu_a = render_cpu(load_test_scene(name, 128, 72, spp, 1));
         const std::vector<float> cpu_b = render_cpu(load_test_scene(name, 128, 72, spp, 2));
-        CudaOptions fast;
-        fast.fast_math = true;
-        const std::vector<float> gpu_c = render_gpu(load_test_scene(name, 128, 72, spp, 3), fast);
         const double noise = rmse(cpu_a, cpu_b, spp);
-        const double gpu_to_cpu = rmse(cpu_a, gpu_c, spp);
         EXPECT_GT(noise, 0.0);
-        EXPECT_LT(gpu_to_cpu, 1.15 * noise) << name << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
-        EXPECT_GT(gpu_to_cpu, 0.85 * noise) << name << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
+        for (const bool fused : {true, false}) {  // the slab test with and without fused multiply-add
+            CudaOptions fast;
+            fast.fast_math = true;
+            fast.fused_slabs = fused;
+            const std::vector<float> gpu_c = render_gpu(load_test_scene(name, 128, 72, spp, 3), fast);
+            const double gpu_to_cpu = rmse(cpu_a, gpu_c, spp);
+            EXPECT_LT(gpu_to_cpu, 1.15 * noise)
+                << name << " fused " << fused << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
+            EXPECT_GT(gpu_to_cpu, 0.85 * noise)
+                << name << " fused " << fused << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
+        }
     }
 }
 

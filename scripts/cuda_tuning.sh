@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Compares the CUDA path kernel's variants on configs/spheres.yaml at
+# 1200x675, max_depth 50 (issue 6): kernel specialisation, fused slab test,
+# leaf quorum, register cap, BVH leaf size, block size; then Nsight Compute
+# counters (registers, occupancy, SIMT efficiency, FP32 issue fraction) of the
+# default kernels. Needs a build configured with -DFARMRT_CUDA_EXPERIMENTS=ON
+# (otherwise the experimental rows say "skipped").
+#
+#   scripts/cuda_tuning.sh BUILD_DIR OUT_DIR [SPP]     (SPP default 256; about 90 s on an H200)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: cuda_tuning.sh BUILD_DIR OUT_DIR [SPP]}
+out=${2:?usage: cuda_tuning.sh BUILD_DIR OUT_DIR [SPP]}
+spp=${3:-256}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+bench=$build/cuda/farmrt_cuda_benchmark
+scene=$root/configs/spheres.yaml
+size=(--width ${FARMRT_TUNING_WIDTH:-1200} --height ${FARMRT_TUNING_HEIGHT:-675} --max-depth 50)
+md=$out/tuning.md
+{
+  echo "# CUDA kernel variants, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
+  echo "# git ${FARMRT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+} > "$md"
+run() { echo "\$ ${*/#$root\//}" >> "$md"; "$@" >> "$md" 2>>"$out/tuning_stderr.txt"; echo >> "$md"; }
+common=(--schedule dynamic --chunk 1 --repeat 3 --spp "$spp")
+# Default kernels (spheres-only, fused slabs on in fast) against the general kernel and unfused slabs.
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --geometry specialized,general
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --geometry specialized,general --fused on,off
+# Leaf quorum (1: any lane at a leaf runs leaves; 32: only when every busy lane is).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --quorum 1,16,32
+# Register cap: __launch_bounds__(128, 8|9) against none (7 blocks of 128 at 72 registers).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --min-blocks 8,9
+# Block size with the default kernels.
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --block 64,256
+# BVH leaf size (the GPU could build its own BVH; exact math stays CPU-identical only with the CPU's).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --leaf-size 1,2
+
+if command -v ncu >/dev/null; then
+  metrics=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_thread_inst_executed_op_fp32_pred_on.sum
+  metrics+=,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum
+  metrics+=,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum
+  metrics+=,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+  metrics+=,sm__maximum_warps_per_active_cycle_pct,smsp__thread_inst_executed.sum
+  for math in fast exact; do
+    timeout 120 ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --metrics "$metrics" \
+      "$bench" "$scene" "${size[@]}" --spp 64 --math $math --repeat 1 > "$out/ncu_$math.txt" 2>&1 || true
+  done
+  if [ "${FARMRT_TUNING_SOURCE:-0}" = 1 ]; then
+    timeout 150 ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 --section SourceCounters \
+      --page source --csv --print-source cuda,sass "$bench" "$scene" "${size[@]}" --spp 16 --math fast --repeat 1 \
+      > "$out/ncu_source.csv" 2>&1 && gzip -f "$out/ncu_source.csv" || true
+  fi
+fi
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass "$build/cuda/libfarmrt_cuda.a" > "$out/path_kernel.sass" 2>&1 && gzip -f "$out/path_kernel.sass"
+fi
+# Short summary: the table rows, then ncu's key numbers.
+grep -E '^\| (exact|fast|skipped)' "$md" | awk -F'|' '{printf "%-6s %-28s q%-3s f%-4s L%-2s b%-4s r%-3s occ%-5s %s G/s\n", $2, $3, $4, $5, $6, $8, $11, $14, $17}'
+for math in fast exact; do
+  [ -f "$out/ncu_$math.txt" ] && { echo "ncu $math:"; grep -E 'thread_inst_executed_per_inst|op_fp32_pred_on.sum|inst_executed.sum|issue_active|warps_active|registers_per|gpu__time_duration|cycles_elapsed.avg.per_second' "$out/ncu_$math.txt" | awk '{print "  " $1, $(NF-1), $NF}'; }
+done
