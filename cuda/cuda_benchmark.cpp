@@ -68,14 +68,16 @@ int run(int argc, char** argv) {
                      "       [--math exact,fast] [--schedule dynamic,static] [--block 128,...] [--chunk 1,...]\n"
                      "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n"
                      "       [--geometry specialized,general] [--quorum 8,...] [--fused on,off] [--min-blocks 0,...]\n"
-                     "       [--leaf-size 4,...]   (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
+                     "       [--leaf-size 4,...] [--gpu-leaf-size 1,0,...] [--order last-rows-first,first-rows-first]\n"
+                     "       (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
         return 2;
     }
     // Nothing is written; the output only has to pass validation without OpenImageIO.
     std::vector<SceneOverride> overrides = {{"image.output=unused.pfm", ""}};
     std::vector<std::string> maths = {"exact"}, schedules = {"dynamic"};
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
-    std::vector<std::string> geometries = {"specialized"}, fused = {"on"};
+    std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"last-rows-first"};
+    std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
     std::vector<int> quorums = {kLeafQuorum}, min_blocks = {0}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
     int repeat = 3, device = 0;
     for (int i = 2; i < argc; ++i) {
@@ -97,6 +99,8 @@ int run(int argc, char** argv) {
         else if (option == "--fused") fused = split(value);
         else if (option == "--min-blocks") min_blocks = split_integers(value);
         else if (option == "--leaf-size") leaf_sizes = split_integers(value);
+        else if (option == "--gpu-leaf-size") gpu_leaf_sizes = split_integers(value);
+        else if (option == "--order") orders = split(value);
         else if (option == "--repeat") repeat = std::max(1, std::atoi(value.c_str()));
         else if (option == "--device") device = std::atoi(value.c_str());
         else throw InputError(option + ": unknown option");
@@ -108,9 +112,9 @@ int run(int argc, char** argv) {
     std::printf("# %s, %ux%u, %u spp, max_depth %d, %zu primitives\n", settings.scene_file.c_str(), settings.width,
                 settings.height, settings.spp, settings.max_depth, description.scene.primitive_count());
     std::printf("# device %s\n\n", gpu_description(device).c_str());
-    std::printf("| math | kernel | quorum | fused | leaf size | schedule | block | chunk | bands (rows) | regs |"
+    std::printf("| math | kernel | quorum | fused | leaf size (GPU's) | order | schedule | block | chunk | bands (rows) | regs |"
                 " stack B | blocks/SM | occupancy | kernel s | wall s | G samples/s | G segments/s |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<float> sums(size_t(settings.width) * settings.height * 3);
     for (const int leaf_size : leaf_sizes) {
         BvhBuildOptions bvh_options;
@@ -127,6 +131,8 @@ int run(int argc, char** argv) {
                 for (const int quorum : quorums)
                     for (const std::string& fuse : fused)
                         for (const int bound : min_blocks)
+                          for (const int gpu_leaf : gpu_leaf_sizes)
+                           for (const std::string& order : orders)
                             for (const std::string& schedule : schedules)
                                 for (const int block : blocks)
                                     for (const int chunk : chunks)
@@ -138,6 +144,8 @@ int run(int argc, char** argv) {
                                             options.leaf_quorum = quorum;
                                             options.fused_slabs = fuse == "on";
                                             options.min_blocks = bound;
+                                            options.fast_leaf_size = gpu_leaf;
+                                            options.last_rows_first = order != "first-rows-first";
                                             options.schedule =
                                                 schedule == "static" ? PathSchedule::Static : PathSchedule::Dynamic;
                                             options.block_size = block;
@@ -186,12 +194,15 @@ int run(int argc, char** argv) {
                 const double kernel = median(kernel_times), wall = median(wall_times);
                 const std::string band_text = band_rows <= 0 ? "frame" : std::to_string(band_rows);
                 static const char* const kGeometryNames[] = {"general", "no instances", "spheres"};
-                std::printf("| %s | %s%s | %d | %s | %d | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
+                const std::string leaf_text = std::to_string(leaf_size) +
+                    (options.fast_math && options.fast_leaf_size > 0 ? " (" + std::to_string(options.fast_leaf_size) + ")" : "");
+                std::printf("| %s | %s%s | %d | %s | %s | %s | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
                             " | %.3f |\n",
                             options.fast_math ? "fast" : "exact", kGeometryNames[int(variant.geometry)],
                             variant.min_blocks > 0 ? (" (min " + std::to_string(variant.min_blocks) + " blocks)").c_str()
                                                    : "",
-                            variant.leaf_quorum, variant.fused_slabs ? "yes" : "no", leaf_size,
+                            variant.leaf_quorum, variant.fused_slabs ? "yes" : "no", leaf_text.c_str(),
+                            options.last_rows_first ? "last rows first" : "first rows first",
                             options.schedule == PathSchedule::Static ? "static" : "dynamic", options.block_size,
                             options.chunk_pixels, band_text.c_str(), report.registers_per_thread,
                             report.local_bytes_per_thread, report.blocks_per_sm, 100.0 * report.occupancy, kernel,

@@ -19,6 +19,34 @@ const PathKernelEntry* find_path_kernel(const PathKernelVariant& variant) {
     return nullptr;
 }
 
+bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
+                                       std::vector<PrimitiveRef>& refs) const {
+    // Only the fast kernel: the exact kernel traverses the CPU's BVH so that
+    // it tests primitives in the CPU's order (bit-identical hits). Not for a
+    // linear list (one leaf: a baseline that must stay one) nor for instances
+    // (their refs carry no bounds here).
+    if (!options_.fast_math || options_.fast_leaf_size <= 0 || scene.node_count <= 1 || scene.instance_count > 0) {
+        return false;
+    }
+    std::vector<Aabb> bounds(scene.primitive_count);
+    for (uint32_t i = 0; i < scene.primitive_count; ++i) {
+        const PrimitiveRef ref = scene.primitives[i];
+        switch (ref.type()) {
+        case PrimitiveType::Sphere: bounds[i] = bounds_of(scene.spheres[ref.index()]); break;
+        case PrimitiveType::Quad: bounds[i] = bounds_of(scene.quads[ref.index()]); break;
+        case PrimitiveType::Triangle: bounds[i] = bounds_of(scene.triangles[ref.index()]); break;
+        case PrimitiveType::Instance: return false;
+        }
+    }
+    BvhBuildOptions build;
+    build.max_leaf_size = options_.fast_leaf_size;
+    Bvh bvh = build_bvh(bounds, build);
+    nodes = std::move(bvh.nodes);
+    refs.resize(scene.primitive_count);
+    for (size_t i = 0; i < refs.size(); ++i) refs[i] = scene.primitives[bvh.primitive_order[i]];
+    return true;
+}
+
 int choose_cuda_device(const std::string& backend) {
     if (backend == "cpu") return -1;
     std::string problem;
@@ -69,8 +97,16 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
 
     // The scene as flat device arrays: the same layout the CPU reads.
     device_scene_ = scene;
-    device_scene_.nodes = upload(scene.nodes, scene.node_count, "BVH nodes");
-    device_scene_.primitives = upload(scene.primitives, scene.primitive_count, "primitive references");
+    std::vector<BvhNode> own_nodes;
+    std::vector<PrimitiveRef> own_refs;
+    if (rebuild_bvh_for_gpu(scene, own_nodes, own_refs)) {
+        device_scene_.nodes = upload(own_nodes.data(), own_nodes.size(), "BVH nodes");
+        device_scene_.node_count = uint32_t(own_nodes.size());
+        device_scene_.primitives = upload(own_refs.data(), own_refs.size(), "primitive references");
+    } else {
+        device_scene_.nodes = upload(scene.nodes, scene.node_count, "BVH nodes");
+        device_scene_.primitives = upload(scene.primitives, scene.primitive_count, "primitive references");
+    }
     device_scene_.spheres = upload(scene.spheres, scene.sphere_count, "spheres");
     device_scene_.quads = upload(scene.quads, scene.quad_count, "quads");
     device_scene_.triangles = upload(scene.triangles, scene.triangle_count, "triangles");
@@ -215,6 +251,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     band.pixel_count = pixel_count;
     band.chunk_pixels = uint32_t(options_.chunk_pixels);
     band.schedule = options_.schedule;
+    band.last_rows_first = options_.last_rows_first;
     band.sums = slot.device_sums;
     band.next_chunk = slot.next_chunk;
     const uint64_t pass_samples = std::max<uint64_t>(1, options_.samples_per_launch / pixel_count);

@@ -34,6 +34,11 @@ struct CudaOptions {
     int leaf_quorum = kLeafQuorum;
     bool fused_slabs = true;  // fast math only
     int min_blocks = 0;
+    // Fast math only: the GPU traverses its own BVH with leaves of at most
+    // this many primitives (fewer primitive tests per ray, less divergence in
+    // the leaf loop); 0 = the scene's BVH (the CPU's). Not for instances.
+    int fast_leaf_size = 1;
+    bool last_rows_first = true;  // BandLaunch::last_rows_first
 };
 
 // What the kernel costs in resources, for reports and benchmarks.
@@ -97,6 +102,8 @@ private:
     void finish(Slot& slot);
     void check(cudaError_t error, const char* what) const;
     PathKernelVariant variant(const SceneView& scene) const;
+    bool rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
+                             std::vector<PrimitiveRef>& refs) const;
     const PathKernelEntry* kernel_ = nullptr;
 
     CudaOptions options_;

@@ -15,12 +15,18 @@ struct PixelWork {
     float sum[3];
 };
 
+// The band's pixel of work item `item` (BandLaunch::last_rows_first).
+__device__ __forceinline__ uint32_t item_pixel(const BandLaunch& band, uint32_t item) {
+    return band.last_rows_first ? band.pixel_count - 1 - item : item;
+}
+
 __device__ __forceinline__ void begin_pixel(const FrameSettings& frame, const BandLaunch& band, uint32_t item,
                                             PixelWork& work) {
-    work.x = item % frame.width;
-    work.y = band.row_begin + item / frame.width;
+    const uint32_t pixel = item_pixel(band, item);
+    work.x = pixel % frame.width;
+    work.y = band.row_begin + pixel / frame.width;
     work.sample = band.sample_begin;
-    const float* sum = band.sums + size_t(item) * 3;
+    const float* sum = band.sums + size_t(pixel) * 3;
     work.sum[0] = sum[0];
     work.sum[1] = sum[1];
     work.sum[2] = sum[2];
@@ -48,7 +54,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
         if (extend_path(scene, path, sampler, TraversalQuery<Traits>()) && path.depth < frame.max_depth) continue;
         add_sample(work.sum, path.radiance);
         if (++work.sample == band.sample_end) {
-            float* sum = band.sums + size_t(item) * 3;
+            float* sum = band.sums + size_t(item_pixel(band, item)) * 3;
             sum[0] = work.sum[0];
             sum[1] = work.sum[1];
             sum[2] = work.sum[2];

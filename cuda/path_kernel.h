@@ -30,6 +30,11 @@ struct BandLaunch {
     uint32_t sample_begin = 0, sample_end = 0;
     uint32_t chunk_pixels = 1;      // consecutive pixels a thread takes at a time
     PathSchedule schedule = PathSchedule::Dynamic;
+    // Work item i is pixel i of the band, or pixel pixel_count - 1 - i: the
+    // last rows first. Threads that run out of work idle until the slowest
+    // one's last pixel is done, so the pixels handed out last should be cheap
+    // ones; in most scenes the sky is at the top.
+    bool last_rows_first = false;
     float* sums = nullptr;          // device: pixel_count RGB sums, added to in place
     uint32_t* next_chunk = nullptr; // device: zero before a dynamic launch
 };

@@ -9,6 +9,9 @@
 #   scripts/gpu_build_and_test.sh [BUILD_DIR]      (default: build-gpu)
 #
 # Logs go to $LOG_DIR (default BUILD_DIR/logs); a summary table is printed last.
+# Warnings are not errors here (FARMRT_GPU_WERROR=ON makes them so): the GPU
+# machine's newer g++ warns where CI's does not (CI builds with -Werror);
+# build.log keeps them, and the summary counts them.
 # FARMRT_CMAKE_EXTRA: more configure arguments (e.g. -DFARMRT_CUDA_EXPERIMENTS=ON);
 # FARMRT_GPU_STEPS: "all" (default) or "gpu" (skips the CPU tests and the
 # sanitizers, for a short device call).
@@ -42,9 +45,10 @@ step() {  # step NAME COMMAND...: runs the command, logs to $logs/NAME.log
 
 step machine bash -c 'nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1'
 step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WARNINGS_AS_ERRORS=ON -DFARMRT_CUDA_RESOURCE_USAGE=ON \
+  -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WARNINGS_AS_ERRORS=${FARMRT_GPU_WERROR:-OFF} -DFARMRT_CUDA_RESOURCE_USAGE=ON \
   "${configure_extra[@]}" ${FARMRT_CMAKE_EXTRA:-} || { printf '%s\n' "${summary[@]}"; exit 1; }
 step build ninja -C "$build" -j "$jobs" || { printf '%s\n' "${summary[@]}"; exit 1; }
+summary+=("$(printf '%-28s %s' build_warnings "$(grep -c 'warning:' "$logs/build.log") (see build.log)")")
 grep -A2 "Compiling entry function" "$logs/build.log" | grep -E "entry|Used|stack" > "$logs/kernel_resources.txt" || true
 
 # CPU tests in parallel; GPU tests one at a time (one of them fills the GPU's memory).

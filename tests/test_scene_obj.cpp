@@ -96,7 +96,7 @@ TEST(ObjMesh, SceneErrorsNameTheSceneLineAndTheMeshLine) {
 
 TEST(ObjMesh, PathsAreRelativeToTheSceneFile) {
     const std::string directory = testing::temporary_directory("obj_relative");
-    std::system(("mkdir -p '" + directory + "/models'").c_str());
+    ASSERT_EQ(std::system(("mkdir -p '" + directory + "/models'").c_str()), 0);
     testing::write_text(directory + "/models/tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     const std::string scene_path = directory + "/scene.yaml";
     testing::write_text(scene_path, testing::scene_yaml(testing::kGrayMaterial,

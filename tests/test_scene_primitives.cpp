@@ -50,7 +50,7 @@ TEST(Quad, MissesOutsideBehindAndBeyondTmax) {
 
 TEST(Quad, EdgesAndCornersAreInside) {
     const Quad q = make_quad(Vec3(0, 0, 0), Vec3(4, 0, 0), Vec3(0, 2, 0), 0);
-    float t, a, b;
+    float t = 0, a = -1, b = -1;  // initialised: newer g++ warns (-Werror) though the hit sets them
     const Vec3 points[] = {Vec3(0, 0, 0), Vec3(4, 0, 0), Vec3(0, 2, 0), Vec3(4, 2, 0),  // corners
                            Vec3(2, 0, 0), Vec3(4, 1, 0), Vec3(2, 2, 0), Vec3(0, 1, 0)};  // edge midpoints
     for (const Vec3& p : points) {
