@@ -24,17 +24,20 @@ md=$out/tuning.md
 } > "$md"
 run() { echo "\$ ${*/#$root\//}" >> "$md"; "$@" >> "$md" 2>>"$out/tuning_stderr.txt"; echo >> "$md"; }
 common=(--schedule dynamic --chunk 1 --repeat 3 --spp "$spp")
-# Default kernels (spheres-only, fused slabs on in fast) against the general kernel and unfused slabs.
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --geometry specialized,general
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --geometry specialized,general --fused on,off
+# Default kernels (spheres-only, fused slabs, GPU BVH with one-sphere leaves in
+# fast math, last rows first) against the general kernel, unfused slabs, the
+# CPU's BVH (leaves of up to 4) and first rows first.
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --geometry specialized,general --order last-rows-first,first-rows-first
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --gpu-leaf-size 1,2,0 --order last-rows-first,first-rows-first
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --fused off --geometry specialized,general
 # Leaf quorum (1: any lane at a leaf runs leaves; 32: only when every busy lane is).
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --quorum 1,16,32
 # Register cap: __launch_bounds__(128, 8|9) against none (7 blocks of 128 at 72 registers).
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --min-blocks 8,9
 # Block size with the default kernels.
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --block 64,256
-# BVH leaf size (the GPU could build its own BVH; exact math stays CPU-identical only with the CPU's).
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --leaf-size 1,2
+# The scene's BVH leaf size (exact math stays CPU-identical only with the CPU's BVH).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --leaf-size 1,2
 
 if command -v ncu >/dev/null; then
   metrics=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_thread_inst_executed_op_fp32_pred_on.sum
@@ -57,7 +60,7 @@ if command -v cuobjdump >/dev/null; then
   cuobjdump -sass "$build/cuda/libfarmrt_cuda.a" > "$out/path_kernel.sass" 2>&1 && gzip -f "$out/path_kernel.sass"
 fi
 # Short summary: the table rows, then ncu's key numbers.
-grep -E '^\| (exact|fast|skipped)' "$md" | awk -F'|' '{printf "%-6s %-28s q%-3s f%-4s L%-2s b%-4s r%-3s occ%-5s %s G/s\n", $2, $3, $4, $5, $6, $8, $11, $14, $17}'
+grep -E '^\| (exact|fast|skipped)' "$md" | awk -F'|' '{printf "%-6s %-22s q%-3s f%-4s L%-7s %-17s b%-4s r%-3s occ%-5s %s G/s\n", $2, $3, $4, $5, $6, $7, $9, $12, $15, $18}'
 for math in fast exact; do
   [ -f "$out/ncu_$math.txt" ] && { echo "ncu $math:"; grep -E 'thread_inst_executed_per_inst|op_fp32_pred_on.sum|inst_executed.sum|issue_active|warps_active|registers_per|gpu__time_duration|cycles_elapsed.avg.per_second' "$out/ncu_$math.txt" | awk '{print "  " $1, $(NF-1), $NF}'; }
 done
