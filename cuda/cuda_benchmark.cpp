@@ -76,7 +76,7 @@ int run(int argc, char** argv) {
     std::vector<SceneOverride> overrides = {{"image.output=unused.pfm", ""}};
     std::vector<std::string> maths = {"exact"}, schedules = {"dynamic"};
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
-    std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"last-rows-first"};
+    std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"};
     std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
     std::vector<int> quorums = {kLeafQuorum}, min_blocks = {0}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
     int repeat = 3, device = 0;

@@ -116,8 +116,9 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
     // The segment's random numbers, drawn before the material switch. A value
     // depends only on its dimension, so this changes no result; on a GPU the
     // lanes of a warp then draw them together instead of once per branch.
-    float random0, random1, random2;
-    sampler.uniform3(dimension, random0, random1, random2);
+    const float random0 = sampler.uniform(dimension);
+    const float random1 = sampler.uniform(dimension + 1);
+    const float random2 = sampler.uniform(dimension + 2);
     ScatterResult result;
     switch (material.type) {
     case MaterialType::Lambertian: {

@@ -86,22 +86,6 @@ public:
         return bits_to_unit_float(bits);
     }
 
-    // uniform(dimension), uniform(dimension + 1), uniform(dimension + 2): the
-    // same values, through one Philox call site (a loop the GPU does not
-    // unroll), so that lanes of a warp whose three dimensions start new
-    // blocks at different places still run the generator together.
-    FARMRT_CPU_GPU void uniform3(uint32_t dimension, float& first, float& second, float& third) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll 1
-#endif
-        for (uint32_t k = 0; k < 3; ++k) {
-            const float value = uniform(dimension + k);
-            if (k == 0) first = value;
-            else if (k == 1) second = value;
-            else third = value;
-        }
-    }
-
 private:
     uint32_t key0_, key1_, frame_, pixel_, sample_;
     uint32_t cached_block_ = 0xFFFFFFFFu;
