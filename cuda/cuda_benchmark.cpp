@@ -69,6 +69,7 @@ int run(int argc, char** argv) {
                      "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n"
                      "       [--geometry specialized,general] [--quorum 8,...] [--fused on,off] [--min-blocks 0,...]\n"
                      "       [--leaf-size 4,...] [--gpu-leaf-size 1,0,...] [--order last-rows-first,first-rows-first]\n"
+                     "       [--wide on,off]\n"
                      "       (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
         return 2;
     }
@@ -76,7 +77,7 @@ int run(int argc, char** argv) {
     std::vector<SceneOverride> overrides = {{"image.output=unused.pfm", ""}};
     std::vector<std::string> maths = {"exact"}, schedules = {"dynamic"};
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
-    std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"};
+    std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"}, wides = {"on"};
     std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
     std::vector<int> quorums = {kLeafQuorum}, min_blocks = {0}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
     int repeat = 3, device = 0;
@@ -101,6 +102,7 @@ int run(int argc, char** argv) {
         else if (option == "--leaf-size") leaf_sizes = split_integers(value);
         else if (option == "--gpu-leaf-size") gpu_leaf_sizes = split_integers(value);
         else if (option == "--order") orders = split(value);
+        else if (option == "--wide") wides = split(value);
         else if (option == "--repeat") repeat = std::max(1, std::atoi(value.c_str()));
         else if (option == "--device") device = std::atoi(value.c_str());
         else throw InputError(option + ": unknown option");
@@ -133,6 +135,7 @@ int run(int argc, char** argv) {
                         for (const int bound : min_blocks)
                           for (const int gpu_leaf : gpu_leaf_sizes)
                            for (const std::string& order : orders)
+                            for (const std::string& wide : wides)
                             for (const std::string& schedule : schedules)
                                 for (const int block : blocks)
                                     for (const int chunk : chunks)
@@ -146,6 +149,7 @@ int run(int argc, char** argv) {
                                             options.min_blocks = bound;
                                             options.fast_leaf_size = gpu_leaf;
                                             options.last_rows_first = order != "first-rows-first";
+                                            options.wide_bvh = wide == "on";
                                             options.schedule =
                                                 schedule == "static" ? PathSchedule::Static : PathSchedule::Dynamic;
                                             options.block_size = block;
@@ -196,9 +200,10 @@ int run(int argc, char** argv) {
                 static const char* const kGeometryNames[] = {"general", "no instances", "spheres"};
                 const std::string leaf_text = std::to_string(leaf_size) +
                     (options.fast_math && options.fast_leaf_size > 0 ? " (" + std::to_string(options.fast_leaf_size) + ")" : "");
-                std::printf("| %s | %s%s | %d | %s | %s | %s | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
+                std::printf("| %s | %s%s%s | %d | %s | %s | %s | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
                             " | %.3f |\n",
                             options.fast_math ? "fast" : "exact", kGeometryNames[int(variant.geometry)],
+                            variant.wide_bvh ? ", 4-wide BVH" : "",
                             variant.min_blocks > 0 ? (" (min " + std::to_string(variant.min_blocks) + " blocks)").c_str()
                                                    : "",
                             variant.leaf_quorum, variant.fused_slabs ? "yes" : "no", leaf_text.c_str(),

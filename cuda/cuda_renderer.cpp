@@ -71,8 +71,18 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                          std::to_string(options_.block_size));
     }
     options_.chunk_pixels = std::max(1, options_.chunk_pixels);
+    // The GPU's own acceleration structures (fast math): a BVH with smaller
+    // leaves, and the 4-wide BVH collapsed from it.
+    std::vector<BvhNode> own_nodes;
+    std::vector<PrimitiveRef> own_refs;
+    std::vector<WideBvhNode> wide;
+    const bool own_bvh = rebuild_bvh_for_gpu(scene, own_nodes, own_refs);
+    const bool use_wide = options_.fast_math && options_.wide_bvh && options_.specialize_geometry &&
+                          scene.instance_count == 0 &&
+                          (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
+                                   : build_wide_bvh(scene.nodes, scene.node_count, wide));
     // The kernel specialised to this scene and these options.
-    const PathKernelVariant wanted = variant(scene);
+    const PathKernelVariant wanted = variant(scene, use_wide);
     kernel_ = find_path_kernel(wanted);
     if (!kernel_) {
         throw RenderError("no CUDA path kernel compiled for leaf quorum " + std::to_string(wanted.leaf_quorum) +
@@ -97,9 +107,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
 
     // The scene as flat device arrays: the same layout the CPU reads.
     device_scene_ = scene;
-    std::vector<BvhNode> own_nodes;
-    std::vector<PrimitiveRef> own_refs;
-    if (rebuild_bvh_for_gpu(scene, own_nodes, own_refs)) {
+    if (own_bvh) {
         device_scene_.nodes = upload(own_nodes.data(), own_nodes.size(), "BVH nodes");
         device_scene_.node_count = uint32_t(own_nodes.size());
         device_scene_.primitives = upload(own_refs.data(), own_refs.size(), "primitive references");
@@ -107,6 +115,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         device_scene_.nodes = upload(scene.nodes, scene.node_count, "BVH nodes");
         device_scene_.primitives = upload(scene.primitives, scene.primitive_count, "primitive references");
     }
+    if (use_wide) wide_nodes_ = upload(wide.data(), wide.size(), "wide BVH nodes");
     device_scene_.spheres = upload(scene.spheres, scene.sphere_count, "spheres");
     device_scene_.quads = upload(scene.quads, scene.quad_count, "quads");
     device_scene_.triangles = upload(scene.triangles, scene.triangle_count, "triangles");
@@ -252,6 +261,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     band.chunk_pixels = uint32_t(options_.chunk_pixels);
     band.schedule = options_.schedule;
     band.last_rows_first = options_.last_rows_first;
+    band.wide_nodes = wide_nodes_;
     band.sums = slot.device_sums;
     band.next_chunk = slot.next_chunk;
     const uint64_t pass_samples = std::max<uint64_t>(1, options_.samples_per_launch / pixel_count);
@@ -311,7 +321,7 @@ void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange
     }
 }
 
-PathKernelVariant CudaRenderer::variant(const SceneView& scene) const {
+PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) const {
     PathKernelVariant v;
     v.fast_math = options_.fast_math;
     if (scene.instance_count > 0 || !options_.specialize_geometry) {
@@ -324,6 +334,7 @@ PathKernelVariant CudaRenderer::variant(const SceneView& scene) const {
     v.leaf_quorum = options_.leaf_quorum;
     v.fused_slabs = options_.fast_math && options_.fused_slabs;
     v.min_blocks = options_.min_blocks;
+    v.wide_bvh = wide_bvh;
     return v;
 }
 

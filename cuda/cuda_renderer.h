@@ -38,6 +38,9 @@ struct CudaOptions {
     // this many primitives (fewer primitive tests per ray, less divergence in
     // the leaf loop); 0 = the scene's BVH (the CPU's). Not for instances.
     int fast_leaf_size = 1;
+    // Fast math only: a 4-wide BVH collapsed from the binary one (not for
+    // instances; scenes whose BVH does not fit its encoding keep the binary one).
+    bool wide_bvh = true;
     bool last_rows_first = false;  // BandLaunch::last_rows_first (measured slower on spheres.yaml)
 };
 
@@ -101,10 +104,11 @@ private:
     void reserve(Slot& slot, size_t floats);
     void finish(Slot& slot);
     void check(cudaError_t error, const char* what) const;
-    PathKernelVariant variant(const SceneView& scene) const;
+    PathKernelVariant variant(const SceneView& scene, bool wide_bvh) const;
     bool rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
                              std::vector<PrimitiveRef>& refs) const;
     const PathKernelEntry* kernel_ = nullptr;
+    const WideBvhNode* wide_nodes_ = nullptr;  // device, when the kernel traverses the wide BVH
 
     CudaOptions options_;
     int device_ = 0;

@@ -32,11 +32,21 @@ __device__ __forceinline__ void begin_pixel(const FrameSettings& frame, const Ba
     work.sum[2] = sum[2];
 }
 
+// The closest-hit query of a kernel: the core's binary traversal, or the wide BVH's.
+template <class Traits, bool kWide>
+struct QueryOf {
+    __device__ static TraversalQuery<Traits> make(const BandLaunch&) { return {}; }
+};
+template <class Traits>
+struct QueryOf<Traits, true> {
+    __device__ static WideTraversalQuery<Traits> make(const BandLaunch& band) { return {band.wide_nodes}; }
+};
+
 // Each thread owns one pixel at a time and runs its samples one after the
 // other, in order; the loop body is one path segment, and a path that ends
 // is replaced by the pixel's next sample (or the next pixel's first) in the
 // same iteration, so lanes of a warp stay busy whatever their paths' lengths.
-template <class Traits>
+template <class Traits, bool kWide>
 __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame,
                                            const BandLaunch& band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
@@ -46,12 +56,13 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     uint32_t item = chunk * band.chunk_pixels;
     uint32_t item_end = min(item + band.chunk_pixels, band.pixel_count);
 
+    const auto closest_hit = QueryOf<Traits, kWide>::make(band);
     PixelWork work;
     begin_pixel(frame, band, item, work);
     PixelSampler sampler(frame.key, work.y * frame.width + work.x, work.sample);
     PathState path = start_path(frame.camera.generate_ray(work.x, work.y, sampler));
     for (;;) {
-        if (extend_path(scene, path, sampler, TraversalQuery<Traits>()) && path.depth < frame.max_depth) continue;
+        if (extend_path(scene, path, sampler, closest_hit) && path.depth < frame.max_depth) continue;
         add_sample(work.sum, path.radiance);
         if (++work.sample == band.sample_end) {
             float* sum = band.sums + size_t(item_pixel(band, item)) * 3;
@@ -72,35 +83,35 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     }
 }
 
-template <class Traits>
+template <class Traits, bool kWide>
 __global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits>(scene, frame, band);
+    trace_band<Traits, kWide>(scene, frame, band);
 }
 
 // With a register cap: at most 128 threads per block, at least kMinBlocks
 // blocks per multiprocessor.
-template <class Traits, int kMinBlocks>
+template <class Traits, bool kWide, int kMinBlocks>
 __global__ void __launch_bounds__(128, kMinBlocks)
     path_kernel_bounded(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits>(scene, frame, band);
+    trace_band<Traits, kWide>(scene, frame, band);
 }
 
-template <class Traits>
+template <class Traits, bool kWide>
 cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                    const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel<Traits><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel<Traits, kWide><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, int kMinBlocks>
+template <class Traits, bool kWide, int kMinBlocks>
 cudaError_t launch_bounded(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                            const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_bounded<Traits, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_bounded<Traits, kWide, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
 // The table entry of one variant.
-template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0>
+template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0, bool kWide = false>
 PathKernelEntry entry(bool fast_math) {
     using Traits = TraversalTraits<kGeometry == KernelGeometry::General, kGeometry == KernelGeometry::Spheres, kQuorum,
                                    kFusedSlabs>;
@@ -110,12 +121,13 @@ PathKernelEntry entry(bool fast_math) {
     e.variant.leaf_quorum = kQuorum;
     e.variant.fused_slabs = kFusedSlabs;
     e.variant.min_blocks = kMinBlocks;
+    e.variant.wide_bvh = kWide;
     if constexpr (kMinBlocks > 0) {
-        e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kMinBlocks>);
-        e.launch = &launch_bounded<Traits, kMinBlocks>;
+        e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kMinBlocks>);
+        e.launch = &launch_bounded<Traits, kWide, kMinBlocks>;
     } else {
-        e.function = reinterpret_cast<const void*>(&path_kernel<Traits>);
-        e.launch = &launch<Traits>;
+        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide>);
+        e.launch = &launch<Traits, kWide>;
     }
     return e;
 }

@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #include "integrator.h"
+#include "wide_bvh_gpu.h"
 
 namespace farmrt {
 
@@ -35,6 +36,7 @@ struct BandLaunch {
     // one's last pixel is done, so the pixels handed out last should be cheap
     // ones; in most scenes the sky is at the top.
     bool last_rows_first = false;
+    const WideBvhNode* wide_nodes = nullptr;  // device: the 4-wide BVH (kernels with PathKernelVariant::wide_bvh)
     float* sums = nullptr;          // device: pixel_count RGB sums, added to in place
     uint32_t* next_chunk = nullptr; // device: zero before a dynamic launch
 };
@@ -52,10 +54,11 @@ struct PathKernelVariant {
     int leaf_quorum = kLeafQuorum;  // TraversalTraits::kQuorum (no effect on the sums)
     bool fused_slabs = false;       // TraversalTraits::kFusedSlabs (fast math only)
     int min_blocks = 0;             // __launch_bounds__(128, min_blocks) register cap; 0 = none
+    bool wide_bvh = false;          // traverses BandLaunch::wide_nodes (fast math, no instances)
 
     bool operator==(const PathKernelVariant& o) const {
         return fast_math == o.fast_math && geometry == o.geometry && leaf_quorum == o.leaf_quorum &&
-               fused_slabs == o.fused_slabs && min_blocks == o.min_blocks;
+               fused_slabs == o.fused_slabs && min_blocks == o.min_blocks && wide_bvh == o.wide_bvh;
     }
 };
 

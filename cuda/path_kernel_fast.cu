@@ -15,6 +15,11 @@ const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, true>(true),
         entry<KernelGeometry::NoInstances, kLeafQuorum, true>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true>(true),
+        // The 4-wide BVH (scenes without instances).
+        entry<KernelGeometry::NoInstances, kLeafQuorum, true, 0, true>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, 0, true>(true),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, 0, true>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, true>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

@@ -24,20 +24,19 @@ md=$out/tuning.md
 } > "$md"
 run() { echo "\$ ${*/#$root\//}" >> "$md"; "$@" >> "$md" 2>>"$out/tuning_stderr.txt"; echo >> "$md"; }
 common=(--schedule dynamic --chunk 1 --repeat 3 --spp "$spp")
-# Default kernels (spheres-only, fused slabs, GPU BVH with one-sphere leaves in
-# fast math, last rows first) against the general kernel, unfused slabs, the
-# CPU's BVH (leaves of up to 4) and first rows first.
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --geometry specialized,general --order last-rows-first,first-rows-first
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --gpu-leaf-size 1,2,0 --order last-rows-first,first-rows-first
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --fused off --geometry specialized,general
-# Leaf quorum (1: any lane at a leaf runs leaves; 32: only when every busy lane is).
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --quorum 1,16,32
-# Register cap: __launch_bounds__(128, 8|9) against none (7 blocks of 128 at 72 registers).
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --min-blocks 8,9
-# Block size with the default kernels.
+# The fast kernel's traversal: the 4-wide BVH against the binary one, over the
+# GPU's own BVH leaf size (0: the CPU's BVH, leaves of up to 4).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --wide on,off --gpu-leaf-size 1,2,0
+# Specialisations: spheres-only kernel vs the general one, fused slab test.
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --geometry specialized,general
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --fused on,off
+# Register cap (__launch_bounds__(128, 8): 64 registers) and block size.
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --min-blocks 8
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --block 64,256
-# The scene's BVH leaf size (exact math stays CPU-identical only with the CPU's BVH).
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --leaf-size 1,2
+# Pixel order (last rows first measured slower on this scene).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --order last-rows-first
+# Leaf quorum of the binary traversal (exact kernel's; fast without the wide BVH).
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --wide off --quorum 1,16
 
 if command -v ncu >/dev/null; then
   metrics=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_thread_inst_executed_op_fp32_pred_on.sum

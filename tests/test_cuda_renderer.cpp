@@ -3,9 +3,11 @@
 // machine (scripts/gpu_build_and_test.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "errors.h"
 #include "render_job.h"
 #include "scene_loader.h"
+#include "wide_bvh_gpu.h"
 
 namespace farmrt {
 namespace {
@@ -175,6 +178,53 @@ TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
     EXPECT_EQ(find_path_kernel(fused_exact), nullptr);
 }
 
+// The GPU's 4-wide BVH (run here on the CPU: the traversal is host/device
+// code) finds the binary BVH's hits: same primitive, same t, for random rays
+// from inside and outside the scene, over BVHs with leaves of 1 and of 4.
+TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
+    using Traits = TraversalTraits<false, false, kLeafQuorum, true>;
+    for (const char* name : {"spheres.yaml", "cornell.yaml", "many_spheres.yaml", "textured.yaml"}) {
+        for (const int leaf_size : {1, 4}) {
+            TestScene scene = load_test_scene(name, 16, 9, 1);
+            BvhBuildOptions options;
+            options.max_leaf_size = leaf_size;
+            scene.description.scene.build_acceleration(options);
+            const SceneView view = scene.description.scene.view();
+            std::vector<WideBvhNode> wide;
+            ASSERT_TRUE(build_wide_bvh(view.nodes, view.node_count, wide)) << name;
+            EXPECT_LE(wide.size(), size_t(view.node_count));
+            // Ray origins around random leaves, so that most rays start among the objects.
+            std::vector<Aabb> leaves;
+            for (uint32_t i = 0; i < view.node_count; ++i) {
+                if (view.nodes[i].is_leaf()) leaves.push_back(view.nodes[i].bounds);
+            }
+            std::mt19937 random(7);
+            std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+            size_t differing = 0, hits = 0;
+            const int rays = 4000;
+            for (int r = 0; r < rays; ++r) {
+                const Aabb& leaf = leaves[random() % leaves.size()];
+                const Vec3 extent = leaf.upper - leaf.lower;
+                const float reach = std::min(1.5f * std::max(extent.x, std::max(extent.y, extent.z)), 50.0f);
+                const Vec3 origin = leaf.centroid() + reach * Vec3(unit(random), unit(random), unit(random));
+                const Vec3 direction(unit(random), unit(random), unit(random));
+                const Ray ray{origin, direction, 0.5f * (unit(random) + 1.0f)};
+                Hit binary, wide_hit;
+                const bool found_binary = intersect_closest<Traits>(view, ray, kMinHitDistance, binary);
+                const bool found_wide = intersect_closest_wide<Traits>(view, wide.data(), ray, kMinHitDistance, wide_hit);
+                hits += found_binary;
+                const bool same = found_binary == found_wide &&
+                                  (!found_binary || (binary.t == wide_hit.t && binary.primitive.bits == wide_hit.primitive.bits &&
+                                                     binary.u == wide_hit.u && binary.v == wide_hit.v));
+                differing += !same;
+            }
+            EXPECT_GT(hits, size_t(rays / 10)) << name;
+            // Only near-ties may differ (the visiting order differs); none were seen.
+            EXPECT_LE(differing, size_t(rays / 1000)) << name << " leaf size " << leaf_size;
+        }
+    }
+}
+
 // ---- on the GPU ------------------------------------------------------------------
 
 // The exact kernel rounds like the CPU build: identical sums, not just close.
@@ -202,12 +252,29 @@ TEST(CudaGpu, SpecialisedKernelsMatchGeneralKernel) {
             general.fast_math = fast_math;
             general.fused_slabs = false;
             general.specialize_geometry = false;
+            general.wide_bvh = false;  // the general kernel has none
             CudaOptions specialised = general;
             specialised.specialize_geometry = true;
             const std::vector<float> a = render_gpu(scene, general), b = render_gpu(scene, specialised);
             EXPECT_TRUE(same_bits(a, b)) << name << " fast " << fast_math << ": " << differing_values(a, b)
                                          << " values differ";
         }
+    }
+}
+
+// The fast kernel's 4-wide BVH gives the binary BVH's image: the same hits
+// except where surfaces tie within rounding (none expected in these scenes).
+TEST(CudaGpu, WideBvhMatchesBinaryBvh) {
+    REQUIRE_GPU();
+    for (const char* name : {"spheres.yaml", "cornell.yaml", "many_spheres.yaml"}) {
+        const TestScene scene = load_test_scene(name, 96, 54, 4);
+        CudaOptions binary;
+        binary.fast_math = true;
+        binary.wide_bvh = false;
+        CudaOptions wide = binary;
+        wide.wide_bvh = true;
+        const std::vector<float> a = render_gpu(scene, binary), b = render_gpu(scene, wide);
+        EXPECT_LE(differing_values(a, b), a.size() / 1000) << name;
     }
 }
 

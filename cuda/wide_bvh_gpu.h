@@ -1,0 +1,138 @@
+// A 4-wide BVH for the GPU's fast-math kernel: the core's binary BVH
+// (src/bvh.h) collapsed so that a ray takes about half as many traversal
+// steps, each testing four child boxes with the same code in every lane of a
+// warp, and testing the primitives of leaf children in the same step (no
+// separate leaf steps, so no interior/leaf divergence). Boxes, primitive
+// tests and the closest-hit rule are the shared core's (RayBoxTester,
+// TraversalTraits::intersect, the smallest (t, key) hit); only the order in
+// which boxes are visited differs from intersect_closest, so the hit is the
+// same except where two surfaces tie within rounding: fast math only (the
+// exact kernel keeps the CPU's order and bits).
+#pragma once
+
+#include <vector>
+
+#include "scene.h"
+
+namespace farmrt {
+
+// One child slot: its box, and what it is. 32 bytes (two 16-byte loads).
+struct alignas(16) WideBvhChild {
+    Aabb bounds;       // empty slots: lower = +inf, upper = -inf (no ray enters)
+    uint32_t payload;  // interior: wide node index; leaf: kWideLeaf | count << 24 | first primitive
+    uint32_t unused;
+};
+static_assert(sizeof(WideBvhChild) == 32, "WideBvhChild must stay 32 bytes");
+
+struct alignas(16) WideBvhNode {
+    WideBvhChild child[4];
+};
+
+constexpr uint32_t kWideLeaf = 0x80000000u;
+constexpr uint32_t kWideLeafCountShift = 24;
+constexpr uint32_t kWideMaxLeafCount = 127;
+constexpr uint32_t kWideMaxFirstPrimitive = (1u << kWideLeafCountShift) - 1;
+// Postponed children: at most three per level of the tree.
+constexpr int kWideBvhStackSize = 96;
+
+// Collapses a binary BVH (root at 0, left child after its parent, `offset`
+// the right child) into 4-wide nodes: each wide node takes a binary node's
+// children and opens the largest interior one (by surface area) until it has
+// four. Returns false (and nothing) when the tree does not fit the encoding
+// or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive).
+bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideBvhNode>& wide);
+
+// Closest hit in (t_min, hit.t) through the wide BVH. Per step: the four
+// children's entries (the core's slab test), sorted; interior children pushed
+// farthest first; leaf children's primitives tested nearest first, each hit
+// culling the farther children; then the nearest postponed node still in
+// reach. Traits: TraversalTraits (scene.h), without instances.
+template <class Traits>
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene, const WideBvhNode* nodes,
+                                                         const Ray& ray, float t_min, Hit& hit) {
+    static_assert(!Traits::kInstances, "the wide BVH has no instance path");
+    const RayBoxTester tester(ray);
+    uint32_t stack_node[kWideBvhStackSize];
+    float stack_entry[kWideBvhStackSize];
+    int stack_size = 0;
+    bool found = false;
+    uint32_t node_index = 0;
+    for (;;) {
+        float entry[4];
+        uint32_t payload[4];
+        for (int i = 0; i < 4; ++i) {
+            const WideBvhChild child = nodes[node_index].child[i];  // a copy: two 16-byte loads on the GPU
+            entry[i] = Traits::entry(tester, child.bounds, t_min, hit.t);
+            payload[i] = child.payload;
+        }
+        // Nearest first (misses, at kInfinity, last): a sorting network.
+        const auto order = [&](int a, int b) {
+            const bool swap = entry[b] < entry[a];
+            const float e = swap ? entry[b] : entry[a];
+            entry[b] = swap ? entry[a] : entry[b];
+            entry[a] = e;
+            const uint32_t p = swap ? payload[b] : payload[a];
+            payload[b] = swap ? payload[a] : payload[b];
+            payload[a] = p;
+        };
+        order(0, 1);
+        order(2, 3);
+        order(0, 2);
+        order(1, 3);
+        order(1, 2);
+        // Interior children hit: postponed, farthest first, so that the
+        // nearest is popped next (unless a leaf hit below culls it).
+        for (int i = 3; i >= 0; --i) {
+            if (entry[i] != kInfinity && (payload[i] & kWideLeaf) == 0) {
+                stack_node[stack_size] = payload[i];
+                stack_entry[stack_size] = entry[i];
+                ++stack_size;
+            }
+        }
+        // Leaf children hit, nearest first, in one loop (one copy of the
+        // primitive test that the lanes of a warp run together): the sorted
+        // children are shifted down instead of indexed, so that they stay in
+        // registers.
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+        for (int k = 0; k < 4; ++k) {
+            const float e = entry[0];
+            const uint32_t p = payload[0];
+            entry[0] = entry[1];
+            entry[1] = entry[2];
+            entry[2] = entry[3];
+            payload[0] = payload[1];
+            payload[1] = payload[2];
+            payload[2] = payload[3];
+            if (e == kInfinity || e > hit.t * 1.00000036f) break;  // this one and every later one is out of reach
+            if ((p & kWideLeaf) == 0) continue;
+            const uint32_t first = p & kWideMaxFirstPrimitive;
+            const uint32_t count = (p & ~kWideLeaf) >> kWideLeafCountShift;
+            for (uint32_t j = 0; j < count; ++j) {
+                found |= Traits::intersect(scene, scene.primitives[first + j], ray, t_min, hit);
+            }
+        }
+        // The next postponed node still in reach (entry() widens exits by
+        // the same factor, as in intersect_closest).
+        for (;;) {
+            if (stack_size == 0) return found;
+            --stack_size;
+            if (stack_entry[stack_size] <= hit.t * 1.00000036f) {
+                node_index = stack_node[stack_size];
+                break;
+            }
+        }
+    }
+}
+
+// The closest-hit query over the wide BVH (integrator.h's ClosestHit).
+template <class Traits>
+struct WideTraversalQuery {
+    const WideBvhNode* nodes;
+    FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
+        return intersect_closest_wide<Traits>(scene, nodes, ray, t_min, hit);
+    }
+};
+
+}  // namespace farmrt
