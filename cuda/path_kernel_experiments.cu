@@ -17,6 +17,7 @@ const PathKernelEntry* path_kernel_experiment_entries(size_t& count) {
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 8>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 9>(true),
         entry<KernelGeometry::Spheres, 1, false>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, 7, true>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 8, true>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);

@@ -4,10 +4,13 @@
 # and band settings; the farmrt command line end to end; an Nsight Compute
 # profile (occupancy, SIMT efficiency, FP32 issue) and the kernel's SASS.
 #
-#   scripts/cuda_benchmark.sh BUILD_DIR OUT_DIR [quick|full]
+#   scripts/cuda_benchmark.sh BUILD_DIR OUT_DIR [headline|quick|full]
 #
-# quick (about 40 s on an H200) skips the schedule/chunk/occupancy sweeps and the
-# per-instruction profile; full takes about 3 minutes.
+# headline (about 30 s on an H200): the 1024-spp figures of both kernels, the
+# command line end to end and the Nsight Compute counters; quick (about 60 s)
+# adds the block/band sweeps and other scenes; full (about 3 minutes) the
+# schedule/chunk/occupancy sweeps and the per-instruction profile.
+# Variant sweeps (wide BVH, leaf size, quorum, register caps): cuda_tuning.sh.
 # Needs a build with CUDA (scripts/gpu_build_and_test.sh makes one).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,23 +32,25 @@ run() { echo "\$ ${*/#$root\//}" >> "$out/benchmark.md"; "$@" >> "$out/benchmark
 # The kernel settings the later sweeps vary one at a time (the defaults of CudaOptions).
 best=(--math fast --schedule dynamic --block 128 --chunk 1)
 # Both math variants.
-run "$bench" "$scene" "${size[@]}" --spp 256 --math exact,fast --repeat 3
+[ "$mode" != headline ] && run "$bench" "$scene" "${size[@]}" --spp 256 --math exact,fast --repeat 3
 # Block sizes, schedules, chunk sizes (pixels per fetch), occupancy (full mode).
 if [ "$mode" = full ]; then
   run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --block 32,64,128,256,512 --repeat 3
   run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --schedule static --block 64,128,256 --repeat 3
   run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --chunk 1,4,16 --repeat 3
   run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --blocks-per-sm 2,4 --repeat 3
-else
+elif [ "$mode" = quick ]; then
   run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --block 64,128,256 --repeat 3
 fi
 # Bands through the asynchronous two-stream pipeline (as an MPI rank feeds them).
-run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --bands 0,27,75,225 --repeat 3
+[ "$mode" != headline ] && run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --bands 0,27,75,225 --repeat 3
 # The headline: high spp, kernel-dominated.
 run "$bench" "$scene" "${size[@]}" --spp 1024 "${best[@]}" --math exact,fast --repeat 3
 # A deeper BVH: 10,404 spheres; instances (the kernel with the instance path).
-run "$bench" "$root/configs/many_spheres.yaml" "${size[@]}" --spp 64 "${best[@]}" --math exact,fast --repeat 3
-run "$bench" "$root/configs/stress.yaml" "${size[@]}" --spp 16 "${best[@]}" --math exact,fast --repeat 3
+if [ "$mode" != headline ]; then
+  run "$bench" "$root/configs/many_spheres.yaml" "${size[@]}" --spp 64 "${best[@]}" --math exact,fast --repeat 3
+  run "$bench" "$root/configs/stress.yaml" "${size[@]}" --spp 16 "${best[@]}" --math exact,fast --repeat 3
+fi
 
 # The command line end to end (scene load, BVH, upload, render, copy back, write).
 for math in exact fast; do
@@ -59,7 +64,7 @@ if command -v ncu >/dev/null; then
   metrics+=,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum
   metrics+=,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum
   metrics+=,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
-  metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
+  metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
   ncu --clock-control none -k regex:path_kernel --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
     --metrics "$metrics" "$bench" "$scene" "${size[@]}" --spp 64 "${best[@]}" --repeat 1 > "$out/ncu_best.txt" 2>&1 ||
@@ -71,6 +76,16 @@ if command -v ncu >/dev/null; then
     --page source --csv --print-source cuda,sass "$bench" "$scene" "${size[@]}" --spp 16 "${best[@]}" --repeat 1 \
     > "$out/ncu_source.csv" 2>&1 && gzip -f "$out/ncu_source.csv" || true
 fi
+# The counters that results/cuda.md reports (FP32 issue fraction = FP32 thread
+# instructions / (duration x 132 SMs x 128 lanes x clock)).
+for f in "$out/ncu_best.txt" "$out/ncu_exact.txt"; do
+  [ -f "$f" ] || continue
+  {
+    echo "# $(basename "$f"): key counters"
+    grep -E 'thread_inst_executed_per_inst|op_fp32_pred_on.sum|smsp__inst_executed.sum|issue_active|warps_active|registers_per|gpu__time_duration|cycles_elapsed.avg.per_second|Achieved Occupancy|Theoretical Occupancy' "$f" |
+      awk '{print "#   " $0}'
+  } >> "$out/benchmark.md"
+done
 # Machine code of the kernels, for offline reading (instruction mix, local memory).
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass "$build/cuda/libfarmrt_cuda.a" > "$out/path_kernel.sass" 2>&1 && gzip -f "$out/path_kernel.sass"

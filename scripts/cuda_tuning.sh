@@ -31,12 +31,15 @@ run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --wide on,off --gp
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact --geometry specialized,general
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --fused on,off
 # Register cap (__launch_bounds__(128, 8): 64 registers) and block size.
-run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --min-blocks 8
+run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --min-blocks 7,8
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --block 64,256
 # Pixel order (last rows first measured slower on this scene).
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math exact,fast --order last-rows-first
 # Leaf quorum of the binary traversal (exact kernel's; fast without the wide BVH).
 run "$bench" "$scene" "${size[@]}" "${common[@]}" --math fast --wide off --quorum 1,16
+# Other scenes: a deeper BVH (10,404 spheres), and instances (the general kernel, binary BVH).
+run "$bench" "$root/configs/many_spheres.yaml" "${size[@]}" --repeat 3 --spp 64 --math exact,fast --wide on,off
+run "$bench" "$root/configs/stress.yaml" "${size[@]}" --repeat 3 --spp 16 --math exact,fast
 
 if command -v ncu >/dev/null; then
   metrics=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_thread_inst_executed_op_fp32_pred_on.sum

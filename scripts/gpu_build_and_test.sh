@@ -13,8 +13,9 @@
 # machine's newer g++ warns where CI's does not (CI builds with -Werror);
 # build.log keeps them, and the summary counts them.
 # FARMRT_CMAKE_EXTRA: more configure arguments (e.g. -DFARMRT_CUDA_EXPERIMENTS=ON);
-# FARMRT_GPU_STEPS: "all" (default) or "gpu" (skips the CPU tests and the
-# sanitizers, for a short device call).
+# FARMRT_GPU_STEPS: "all" (default), or a comma-separated choice of the
+# optional steps "cpu" (the CPU tests) and "sanitizer"; "gpu" runs neither
+# (build, GPU tests and the command-line check only: a short device call).
 # Exit status: 0 when every step passed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +54,8 @@ grep -A2 "Compiling entry function" "$logs/build.log" | grep -E "entry|Used|stac
 
 # CPU tests in parallel; GPU tests one at a time (one of them fills the GPU's memory).
 steps=${FARMRT_GPU_STEPS:-all}
-[ "$steps" = all ] && step ctest_cpu ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE cuda
+want() { [ "$steps" = all ] || [[ ",$steps," == *",$1,"* ]]; }
+want cpu && step ctest_cpu ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE cuda
 step ctest_gpu ctest --test-dir "$build" --output-on-failure -j 1 -L cuda
 step gpu_tests_verbose "$build/tests/farmrt_cuda_tests"
 
@@ -72,7 +74,7 @@ sanitize() {
     done
   done
 }
-if [ "$steps" = all ]; then
+if want sanitizer; then
   step sanitizer_memcheck sanitize memcheck
   step sanitizer_initcheck sanitize initcheck
 fi
