@@ -79,7 +79,7 @@ int run(int argc, char** argv) {
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
     std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"}, wides = {"on"};
     std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
-    std::vector<int> quorums = {kLeafQuorum}, min_blocks = {0}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
+    std::vector<int> quorums = {kLeafQuorum}, min_blocks = {CudaOptions().min_blocks}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
     int repeat = 3, device = 0;
     for (int i = 2; i < argc; ++i) {
         const std::string option = argv[i];
@@ -198,14 +198,16 @@ int run(int argc, char** argv) {
                 const double kernel = median(kernel_times), wall = median(wall_times);
                 const std::string band_text = band_rows <= 0 ? "frame" : std::to_string(band_rows);
                 static const char* const kGeometryNames[] = {"general", "no instances", "spheres"};
-                const std::string leaf_text = std::to_string(leaf_size) +
-                    (options.fast_math && options.fast_leaf_size > 0 ? " (" + std::to_string(options.fast_leaf_size) + ")" : "");
+                const std::string leaf_text =
+                    std::to_string(leaf_size) +
+                    (report.gpu_bvh_leaf_size > 0 ? " (" + std::to_string(report.gpu_bvh_leaf_size) + ")" : "");
                 std::printf("| %s | %s%s%s | %d | %s | %s | %s | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
                             " | %.3f |\n",
                             options.fast_math ? "fast" : "exact", kGeometryNames[int(variant.geometry)],
                             variant.wide_bvh ? ", 4-wide BVH" : "",
-                            variant.min_blocks > 0 ? (" (min " + std::to_string(variant.min_blocks) + " blocks)").c_str()
-                                                   : "",
+                            variant.min_blocks > 0   ? (" (min " + std::to_string(variant.min_blocks) + " blocks)").c_str()
+                            : variant.min_blocks < 0 ? " (64-register cap)"
+                                                     : "",
                             variant.leaf_quorum, variant.fused_slabs ? "yes" : "no", leaf_text.c_str(),
                             options.last_rows_first ? "last rows first" : "first rows first",
                             options.schedule == PathSchedule::Static ? "static" : "dynamic", options.block_size,

@@ -161,6 +161,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     report_.block_size = options_.block_size;
     report_.occupancy = double(blocks_per_sm * options_.block_size) / max_threads_per_sm;
     report_.multiprocessors = multiprocessors;
+    report_.gpu_bvh_leaf_size = own_bvh ? options_.fast_leaf_size : 0;
 }
 
 CudaRenderer::~CudaRenderer() {
@@ -333,7 +334,7 @@ PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) c
     }
     v.leaf_quorum = options_.leaf_quorum;
     v.fused_slabs = options_.fast_math && options_.fused_slabs;
-    v.min_blocks = options_.min_blocks;
+    v.min_blocks = options_.min_blocks >= 0 ? options_.min_blocks : (wide_bvh ? kRegisterCap64 : 0);
     v.wide_bvh = wide_bvh;
     return v;
 }

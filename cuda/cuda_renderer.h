@@ -33,7 +33,9 @@ struct CudaOptions {
     bool specialize_geometry = true;  // kernels without instances / spheres only where the scene allows
     int leaf_quorum = kLeafQuorum;
     bool fused_slabs = true;  // fast math only
-    int min_blocks = 0;
+    // Register cap (PathKernelVariant::min_blocks): -1 = the measured best
+    // (64 registers for the fast kernels with the wide BVH, none otherwise).
+    int min_blocks = -1;
     // Fast math only: the GPU traverses its own BVH with leaves of at most
     // this many primitives (fewer primitive tests per ray, less divergence in
     // the leaf loop); 0 = the scene's BVH (the CPU's). Not for instances.
@@ -52,6 +54,7 @@ struct CudaKernelReport {
     int block_size = 0;
     double occupancy = 0;  // resident warps / maximum warps per multiprocessor
     int multiprocessors = 0;
+    int gpu_bvh_leaf_size = 0;  // the GPU's own BVH's leaf size (CudaOptions::fast_leaf_size); 0 = the scene's BVH
 };
 
 class CudaRenderer : public BandRenderer {

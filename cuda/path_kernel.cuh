@@ -96,6 +96,20 @@ __global__ void __launch_bounds__(128, kMinBlocks)
     trace_band<Traits, kWide>(scene, frame, band);
 }
 
+// At most 64 registers, any block size (kRegisterCap64).
+template <class Traits, bool kWide>
+__global__ void __launch_bounds__(1024, 1)
+    path_kernel_capped(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
+    trace_band<Traits, kWide>(scene, frame, band);
+}
+
+template <class Traits, bool kWide>
+cudaError_t launch_capped(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
+                          const FrameSettings& frame, const BandLaunch& band) {
+    path_kernel_capped<Traits, kWide><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    return cudaGetLastError();
+}
+
 template <class Traits, bool kWide>
 cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                    const FrameSettings& frame, const BandLaunch& band) {
@@ -122,7 +136,10 @@ PathKernelEntry entry(bool fast_math) {
     e.variant.fused_slabs = kFusedSlabs;
     e.variant.min_blocks = kMinBlocks;
     e.variant.wide_bvh = kWide;
-    if constexpr (kMinBlocks > 0) {
+    if constexpr (kMinBlocks == kRegisterCap64) {
+        e.function = reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide>);
+        e.launch = &launch_capped<Traits, kWide>;
+    } else if constexpr (kMinBlocks > 0) {
         e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kMinBlocks>);
         e.launch = &launch_bounded<Traits, kWide, kMinBlocks>;
     } else {

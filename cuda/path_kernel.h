@@ -53,7 +53,7 @@ struct PathKernelVariant {
     KernelGeometry geometry = KernelGeometry::General;
     int leaf_quorum = kLeafQuorum;  // TraversalTraits::kQuorum (no effect on the sums)
     bool fused_slabs = false;       // TraversalTraits::kFusedSlabs (fast math only)
-    int min_blocks = 0;             // __launch_bounds__(128, min_blocks) register cap; 0 = none
+    int min_blocks = 0;             // register cap: __launch_bounds__(128, min_blocks); kRegisterCap64; 0 = none
     bool wide_bvh = false;          // traverses BandLaunch::wide_nodes (fast math, no instances)
 
     bool operator==(const PathKernelVariant& o) const {
@@ -61,6 +61,10 @@ struct PathKernelVariant {
                fused_slabs == o.fused_slabs && min_blocks == o.min_blocks && wide_bvh == o.wide_bvh;
     }
 };
+
+// PathKernelVariant::min_blocks for __launch_bounds__(1024, 1): at most 64
+// registers (65,536 per multiprocessor / 1,024 threads) whatever the block size.
+constexpr int kRegisterCap64 = -1;
 
 using PathKernelLauncher = cudaError_t (*)(unsigned grid_blocks, unsigned block_size, cudaStream_t stream,
                                            const SceneView& scene, const FrameSettings& frame,

@@ -173,6 +173,18 @@ TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
             }
         }
     }
+    // The fast kernels with the wide BVH, capped at 64 registers (the default) or not.
+    for (const KernelGeometry geometry : {KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
+        for (const bool fused : {false, true}) {
+            PathKernelVariant variant;
+            variant.fast_math = true;
+            variant.geometry = geometry;
+            variant.fused_slabs = fused;
+            variant.wide_bvh = true;
+            variant.min_blocks = kRegisterCap64;
+            EXPECT_NE(find_path_kernel(variant), nullptr) << int(geometry) << " fused " << fused;
+        }
+    }
     PathKernelVariant fused_exact;
     fused_exact.fused_slabs = true;
     EXPECT_EQ(find_path_kernel(fused_exact), nullptr);
