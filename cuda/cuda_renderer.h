@@ -73,6 +73,11 @@ public:
     int bands_in_flight() const override { return int(kSlots); }
     std::string description() const override;
     int threads() const override { return 1; }
+    // An SM of the exact kernel traces about as fast as 8 AVX-512 cores
+    // (results/cuda.md: 1.58 G samples/s on 132 SMs; results/simd.md: about
+    // 1.5 M samples/s per core): the farm's first guess, replaced once measured.
+    double thread_equivalents() const override { return 8.0 * report_.multiprocessors; }
+    uint64_t min_band_pixels() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
 
     int device() const { return device_; }
     CudaKernelReport kernel_report() const;

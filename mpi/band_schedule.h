@@ -31,10 +31,20 @@ uint32_t automatic_band_rows(uint32_t width, uint32_t height, int ranks);
 std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, int ranks, int rank,
                                           uint32_t band_rows);
 
+// What a rank's backend is like, told with each of its requests
+// (BandRenderer's threads, thread_equivalents, bands_in_flight, min_band_pixels).
+struct RankAbility {
+    int threads = 1;
+    double thread_equivalents = 0;  // first guess of its speed in CPU threads; 0 = threads
+    int slots = 1;                  // bands it renders at once (a GPU: two, on two streams)
+    uint64_t min_band_pixels = 0;   // smaller bands leave it partly idle (a GPU's resident threads)
+};
+
 // Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
-// out bands top to bottom; without one it is guided: each band is half of the
+// out bands top to bottom; without one it is guided: each band is a third of the
 // requesting rank's fair share of the rows left (shares follow the ranks'
-// measured speed, so a GPU rank gets larger bands), down to one row at the end.
+// measured speed, so a GPU rank gets larger bands), down to one row at the
+// end (a GPU rank: down to the rows that fill it).
 class DynamicScheduler {
 public:
     DynamicScheduler(uint32_t height, uint32_t width, int ranks, uint32_t fixed_band_rows);
@@ -42,13 +52,20 @@ public:
     // What a rank tells rank 0 with each request: its threads (the first
     // guess of its speed) and the samples per second it has measured (0: none yet).
     void report_speed(int rank, int threads, double samples_per_second);
+    // The rest of what a rank tells (report_speed's threads included).
+    void describe_rank(int rank, const RankAbility& ability);
+    const RankAbility& ability(int rank) const { return abilities_[size_t(rank)]; }
 
     enum class Answer { Band, NotNow, Done };
     // A request from `rank`, which holds `unfinished` bands. Ranks ask for
     // their next band while rendering one, to hide the round trip; near the
     // end that look-ahead would strand work on a busy rank, so then a busy
-    // rank is told "not now" and asks again once it has nothing to render.
+    // rank (one holding as many bands as it renders at once, its slots) is
+    // told "not now" and asks again once it has a free slot.
     Answer next(int rank, int unfinished, RowRange& band);
+    // True when a rank holding `unfinished` bands has a slot free (it would
+    // start a new band at once).
+    bool has_free_slot(int rank, int unfinished) const;
 
     uint32_t rows_left() const { return height_ - next_row_; }
     bool in_endgame() const;
@@ -61,7 +78,12 @@ private:
     int ranks_;
     uint32_t fixed_band_rows_;  // 0: guided
     uint32_t max_rows_;
-    std::vector<int> threads_;
+
+    uint32_t floor_rows(int rank) const;
+    bool too_slow_for_the_rest(int rank, double total_weight) const;
+
+    uint32_t width_;
+    std::vector<RankAbility> abilities_;
     std::vector<double> speeds_;
 };
 

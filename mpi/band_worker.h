@@ -1,8 +1,10 @@
 // A rank's render thread. The main thread (the only one that calls MPI)
-// queues bands; this thread renders them one after another through the
-// rank's BandRenderer and hands the finished sums back. Keeping the renderer
-// off the main thread is what lets rank 0 answer requests, and every rank
-// move its messages, while its cores trace rays.
+// queues bands; this thread keeps up to the renderer's bands_in_flight() of
+// them submitted (BandRenderer::submit: a GPU renders one band while the last
+// one's sums come back, on two streams) and hands each band back as soon as
+// it completes, oldest first. Keeping the renderer off the main thread is
+// what lets rank 0 answer requests, and every rank move its messages, while
+// its cores (or its GPU) trace rays.
 #pragma once
 
 #include <atomic>
@@ -65,11 +67,14 @@ public:
     void push(WorkTask task);
     size_t queued() const;        // pushed, not started
     size_t unfinished() const;    // pushed, not finished
+    // Bands the renderer works on at once: the main thread keeps this many
+    // unfinished (plus one queued) before the end of the job.
+    int slots() const { return slots_; }
     std::vector<FinishedBand> take_finished();
     // Rethrows what the render thread threw, if it did.
     void rethrow_failure();
 
-    double busy_seconds() const;  // inside BandRenderer::render
+    double busy_seconds() const;  // with at least one band submitted and not complete
     uint64_t bands_done() const;
     uint64_t samples_done() const;
     double samples_per_second() const;  // measured so far; 0 before the first band
@@ -87,7 +92,15 @@ private:
         std::vector<float> sums;
         uint64_t tag = 0;
     };
+    // A submitted band: what to hand back once the renderer completes it.
+    struct InFlight {
+        FinishedBand finished;
+        float* sums = nullptr;
+        uint64_t samples = 0;
+    };
     void run();
+    // Takes the next task, prepares its sums and submits it (render thread).
+    void submit(Task task, std::deque<InFlight>& in_flight, uint64_t& started);
 
     BandRenderer& renderer_;
     FrameSettings frame_;
@@ -95,6 +108,7 @@ private:
     FailureInjection failure_;
     std::atomic<uint64_t>* progress_;
     WakeSignal& wake_;
+    int slots_ = 1;
 
     mutable std::mutex mutex_;
     std::condition_variable work_ready_;
@@ -105,6 +119,7 @@ private:
     std::exception_ptr failure_thrown_;
     double busy_ = 0;
     std::chrono::steady_clock::time_point first_start_{}, last_end_{};
+    std::chrono::steady_clock::time_point busy_since_{};  // the first band of the current busy stretch
     uint64_t bands_ = 0, samples_ = 0;
     std::thread thread_;
 };

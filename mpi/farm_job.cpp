@@ -65,7 +65,38 @@ struct BandRequest {
     int32_t threads = 0;
     int32_t unfinished = 0;         // bands the rank holds (rendering or queued)
     double samples_per_second = 0;  // measured by the rank so far; 0 before its first band
+    // What the rank's backend is like (RankAbility): the same in every request.
+    double thread_equivalents = 0;
+    uint64_t min_band_pixels = 0;
+    int32_t slots = 1;
+    int32_t unused = 0;
 };
+
+RankAbility ability_of(const BandRenderer& renderer) {
+    RankAbility ability;
+    ability.threads = renderer.threads();
+    ability.thread_equivalents = renderer.thread_equivalents();
+    ability.slots = std::max(1, renderer.bands_in_flight());
+    ability.min_band_pixels = renderer.min_band_pixels();
+    return ability;
+}
+
+RankAbility ability_of(const BandRequest& request) {
+    RankAbility ability;
+    ability.threads = request.threads;
+    ability.thread_equivalents = request.thread_equivalents;
+    ability.slots = request.slots;
+    ability.min_band_pixels = request.min_band_pixels;
+    return ability;
+}
+
+void describe_renderer(BandRequest& request, const BandRenderer& renderer) {
+    const RankAbility ability = ability_of(renderer);
+    request.threads = ability.threads;
+    request.thread_equivalents = ability.thread_equivalents;
+    request.slots = ability.slots;
+    request.min_band_pixels = ability.min_band_pixels;
+}
 
 // Longest sleeps between polls of the main threads. Rank 0 answers requests
 // within kPollRoot; a worker whose next band is queued needs MPI only to move
@@ -76,8 +107,10 @@ int count_of(RowRange rows, uint32_t width) { return int(size_t(rows.count()) * 
 
 // Threads for this rank's renderer when --threads is not given: a rank that
 // the launcher bound to some CPUs uses those; unbound ranks share the node's
-// CPUs evenly. OMP_NUM_THREADS, when set, is the user's choice (0 = keep it).
-int default_threads(const MpiSession& mpi) {
+// CPUs evenly, less one core for each GPU rank of the node (a GPU rank needs
+// a core only to feed its GPU). OMP_NUM_THREADS, when set, is the user's
+// choice (0 = keep it).
+int default_threads(const MpiSession& mpi, const std::string& backend) {
     if (std::getenv("OMP_NUM_THREADS")) return 0;
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
@@ -85,7 +118,12 @@ int default_threads(const MpiSession& mpi) {
     int allowed = int(online > 0 ? online : 1);
     if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = std::max(1, CPU_COUNT(&set));
     if (online > 0 && allowed < online) return allowed;
-    return std::max(1, allowed / std::max(1, mpi.ranks_on_node()));
+    const int ranks = std::max(1, mpi.ranks_on_node());
+    const int gpu_ranks = std::min(gpu_ranks_on_node(backend, ranks), ranks);
+    if (gpu_ranks > 0 && gpu_ranks < ranks && allowed > gpu_ranks) {
+        return std::max(1, (allowed - gpu_ranks) / (ranks - gpu_ranks));
+    }
+    return std::max(1, allowed / ranks);
 }
 
 // Non-blocking operations in flight, tested together with MPI_Testsome.
@@ -189,6 +227,7 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
     };
     // Answers a rank's request at once: a band (expecting its result), "not now" or "no more".
     const auto answer = [&](int rank, const BandRequest& asked) {
+        scheduler.describe_rank(rank, ability_of(asked));
         scheduler.report_speed(rank, asked.threads, asked.samples_per_second);
         RowRange band;
         const DynamicScheduler::Answer outcome = scheduler.next(rank, asked.unfinished, band);
@@ -211,6 +250,7 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
     // Keeps one band queued behind the one rank 0 renders.
     const auto feed_local = [&]() {
         if (local_done || local.queued() > 0) return;
+        scheduler.describe_rank(0, ability_of(context.renderer));
         scheduler.report_speed(0, context.renderer.threads(), local.samples_per_second());
         RowRange band;
         const DynamicScheduler::Answer outcome = scheduler.next(0, int(local.unfinished()), band);
@@ -288,7 +328,7 @@ void render_as_worker(const RenderContext& context, RankReport& report, TimePoin
     const auto send_request = [&]() {
         Operation receive{Operation::Kind::AssignmentReceive, 0, {}, {}, std::make_unique<uint32_t[]>(2), {}, {}};
         Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
-        send.outgoing->threads = context.renderer.threads();
+        describe_renderer(*send.outgoing, context.renderer);
         const size_t unfinished = worker.unfinished();
         send.outgoing->unfinished = int32_t(unfinished);
         send.outgoing->samples_per_second = worker.samples_per_second();
@@ -354,7 +394,7 @@ void render_as_worker(const RenderContext& context, RankReport& report, TimePoin
                 worker.push(rows, nullptr);
             }
         }
-        if (!no_more && !request_out && worker.queued() == 0 && (!ask_when_idle || worker.unfinished() == 0)) {
+        if (!no_more && !request_out && worker.queued() == 0 && (!ask_when_idle || worker.unfinished() < size_t(worker.slots()))) {
             send_request();
             activity = true;
         }
@@ -460,6 +500,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     std::unordered_map<uint64_t, std::vector<float>> result_buffers;  // tag -> receive buffer
     uint64_t next_tag = 1;
     std::vector<bool> deferred(size_t(ranks), false);
+    std::vector<int> deferred_unfinished(size_t(ranks), 0);  // what a held request said it holds
     std::vector<bool> told_done(size_t(ranks), false);
     told_done[0] = true;
     bool local_done = false;
@@ -504,7 +545,9 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     const auto answer = [&](int rank, int unfinished) {
         WorkItem item;
         const FrameQueue::Answer outcome = queue.next(rank, unfinished, item);
-        deferred[size_t(rank)] = outcome == FrameQueue::Answer::Defer && unfinished == 0;
+        // A rank with a free slot (idle, or a GPU with one band left) is held.
+        deferred[size_t(rank)] = outcome == FrameQueue::Answer::Defer && queue.has_free_slot(rank, unfinished);
+        deferred_unfinished[size_t(rank)] = unfinished;
         if (deferred[size_t(rank)]) return;
         WorkHeader header;
         if (outcome == FrameQueue::Answer::Defer) {
@@ -554,6 +597,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     // Keeps one item queued behind the one rank 0 renders.
     const auto feed_local = [&]() {
         if (local_done || local.queued() > 0) return;
+        queue.describe_rank(0, ability_of(context.renderer));
         queue.report_speed(0, context.renderer.threads(), local.samples_per_second());
         WorkItem item;
         const FrameQueue::Answer outcome = queue.next(0, int(local.unfinished()), item);
@@ -588,6 +632,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
             activity = true;
             const int rank = operation.rank;
             if (operation.kind == Operation::Kind::RequestReceive) {
+                queue.describe_rank(rank, ability_of(*operation.request));
                 queue.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
                 answer(rank, operation.request->unfinished);
             } else if (operation.kind == Operation::Kind::ResultReceive) {
@@ -632,7 +677,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
         }
         if (activity) {
             for (int rank = 1; rank < ranks; ++rank) {
-                if (deferred[size_t(rank)]) answer(rank, 0);
+                if (deferred[size_t(rank)]) answer(rank, deferred_unfinished[size_t(rank)]);
             }
         }
         feed_local();
@@ -675,7 +720,7 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
     const auto send_request = [&]() {
         Operation receive{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, {}, 0, std::make_unique<WorkHeader>()};
         Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
-        send.outgoing->threads = context.renderer.threads();
+        describe_renderer(*send.outgoing, context.renderer);
         const size_t unfinished = worker.unfinished();
         send.outgoing->unfinished = int32_t(unfinished);
         send.outgoing->samples_per_second = worker.samples_per_second();
@@ -760,7 +805,7 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
             }
         }
         if (!no_more && !request_out && !sums_pending && worker.queued() == 0 &&
-            (!ask_when_idle || worker.unfinished() == 0)) {
+            (!ask_when_idle || worker.unfinished() < size_t(worker.slots()))) {
             send_request();
             activity = true;
         }
@@ -967,7 +1012,7 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
             prepared = std::make_unique<PreparedJob>(prepare_job(std::move(job.description), rank_command_line, phases));
             phases = prepared->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
-            if (options.threads <= 0) options.threads = default_threads(mpi);
+            if (options.threads <= 0) options.threads = default_threads(mpi, options.backend);
             renderer = make_band_renderer(prepared->description.scene, options);
         } catch (...) {
             error = std::current_exception();

@@ -23,7 +23,7 @@ FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> 
     : options_(options),
       tasks_(std::move(frames)),
       open_(std::move(open)),
-      threads_(size_t(std::max(options.ranks, 1)), 1),
+      abilities_(size_t(std::max(options.ranks, 1))),
       speeds_(size_t(std::max(options.ranks, 1)), 0.0) {
     options_.max_open_frames = std::max<size_t>(options_.max_open_frames, 1);
 }
@@ -31,12 +31,27 @@ FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> 
 FrameQueue::~FrameQueue() = default;
 
 void FrameQueue::report_speed(int rank, int threads, double samples_per_second) {
-    if (rank < 0 || size_t(rank) >= threads_.size()) return;
-    threads_[size_t(rank)] = std::max(threads, 1);
+    if (rank < 0 || size_t(rank) >= abilities_.size()) return;
+    abilities_[size_t(rank)].threads = std::max(threads, 1);
     if (samples_per_second > 0) speeds_[size_t(rank)] = samples_per_second;
     for (auto& frame : open_frames_) {
         if (frame->dealer) frame->dealer->report_speed(rank, threads, samples_per_second);
     }
+}
+
+void FrameQueue::describe_rank(int rank, const RankAbility& ability) {
+    if (rank < 0 || size_t(rank) >= abilities_.size()) return;
+    abilities_[size_t(rank)] = ability;
+    abilities_[size_t(rank)].threads = std::max(ability.threads, 1);
+    abilities_[size_t(rank)].slots = std::max(ability.slots, 1);
+    for (auto& frame : open_frames_) {
+        if (frame->dealer) frame->dealer->describe_rank(rank, ability);
+    }
+}
+
+bool FrameQueue::has_free_slot(int rank, int unfinished) const {
+    if (rank < 0 || size_t(rank) >= abilities_.size()) return unfinished <= 0;
+    return unfinished < abilities_[size_t(rank)].slots;
 }
 
 uint32_t FrameQueue::pass_samples() const {
@@ -57,8 +72,9 @@ bool FrameQueue::start_round(OpenFrame& frame) {
     frame.round_target = uint32_t(std::min<uint64_t>(uint64_t(lowest) + pass_samples(), options_.spp));
     frame.dealer = std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks,
                                                       options_.band_rows);
-    for (size_t rank = 0; rank < threads_.size(); ++rank) {
-        frame.dealer->report_speed(int(rank), threads_[rank], speeds_[rank]);
+    for (size_t rank = 0; rank < abilities_.size(); ++rank) {
+        frame.dealer->describe_rank(int(rank), abilities_[rank]);
+        frame.dealer->report_speed(int(rank), abilities_[rank].threads, speeds_[rank]);
     }
     ++rounds_;
     return true;

@@ -55,6 +55,10 @@ public:
     FrameQueue& operator=(const FrameQueue&) = delete;
 
     void report_speed(int rank, int threads, double samples_per_second);
+    // The rest of what a rank tells with its requests (band_schedule.h).
+    void describe_rank(int rank, const RankAbility& ability);
+    // True when a rank holding `unfinished` items would start a new one at once.
+    bool has_free_slot(int rank, int unfinished) const;
 
     enum class Answer { Item, Defer, Done };
     // A request from `rank`, which holds `unfinished` items (rendering or
@@ -100,7 +104,7 @@ private:
     size_t next_task_ = 0;
     std::deque<std::unique_ptr<OpenFrame>> open_frames_;
     std::vector<uint32_t> completed_;
-    std::vector<int> threads_;
+    std::vector<RankAbility> abilities_;
     std::vector<double> speeds_;
     bool stopped_ = false;
     size_t items_out_ = 0;

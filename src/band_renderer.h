@@ -57,6 +57,15 @@ public:
     }
     virtual int bands_in_flight() const { return 1; }
 
+    // For the farm's dealer (mpi/band_schedule.h). What this backend is worth
+    // in CPU threads of the same node, as a first guess before it has
+    // measured its speed (a GPU is worth hundreds; guessing it too slow would
+    // hand CPU ranks bands that outlast the job).
+    virtual double thread_equivalents() const { return threads(); }
+    // Pixels below which a band leaves the backend partly idle without
+    // finishing sooner (a GPU's resident threads, one pixel each); 0 = none.
+    virtual uint64_t min_band_pixels() const { return 0; }
+
 private:
     std::deque<float*> completed_;  // the default submit()'s finished bands
 };
@@ -72,5 +81,11 @@ struct RendererOptions {
 class Scene;
 // The scene must outlive the renderer.
 std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const RendererOptions& options);
+
+// How many of the `ranks_on_node` ranks of this node take a GPU under
+// `backend` (auto: one per visible GPU, by node-local rank; cuda: all of
+// them), so that the CPU ranks of a hybrid job can share the cores that the
+// GPU ranks leave. 0 without CUDA or without a GPU.
+int gpu_ranks_on_node(const std::string& backend, int ranks_on_node);
 
 }  // namespace farmrt

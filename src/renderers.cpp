@@ -1,11 +1,15 @@
 // Chooses the backend tracer for a rank or a single process.
 #include "band_renderer.h"
+
+#include <algorithm>
+
 #include "cpu_renderer.h"
 #include "errors.h"
 #include "scene.h"
 #include "simd_level.h"
 
 #if FARMRT_HAVE_CUDA
+#include "cuda_device.h"
 #include "cuda_renderer.h"
 #endif
 
@@ -33,6 +37,19 @@ std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const Rende
 #endif
     return std::make_unique<CpuRenderer>(scene.view(), options.threads, options.tile_size,
                                          resolve_simd_level(options.simd));
+}
+
+int gpu_ranks_on_node(const std::string& backend, int ranks_on_node) {
+#if FARMRT_HAVE_CUDA
+    if (backend != "auto" && backend != "cuda") return 0;
+    const int count = visible_gpu_count();
+    if (count == 0) return 0;
+    return backend == "cuda" ? ranks_on_node : std::min(count, ranks_on_node);
+#else
+    (void)backend;
+    (void)ranks_on_node;
+    return 0;
+#endif
 }
 
 }  // namespace farmrt

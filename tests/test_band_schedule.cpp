@@ -3,6 +3,11 @@
 // the ranks' speeds and hold back look-ahead only at the very end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -145,7 +150,7 @@ TEST(BandSchedule, GuidedBandsShrinkToOneRow) {
         previous = band.count();
         sizes.push_back(band.count());
     }
-    EXPECT_EQ(sizes.front(), 43u);  // ceil(675 / 8 / 2)
+    EXPECT_EQ(sizes.front(), 29u);  // ceil(675 / 8 / 3)
     EXPECT_EQ(sizes.back(), 1u);
     EXPECT_LT(sizes.size(), 120u);  // few messages
 }
@@ -165,8 +170,8 @@ TEST(BandSchedule, GuidedBandsFollowMeasuredSpeed) {
     RowRange one, three;
     fresh.next(0, 0, one);
     fresh.next(1, 0, three);
-    EXPECT_EQ(one.count(), 125u);    // 1000 * 1/4 / 2
-    EXPECT_EQ(three.count(), 329u);  // 875 * 3/4 / 2, rounded up
+    EXPECT_EQ(one.count(), 84u);     // 1000 * 1/4 / 3, rounded up
+    EXPECT_EQ(three.count(), 229u);  // 916 * 3/4 / 3
 }
 
 TEST(BandSchedule, LookAheadIsRefusedOnlyAtTheEnd) {
@@ -176,6 +181,279 @@ TEST(BandSchedule, LookAheadIsRefusedOnlyAtTheEnd) {
     while (!scheduler.in_endgame()) scheduler.next(1, 0, band);
     EXPECT_EQ(scheduler.next(0, 1, band), DynamicScheduler::Answer::NotNow);
     EXPECT_EQ(scheduler.next(0, 0, band), DynamicScheduler::Answer::Band);  // idle rank
+}
+
+
+// ---- GPU ranks: slots, band floor, first guess --------------------------------
+
+RankAbility gpu_ability(uint64_t resident_threads = 118 * 1024) {
+    RankAbility gpu;
+    gpu.threads = 1;
+    gpu.thread_equivalents = 8.0 * 132;  // CudaRenderer: 8 per SM
+    gpu.slots = 2;
+    gpu.min_band_pixels = resident_threads;
+    return gpu;
+}
+
+RankAbility cpu_ability(int threads) {
+    RankAbility cpu;
+    cpu.threads = threads;
+    return cpu;
+}
+
+TEST(BandSchedule, GpuRankWithAFreeSlotGetsBandsToTheEnd) {
+    // Two bands in flight on two streams: a GPU rank holding one is not
+    // "busy"; told "not now" only when both slots are taken.
+    DynamicScheduler scheduler(2000, 64, 2, 0);
+    scheduler.describe_rank(0, gpu_ability(64));
+    scheduler.describe_rank(1, cpu_ability(1000));  // as fast: never "too slow for the rest"
+    RowRange band;
+    while (!scheduler.in_endgame()) ASSERT_EQ(scheduler.next(1, 0, band), DynamicScheduler::Answer::Band);
+    EXPECT_EQ(scheduler.next(0, 1, band), DynamicScheduler::Answer::Band);
+    EXPECT_EQ(scheduler.next(0, 2, band), DynamicScheduler::Answer::NotNow);
+    EXPECT_EQ(scheduler.next(1, 1, band), DynamicScheduler::Answer::NotNow);
+    EXPECT_TRUE(scheduler.has_free_slot(0, 1));
+    EXPECT_FALSE(scheduler.has_free_slot(1, 1));
+}
+
+TEST(BandSchedule, GpuBandsFillTheGpu) {
+    // 118 K resident threads at 1200 pixels a row: a band of fewer than 101
+    // rows would leave the GPU partly idle and take as long.
+    DynamicScheduler scheduler(675, 1200, 2, 0);
+    scheduler.describe_rank(0, gpu_ability());
+    scheduler.describe_rank(1, gpu_ability());
+    RowRange band;
+    std::vector<RowRange> bands;
+    int rank = 0;
+    while (scheduler.next(rank, 0, band) == DynamicScheduler::Answer::Band) {
+        bands.push_back(band);
+        rank ^= 1;
+    }
+    expect_each_row_once(bands, 675);
+    for (size_t i = 0; i + 1 < bands.size(); ++i) EXPECT_GE(bands[i].count(), 101u) << "band " << i;
+    // A fixed --band is the user's choice and wins.
+    DynamicScheduler fixed(675, 1200, 2, 5);
+    fixed.describe_rank(0, gpu_ability());
+    ASSERT_EQ(fixed.next(0, 0, band), DynamicScheduler::Answer::Band);
+    EXPECT_EQ(band.count(), 5u);
+}
+
+TEST(BandSchedule, GpuGuessKeepsCpuBandsSmallBeforeAnyMeasurement) {
+    // A GPU rank's first guess is hundreds of threads: the 30-thread CPU rank
+    // of a hybrid job must not start with a large part of the frame.
+    DynamicScheduler scheduler(2160, 3840, 3, 0);
+    scheduler.describe_rank(0, gpu_ability());
+    scheduler.describe_rank(1, gpu_ability());
+    scheduler.describe_rank(2, cpu_ability(30));
+    RowRange cpu, gpu;
+    ASSERT_EQ(scheduler.next(2, 0, cpu), DynamicScheduler::Answer::Band);
+    ASSERT_EQ(scheduler.next(0, 0, gpu), DynamicScheduler::Answer::Band);
+    EXPECT_LE(cpu.count(), 11u);   // 2160 x 30 / 2142 / 3 = 10.1
+    EXPECT_GE(gpu.count(), 350u);  // a sixth of the frame: 2150 x 1056 / 2142 / 3
+}
+
+TEST(BandSchedule, UnderMeasuredGpuIsNotTakenForSlowerThanItsGuess) {
+    // The one-sample first round measures a GPU at a fraction of its speed
+    // (copies and launches dominate); the CPU rank's next band must still be
+    // sized as if the GPUs ran at their guessed speed at least.
+    DynamicScheduler scheduler(2160, 3840, 3, 0);
+    scheduler.describe_rank(0, gpu_ability());
+    scheduler.describe_rank(1, gpu_ability());
+    scheduler.describe_rank(2, cpu_ability(30));
+    const double per_thread = 1.5e6;
+    scheduler.report_speed(2, 30, 30 * per_thread);
+    scheduler.report_speed(0, 1, 1056 * per_thread / 10);  // measured 10x too slow
+    scheduler.report_speed(1, 1, 1056 * per_thread / 10);
+    RowRange cpu;
+    ASSERT_EQ(scheduler.next(2, 0, cpu), DynamicScheduler::Answer::Band);
+    EXPECT_LE(cpu.count(), 11u);
+    // Measured faster than the guess: the measurement counts.
+    scheduler.report_speed(0, 1, 1056 * per_thread * 4);
+    scheduler.report_speed(1, 1, 1056 * per_thread * 4);
+    RowRange smaller;
+    ASSERT_EQ(scheduler.next(2, 0, smaller), DynamicScheduler::Answer::Band);
+    EXPECT_LE(smaller.count(), 3u);
+}
+
+// ---- Whole jobs, simulated ----------------------------------------------------
+//
+// Ranks ask rank 0 as the farm's ranks do (a request as soon as nothing is
+// queued, "not now" honoured until a slot is free), each answer one round trip
+// later; a rank renders its bands one after the other at its speed, a band
+// smaller than the rank's floor taking as long as one at the floor (a GPU's
+// resident threads). Speeds are reported after each band as measured.
+
+struct SimulatedRank {
+    RankAbility ability;
+    double speed = 1;    // cost units per second
+    double noise = 0;    // relative spread of a band's time (cores shared, caches)
+};
+
+struct SimulatedJob {
+    double makespan = 0;
+    double imbalance = 0;  // max busy / mean busy
+    std::vector<double> busy;
+    std::vector<uint64_t> rows;
+};
+
+SimulatedJob simulate_job(uint32_t height, uint32_t width, const std::vector<double>& row_costs,
+                          const std::vector<SimulatedRank>& ranks, double round_trip, uint32_t seed) {
+    const int n = int(ranks.size());
+    DynamicScheduler scheduler(height, width, n, 0);
+    std::mt19937 random(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    struct State {
+        std::deque<std::pair<RowRange, double>> held;  // bands and their durations; front renders
+        double free_at = 0;       // when the band rendering now ends
+        bool request_out = false, not_now = false, done = false;
+        double answer_at = 0;
+        double busy = 0, work = 0, measured_time = 0;
+        uint64_t rows = 0;
+    };
+    std::vector<State> states(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) scheduler.describe_rank(r, ranks[size_t(r)].ability);
+    double now = 0;
+    const auto band_time = [&](int r, RowRange band) {
+        double cost = 0;
+        for (uint32_t row = band.begin; row < band.end; ++row) cost += row_costs[row];
+        const uint64_t floor_pixels = ranks[size_t(r)].ability.min_band_pixels;
+        const double fill = floor_pixels ? std::max(1.0, double(floor_pixels) / (double(band.count()) * width)) : 1.0;
+        const double factor = std::max(0.2, 1 + ranks[size_t(r)].noise * normal(random));
+        return std::make_pair(cost, cost / ranks[size_t(r)].speed * fill * factor);
+    };
+    std::vector<std::deque<double>> costs(static_cast<size_t>(n));  // per held band: its cost
+    for (int steps = 0; steps < 1000000; ++steps) {
+        bool all_done = true;
+        for (int r = 0; r < n; ++r) {
+            State& s = states[size_t(r)];
+            const int unfinished = int(s.held.size());
+            const bool queued_empty = unfinished <= ranks[size_t(r)].ability.slots;  // every held band started
+            if (!s.done && !s.request_out && queued_empty &&
+                (!s.not_now || scheduler.has_free_slot(r, unfinished))) {
+                s.request_out = true;
+                s.answer_at = now + round_trip;
+                // Rank 0 answers at half the round trip, with what the request said.
+                if (s.measured_time > 0) scheduler.report_speed(r, ranks[size_t(r)].ability.threads, s.work / s.measured_time);
+                RowRange band;
+                const auto answer = scheduler.next(r, unfinished, band);
+                s.not_now = answer == DynamicScheduler::Answer::NotNow;
+                if (answer == DynamicScheduler::Answer::Done) s.done = true;
+                if (answer == DynamicScheduler::Answer::Band) {
+                    const auto [cost, time] = band_time(r, band);
+                    if (std::getenv("FARMRT_SIMULATION_TRACE")) {
+                        std::printf("t=%.4f rank %d rows %u-%u (%u) time %.4f held %d\n", now, r, band.begin, band.end,
+                                    band.count(), time, unfinished);
+                    }
+                    s.held.emplace_back(band, time);
+                    costs[size_t(r)].push_back(cost);
+                    s.rows += band.count();
+                    if (s.held.size() == 1) s.free_at = s.answer_at + time;
+                }
+            }
+            if (!s.done || !s.held.empty() || s.request_out) all_done = false;
+        }
+        if (all_done) break;
+        // Next event: an answer arriving or a band finishing.
+        double next = 1e300;
+        for (const State& s : states) {
+            if (s.request_out) next = std::min(next, s.answer_at);
+            if (!s.held.empty()) next = std::min(next, s.free_at);
+        }
+        now = next;
+        for (int r = 0; r < n; ++r) {
+            State& s = states[size_t(r)];
+            if (s.request_out && s.answer_at <= now) s.request_out = false;
+            while (!s.held.empty() && s.free_at <= now) {
+                const double time = s.held.front().second;
+                s.busy += time;
+                s.measured_time += time;
+                s.work += costs[size_t(r)].front();
+                costs[size_t(r)].pop_front();
+                s.held.pop_front();
+                if (!s.held.empty()) s.free_at += s.held.front().second;
+            }
+        }
+    }
+    SimulatedJob job;
+    job.makespan = now;
+    double total = 0, largest = 0;
+    for (const State& s : states) {
+        job.busy.push_back(s.busy);
+        job.rows.push_back(s.rows);
+        total += s.busy;
+        largest = std::max(largest, s.busy);
+    }
+    job.imbalance = largest / (total / n);
+    return job;
+}
+
+// Rows of configs/spheres.yaml: cheap sky at the top, spheres and ground below.
+std::vector<double> spheres_like_row_costs(uint32_t height, uint32_t seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> spread(0.0, 1.0);
+    std::vector<double> costs(height);
+    for (uint32_t row = 0; row < height; ++row) {
+        costs[row] = row < height * 45 / 100 ? 0.15 + 0.1 * spread(random) : 0.6 + 0.6 * spread(random);
+    }
+    return costs;
+}
+
+TEST(BandSchedule, SimulatedCpuRanksBalanceWithinFivePercent) {
+    // 8 and 16 one-thread ranks on a 64 spp 1200x675 frame (about 2.4 s;
+    // a lower row costs 60-120 ms), 15% noise per band, 1.5 ms round trips.
+    for (int ranks : {8, 16}) {
+        double worst = 0;
+        for (uint32_t seed = 1; seed <= 20; ++seed) {
+            auto costs = spheres_like_row_costs(675, seed);
+            const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+            const double per_second = total / (2.4 * ranks);  // each rank: cost units per second
+            std::vector<SimulatedRank> farm(static_cast<size_t>(ranks));
+            for (SimulatedRank& rank : farm) {
+                rank.ability = cpu_ability(1);
+                rank.speed = per_second;
+                rank.noise = 0.15;
+            }
+            const SimulatedJob job = simulate_job(675, 1200, costs, farm, 0.0015, seed);
+            worst = std::max(worst, job.imbalance);
+            if (std::getenv("FARMRT_SIMULATION_LOG")) {
+                std::printf("%d ranks seed %u: makespan %.3f imbalance %.3f busy", ranks, seed, job.makespan, job.imbalance);
+                for (double b : job.busy) std::printf(" %.3f", b);
+                std::printf("\n");
+            }
+        }
+        EXPECT_LE(worst, 1.05) << ranks << " ranks";
+    }
+}
+
+TEST(BandSchedule, SimulatedHybridIsNotSlowerThanItsGpus) {
+    // 3840x2160: two GPUs (about 35 waves of resident threads each) alone,
+    // then with a 30-thread CPU rank about 2% of their speed. The CPU rank
+    // may help a little; it must never hold the job's end.
+    const uint32_t width = 3840, height = 2160;
+    for (uint32_t seed = 1; seed <= 10; ++seed) {
+        const auto costs = spheres_like_row_costs(height, seed);
+        const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+        SimulatedRank gpu;
+        gpu.ability = gpu_ability();
+        gpu.speed = total / 5.4;  // one GPU renders the frame in 5.4 s
+        gpu.noise = 0.02;
+        SimulatedRank cpu;
+        cpu.ability = cpu_ability(30);
+        cpu.speed = gpu.speed * 30 / 1056 * 0.7;  // slower than the GPU's guess says
+        cpu.noise = 0.15;
+        const SimulatedJob one = simulate_job(height, width, costs, {gpu}, 0.0015, seed);
+        const SimulatedJob two = simulate_job(height, width, costs, {gpu, gpu}, 0.0015, seed);
+        const SimulatedJob hybrid = simulate_job(height, width, costs, {gpu, gpu, cpu}, 0.0015, seed);
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        if (std::getenv("FARMRT_SIMULATION_LOG")) {
+            std::printf("seed %u: one GPU %.3f s, two %.3f s (%.3fx), hybrid %.3f s, CPU rows %llu\n", seed,
+                        one.makespan, two.makespan, one.makespan / two.makespan, hybrid.makespan,
+                        (unsigned long long)hybrid.rows[2]);
+        }
+        EXPECT_GE(one.makespan / two.makespan, 1.9);
+        EXPECT_LE(hybrid.makespan, two.makespan * 1.01);
+        EXPECT_GT(hybrid.rows[2], 0u);  // the CPU rank took part
+    }
 }
 
 }  // namespace
