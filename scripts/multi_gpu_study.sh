@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One command for a multi-GPU machine: builds farmrt with CUDA (OpenImageIO
+# off), runs the GPU/hybrid farm tests, measures GPU ranks and hybrid jobs
+# (scripts/benchmark_multi_gpu.sh), then the MPI CPU tables
+# (scripts/benchmark_mpi.sh: 8 and 16 ranks on 16 cores, 8x1, and the whole
+# machine), within a time budget. Everything lands in OUT_DIR; a summary is
+# printed last.
+#
+#   scripts/multi_gpu_study.sh BUILD_DIR OUT_DIR
+# Environment: BUDGET (seconds, default 400), DEPS (unpacked Debian packages,
+# default .deps/root/usr), COMMIT (for the tables when there is no .git).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:?usage: multi_gpu_study.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: multi_gpu_study.sh BUILD_DIR OUT_DIR}
+budget=${BUDGET:-400}
+deps=${DEPS:-$PWD/.deps/root/usr}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+export COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+start=$SECONDS
+left() { echo $((budget - (SECONDS - start))); }
+log() { echo "[$((SECONDS - start))s] $*" | tee -a "$out/summary.txt"; }
+
+configure=(-DCMAKE_BUILD_TYPE=Release -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WARNINGS_AS_ERRORS=ON)
+[ -d "$deps" ] && configure+=("-DCMAKE_PREFIX_PATH=$deps" "-DCMAKE_LIBRARY_PATH=$deps/lib/x86_64-linux-gnu")
+{ nvidia-smi -L; nproc; } >"$out/machine.txt" 2>&1
+if ! cmake -S . -B "$build" -G Ninja "${configure[@]}" >"$out/configure.log" 2>&1 ||
+    ! ninja -C "$build" farmrt farmrt_mpi_tests >"$out/build.log" 2>&1; then
+    log "build FAILED"; tail -30 "$out/configure.log" "$out/build.log"; exit 1
+fi
+log "built"
+
+ctest --test-dir "$build" --output-on-failure -R 'mpi_gpu_hybrid|mpi_identical_n3|mpi_stats|BandSchedule' \
+    >"$out/ctest.log" 2>&1
+log "ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+grep -E '^ok:|SKIPPED|FAIL' "$out/ctest.log" | head -20 | tee -a "$out/summary.txt"
+
+if [ "$(left)" -gt 120 ]; then
+    REPEATS=2 scripts/benchmark_multi_gpu.sh "$build" "$out/gpu" >"$out/gpu.log" 2>&1
+    log "GPU benchmark done"
+fi
+
+cpu_table() {  # NAME CORES RANKS REPEATS
+    local name=$1 cores=$2 ranks=$3 repeats=$4
+    CORES=$cores RANKS="$ranks" REPEATS=$repeats SCHEDULES="dynamic static cyclic" EXTRA="--backend cpu" \
+        RESULTS="$out/$name" scripts/benchmark_mpi.sh "$build" >"$out/$name.log" 2>&1
+    log "CPU table $name done"
+}
+[ "$(left)" -gt 100 ] && cpu_table mpi_16cores 16 "8 16" $([ "$(left)" -gt 200 ] && echo 2 || echo 1)
+[ "$(left)" -gt 45 ] && cpu_table mpi_8x1 8 "8" 1
+[ "$(left)" -gt 45 ] && cpu_table mpi_32cores "$(nproc)" "16 32" 1
+
+echo
+cat "$out/summary.txt"
+[ -f "$out/gpu/multi_gpu.md" ] && tail -n 8 "$out/gpu/multi_gpu.md"
+for table in mpi_16cores mpi_8x1 mpi_32cores; do
+    [ -f "$out/$table.md" ] && grep -E '^\| [0-9]' "$out/$table.md" | cut -d'|' -f2-10
+done
+exit 0
