@@ -31,20 +31,20 @@ if ! cmake -S . -B "$build" -G Ninja "${configure[@]}" >"$out/configure.log" 2>&
 fi
 log "built"
 
-ctest --test-dir "$build" --output-on-failure -R 'mpi_gpu_hybrid|mpi_identical_n3|mpi_stats|BandSchedule' \
+timeout 150 ctest --test-dir "$build" --output-on-failure --timeout 120 -R 'mpi_gpu_hybrid|mpi_identical_n3|mpi_stats|BandSchedule' \
     >"$out/ctest.log" 2>&1
 log "ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
 grep -E '^ok:|SKIPPED|FAIL' "$out/ctest.log" | head -20 | tee -a "$out/summary.txt"
 
 if [ "$(left)" -gt 120 ]; then
-    REPEATS=2 scripts/benchmark_multi_gpu.sh "$build" "$out/gpu" >"$out/gpu.log" 2>&1
+    REPEATS=2 timeout 160 scripts/benchmark_multi_gpu.sh "$build" "$out/gpu" >"$out/gpu.log" 2>&1
     log "GPU benchmark done"
 fi
 
 cpu_table() {  # NAME CORES RANKS REPEATS
     local name=$1 cores=$2 ranks=$3 repeats=$4
     CORES=$cores RANKS="$ranks" REPEATS=$repeats SCHEDULES="dynamic static cyclic" EXTRA="--backend cpu" \
-        RESULTS="$out/$name" scripts/benchmark_mpi.sh "$build" >"$out/$name.log" 2>&1
+        RESULTS="$out/$name" timeout $(($(left) - 10)) scripts/benchmark_mpi.sh "$build" >"$out/$name.log" 2>&1
     log "CPU table $name done"
 }
 [ "$(left)" -gt 100 ] && cpu_table mpi_16cores 16 "8 16" $([ "$(left)" -gt 200 ] && echo 2 || echo 1)
