@@ -145,23 +145,27 @@ bool DynamicScheduler::has_free_slot(int rank, int unfinished) const {
     return unfinished < abilities_[size_t(rank)].slots;
 }
 
-bool DynamicScheduler::too_slow_for_the_rest(int rank, double total_weight) const {
+bool DynamicScheduler::too_slow_for_the_rest(int rank) const {
     // A rank so much slower than the others that one more row on it would
     // end long after they have finished every row left (a CPU rank beside
-    // GPU ranks, at the end) waits instead. Weights are samples per second,
-    // so rows / weight is a time in one unit for every rank. Ranks of about
-    // the same speed never wait: the factor 2 leaves them the last rows.
-    const double mine = weight(rank);
-    const double others = total_weight - mine;
-    if (mine <= 0 || others <= 0) return false;
-    double quickest_other = 0;
+    // GPU ranks, at the end) waits instead. Judged on what the ranks are
+    // (thread equivalents), never on measured samples per second: those
+    // differ several times between ranks of one kind with the rows they
+    // happened to render (sky rows are cheap), and a rank refused on them
+    // would never measure again (seen on the 2-GPU machine: CPU ranks idle
+    // for up to 0.9 s of 3 s). Ranks of about the same kind never wait.
+    const double mine = equivalents_of(abilities_[size_t(rank)]);
+    double others = 0, quickest_other = 0;
     for (int r = 0; r < ranks_; ++r) {
         if (r == rank) continue;
-        const double w = weight(r);
-        if (w <= 0) continue;
-        const double time = double(std::min(floor_rows(r), rows_left())) / w;
+        const double theirs = equivalents_of(abilities_[size_t(r)]);
+        others += theirs;
+        // The least time another rank needs for anything: a GPU rank's floor
+        // band (one wave of its resident threads) however few rows it holds.
+        const double time = double(std::min(floor_rows(r), rows_left())) / theirs;
         quickest_other = quickest_other > 0 ? std::min(quickest_other, time) : time;
     }
+    if (others <= 0) return false;
     const double rest = std::max(double(rows_left()) / others, quickest_other);
     return 1.0 / mine > 2.0 * rest;
 }
@@ -181,7 +185,7 @@ DynamicScheduler::Answer DynamicScheduler::next(int rank, int unfinished, RowRan
         // rank 7.7% over the others in 1 of 20; with a third, 1.4% at worst.
         rows = uint32_t(std::min(std::ceil(double(rows_left()) * share / 3), double(max_rows_)));
         rows = std::clamp(rows, floor_rows(rank), max_rows_);
-        if (too_slow_for_the_rest(rank, total)) return Answer::NotNow;
+        if (too_slow_for_the_rest(rank)) return Answer::NotNow;
     }
     band.begin = next_row_;
     band.end = next_row_ + std::min(rows, rows_left());

@@ -80,7 +80,7 @@ private:
     uint32_t max_rows_;
 
     uint32_t floor_rows(int rank) const;
-    bool too_slow_for_the_rest(int rank, double total_weight) const;
+    bool too_slow_for_the_rest(int rank) const;
 
     uint32_t width_;
     std::vector<RankAbility> abilities_;

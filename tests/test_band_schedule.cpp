@@ -281,7 +281,9 @@ TEST(BandSchedule, UnderMeasuredGpuIsNotTakenForSlowerThanItsGuess) {
 // queued, "not now" honoured until a slot is free), each answer one round trip
 // later; a rank renders its bands one after the other at its speed, a band
 // smaller than the rank's floor taking as long as one at the floor (a GPU's
-// resident threads). Speeds are reported after each band as measured.
+// resident threads). Speeds are reported with each request as the farm's
+// ranks measure them: samples per second, so a rank that rendered cheap
+// rows (sky) looks faster than one that rendered dear ones.
 
 struct SimulatedRank {
     RankAbility ability;
@@ -339,13 +341,13 @@ SimulatedJob simulate_job(uint32_t height, uint32_t width, const std::vector<dou
                 s.not_now = answer == DynamicScheduler::Answer::NotNow;
                 if (answer == DynamicScheduler::Answer::Done) s.done = true;
                 if (answer == DynamicScheduler::Answer::Band) {
-                    const auto [cost, time] = band_time(r, band);
+                    const double time = band_time(r, band).second;
                     if (std::getenv("FARMRT_SIMULATION_TRACE")) {
                         std::printf("t=%.4f rank %d rows %u-%u (%u) time %.4f held %d\n", now, r, band.begin, band.end,
                                     band.count(), time, unfinished);
                     }
                     s.held.emplace_back(band, time);
-                    costs[size_t(r)].push_back(cost);
+                    costs[size_t(r)].push_back(double(band.count()) * width);  // what a rank measures: samples
                     s.rows += band.count();
                     if (s.held.size() == 1) s.free_at = s.answer_at + time;
                 }
@@ -430,6 +432,7 @@ TEST(BandSchedule, SimulatedHybridIsNotSlowerThanItsGpus) {
     // then with a 30-thread CPU rank about 2% of their speed. The CPU rank
     // may help a little; it must never hold the job's end.
     const uint32_t width = 3840, height = 2160;
+    double ratio_sum = 0;
     for (uint32_t seed = 1; seed <= 10; ++seed) {
         const auto costs = spheres_like_row_costs(height, seed);
         const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
@@ -451,9 +454,11 @@ TEST(BandSchedule, SimulatedHybridIsNotSlowerThanItsGpus) {
                         (unsigned long long)hybrid.rows[2]);
         }
         EXPECT_GE(one.makespan / two.makespan, 1.9);
-        EXPECT_LE(hybrid.makespan, two.makespan * 1.01);
+        EXPECT_LE(hybrid.makespan, two.makespan * 1.02);  // the GPUs' last waves fall differently
+        ratio_sum += hybrid.makespan / two.makespan;
         EXPECT_GT(hybrid.rows[2], 0u);  // the CPU rank took part
     }
+    EXPECT_LE(ratio_sum / 10, 1.0);
 }
 
 }  // namespace
