@@ -2,8 +2,9 @@
 # One command for a multi-GPU machine: builds farmrt with CUDA (OpenImageIO
 # off), runs the GPU/hybrid farm tests, measures GPU ranks and hybrid jobs
 # (scripts/benchmark_multi_gpu.sh), then the MPI CPU tables
-# (scripts/benchmark_mpi.sh: 8 and 16 ranks on 16 cores, 8x1, and the whole
-# machine), within a time budget. Everything lands in OUT_DIR; a summary is
+# (scripts/benchmark_mpi.sh: 8 and 16 ranks on 16 cores, 8x1, and on machines
+# with more than 16 cores the whole machine), within a time budget. Works on
+# a one-GPU machine too (GPU rank alone and hybrid; no multi-GPU rows). Everything lands in OUT_DIR; a summary is
 # printed last.
 #
 #   scripts/multi_gpu_study.sh BUILD_DIR OUT_DIR
@@ -49,7 +50,7 @@ cpu_table() {  # NAME CORES RANKS REPEATS
 }
 [ "$(left)" -gt 100 ] && cpu_table mpi_16cores 16 "8 16" $([ "$(left)" -gt 200 ] && echo 2 || echo 1)
 [ "$(left)" -gt 45 ] && cpu_table mpi_8x1 8 "8" 1
-[ "$(left)" -gt 45 ] && cpu_table mpi_32cores "$(nproc)" "16 32" 1
+[ "$(nproc)" -gt 16 ] && [ "$(left)" -gt 45 ] && cpu_table mpi_32cores "$(nproc)" "16 32" 1
 
 echo
 cat "$out/summary.txt"
