@@ -170,23 +170,26 @@ bool DynamicScheduler::too_slow_for_the_rest(int rank) const {
     return 1.0 / mine > 2.0 * rest;
 }
 
+uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
+    if (fixed_band_rows_) return fixed_band_rows_;
+    if (rank < 0 || rank >= ranks_) return max_rows_;
+    double total = 0;
+    for (int r = 0; r < ranks_; ++r) total += weight(r);
+    const double share = total > 0 ? weight(rank) / total : 1.0 / ranks_;
+    // A third of the fair share: rows differ in cost (sky rows are cheap,
+    // the ones below them several times dearer), so a band sized by rows
+    // can cost far more than its share of the time left. With half the
+    // share, simulated 8-rank jobs (tests/test_band_schedule.cpp) had one
+    // rank 7.7% over the others in 1 of 20; with a third, 1.4% at worst.
+    const uint32_t rows = uint32_t(std::min(std::ceil(double(rows_left) * share / 3), double(max_rows_)));
+    return std::clamp(rows, floor_rows(rank), max_rows_);
+}
+
 DynamicScheduler::Answer DynamicScheduler::next(int rank, int unfinished, RowRange& band) {
     if (rows_left() == 0) return Answer::Done;
     if (!has_free_slot(rank, unfinished) && in_endgame()) return Answer::NotNow;
-    uint32_t rows = fixed_band_rows_;
-    if (rows == 0) {
-        double total = 0;
-        for (int r = 0; r < ranks_; ++r) total += weight(r);
-        const double share = total > 0 ? weight(rank) / total : 1.0 / ranks_;
-        // A third of the fair share: rows differ in cost (sky rows are cheap,
-        // the ones below them several times dearer), so a band sized by rows
-        // can cost far more than its share of the time left. With half the
-        // share, simulated 8-rank jobs (tests/test_band_schedule.cpp) had one
-        // rank 7.7% over the others in 1 of 20; with a third, 1.4% at worst.
-        rows = uint32_t(std::min(std::ceil(double(rows_left()) * share / 3), double(max_rows_)));
-        rows = std::clamp(rows, floor_rows(rank), max_rows_);
-        if (too_slow_for_the_rest(rank)) return Answer::NotNow;
-    }
+    if (!fixed_band_rows_ && too_slow_for_the_rest(rank)) return Answer::NotNow;
+    const uint32_t rows = band_rows(rank, rows_left());
     band.begin = next_row_;
     band.end = next_row_ + std::min(rows, rows_left());
     next_row_ = band.end;

@@ -66,6 +66,10 @@ public:
     // True when a rank holding `unfinished` bands has a slot free (it would
     // start a new band at once).
     bool has_free_slot(int rank, int unfinished) const;
+    // The rows of `rank`'s next band when `rows_left` rows remain (the guided
+    // size, or the fixed one): also the most the frame farm hands a rank at
+    // once from rows dealt earlier (frame_queue.h).
+    uint32_t band_rows(int rank, uint64_t rows_left) const;
 
     uint32_t rows_left() const { return height_ - next_row_; }
     bool in_endgame() const;

@@ -81,10 +81,19 @@ bool FrameQueue::start_round(OpenFrame& frame) {
 }
 
 // Hands out the first run of rows in `pending` that needs samples for this
-// round, shares one starting count, and has no item out. Rows already at the
-// target are dropped; rows still out stay pending.
-bool FrameQueue::hand_out_pending(OpenFrame& frame, WorkItem& item) {
+// round, shares one starting count, and has no item out, at most the band
+// the dealer would give `rank` now (pending rows were dealt for whichever
+// rank asked first; a GPU's band must not go whole to a CPU rank, nor a
+// start-of-round band to the end of the round). Rows already at the target
+// are dropped; rows still out, and the rest of a capped run, stay pending.
+bool FrameQueue::hand_out_pending(OpenFrame& frame, int rank, WorkItem& item) {
     const uint32_t target = frame.round_target;
+    uint32_t limit = UINT32_MAX;
+    if (frame.dealer) {
+        uint64_t rows_left = frame.dealer->rows_left();
+        for (const RowRange& range : frame.pending) rows_left += range.count();
+        limit = std::max(1u, frame.dealer->band_rows(rank, rows_left));
+    }
     for (size_t p = 0; p < frame.pending.size(); ++p) {
         const RowRange range = frame.pending[p];
         std::vector<RowRange> keep;
@@ -100,10 +109,12 @@ bool FrameQueue::hand_out_pending(OpenFrame& frame, WorkItem& item) {
                 keep.push_back(RowRange{row, end});
             } else {
                 found = true;
+                const uint32_t taken = end - row > limit ? row + limit : end;
                 item.slot = frame.slot;
                 item.frame = frame.task.frame;
-                item.rows = RowRange{row, end};
+                item.rows = RowRange{row, taken};
                 item.samples = SampleRange{count, target};
+                if (taken < end) keep.push_back(RowRange{taken, end});
             }
             row = end;
         }
@@ -119,7 +130,7 @@ bool FrameQueue::hand_out_pending(OpenFrame& frame, WorkItem& item) {
 
 FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item) {
     for (;;) {
-        if (hand_out_pending(frame, item)) return Try::Item;
+        if (hand_out_pending(frame, rank, item)) return Try::Item;
         if (!frame.dealer && !start_round(frame)) return Try::Exhausted;
         RowRange band;
         const DynamicScheduler::Answer answer = frame.dealer->next(rank, in_flight, band);

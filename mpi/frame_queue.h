@@ -92,7 +92,7 @@ private:
     struct OpenFrame;
     enum class Try { Item, Defer, Exhausted };
     Try try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item);
-    bool hand_out_pending(OpenFrame& frame, WorkItem& item);
+    bool hand_out_pending(OpenFrame& frame, int rank, WorkItem& item);
     bool start_round(OpenFrame& frame);
     uint32_t pass_samples() const;
     OpenFrame& open_frame(uint32_t slot);

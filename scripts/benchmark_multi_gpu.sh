@@ -116,6 +116,17 @@ for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.get(
         size, spp, best["ranks"], ", ".join(kinds), best["render_seconds"], best["wall_seconds"], best["launch"],
         best["samples_per_second"] / 1e9, speed, best["load_imbalance"], 100.0 * cpu_samples / best["samples"],
         "/".join(str(r["bands"]) for r in per_rank)))
+lines.append("\nPer rank of the runs above (busy = a band in flight; waiting = render phase less busy):\n")
+lines.append("| size | spp | ranks | rank | backend | bands | samples % | busy (s) | waiting (s) | first-band wait (s) | tail wait (s) | requests | idle request latency mean / max (ms) |")
+lines.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.get(k[2], 9))):
+    best = min(runs[key], key=lambda r: r["render_seconds"])
+    for r in best["per_rank"]:
+        lines.append("| %s | %d | %d | %d | %s | %d | %.2f | %.3f | %.3f | %.3f | %.3f | %d | %.1f / %.1f |" % (
+            key[0], key[1], best["ranks"], r["rank"], r["backend"].split(" (")[0], r["bands"],
+            100.0 * r["samples"] / best["samples"], r["busy_seconds"], r["waiting_seconds"],
+            r.get("first_band_wait_seconds", 0), r.get("tail_wait_seconds", 0), r.get("requests", 0),
+            1000 * r.get("request_latency_mean_seconds", 0), 1000 * r.get("request_latency_max_seconds", 0)))
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "multi_gpu.md"), "w").write(text)
 print(text)
