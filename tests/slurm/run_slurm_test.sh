@@ -140,7 +140,11 @@ ref=(--quiet)
 "$farmrt" "$scene" "${ref[@]}" -o ref_seq_##.pfm --frames 1-7 --spp 4 || fail "reference sequence"
 slow=(--width 96 --height 64 --spp 256)
 "$farmrt" "$scene" "${ref[@]}" -o ref_slow_#.pfm --frames 1-2 "${slow[@]}" || fail "reference (requeue)"
-"$farmrt" "$scene" "${ref[@]}" -o ref_big.pfm "${slow[@]}" || fail "reference (batch requeue)"
+# The MPI batch job must still be rendering when SIGUSR1 reaches its ranks
+# (checkpoint seen, signal forwarded by the batch script and mpirun): at 256
+# spp its 0.5 s render sometimes ended first on a loaded 2-core machine.
+big_size=(--width 96 --height 64 --spp 1024)
+"$farmrt" "$scene" "${ref[@]}" -o ref_big.pfm "${big_size[@]}" || fail "reference (batch requeue)"
 note "references rendered"
 
 export FARMRT=$farmrt
@@ -178,7 +182,7 @@ if wait_for_checkpoint slow_1.pfm.checkpoint "$requeue_array"; then
 fi
 
 # 4. The same for render.sbatch with MPI ranks (mpirun forwards SIGUSR1).
-big=$(submit --ntasks=$ranks --cpus-per-task=1 -J requeue-batch "$slurm_scripts/render.sbatch" "$scene" -o big.pfm "${slow[@]}" --quiet)
+big=$(submit --ntasks=$ranks --cpus-per-task=1 -J requeue-batch "$slurm_scripts/render.sbatch" "$scene" -o big.pfm "${big_size[@]}" --quiet)
 note "submitted render.sbatch for the requeue test: $big"
 if wait_for_checkpoint big.pfm.checkpoint "$big"; then
     scancel --batch --signal=USR1 "$big" || fail "scancel --signal USR1 (batch)"
