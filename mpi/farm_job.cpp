@@ -305,6 +305,27 @@ void render_as_root(const RenderContext& context, std::vector<float>& sums, bool
 
 // ---- ranks 1..N-1: render bands, stream them to rank 0 ----------------------
 
+// A worker's finished bands (their sums) to rank 0, sent without waiting; the
+// buffers live in `operations` until the sends complete. True if there were any.
+bool send_finished_bands(BandWorker& worker, uint32_t width, OperationSet& operations, RankReport& report,
+                         MpiClock& clock, const char* what) {
+    bool any = false;
+    for (FinishedBand& band : worker.take_finished()) {
+        any = true;
+        Operation send{Operation::Kind::Send, 0, band.rows, {}, {}, std::move(band.sums), {}};
+        MPI_Request request;
+        {
+            MpiClock::Scope scope(clock);
+            check_mpi(MPI_Isend(send.sums.data(), count_of(band.rows, width), MPI_FLOAT, 0, kTagResult,
+                                MPI_COMM_WORLD, &request),
+                      what);
+        }
+        report.bytes_sent += send.sums.size() * sizeof(float);
+        operations.add(request, std::move(send));
+    }
+    return any;
+}
+
 void render_as_worker(const RenderContext& context, RankReport& report, TimePoint& first_start,
                       TimePoint& last_end) {
     const uint32_t width = context.frame.width;
@@ -356,19 +377,7 @@ void render_as_worker(const RenderContext& context, RankReport& report, TimePoin
         worker.rethrow_failure();
         const bool worker_idle = worker.unfinished() == 0;
         bool activity = false;
-        for (FinishedBand& band : worker.take_finished()) {
-            activity = true;
-            Operation send{Operation::Kind::Send, 0, band.rows, {}, {}, std::move(band.sums), {}};
-            MPI_Request request;
-            {
-                MpiClock::Scope scope(context.clock);
-                check_mpi(MPI_Isend(send.sums.data(), count_of(band.rows, width), MPI_FLOAT, 0, kTagResult,
-                                    MPI_COMM_WORLD, &request),
-                          "MPI_Isend (band)");
-            }
-            report.bytes_sent += send.sums.size() * sizeof(float);
-            operations.add(request, std::move(send));
-        }
+        if (send_finished_bands(worker, width, operations, report, context.clock, "MPI_Isend (band)")) activity = true;
         for (Operation& operation : operations.test(context.clock)) {
             activity = true;
             if (operation.kind != Operation::Kind::AssignmentReceive) continue;
@@ -748,19 +757,7 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
         worker.rethrow_failure();
         const bool worker_idle = worker.unfinished() == 0;
         bool activity = false;
-        for (FinishedBand& band : worker.take_finished()) {
-            activity = true;
-            Operation send{Operation::Kind::Send, 0, band.rows, {}, {}, std::move(band.sums), {}};
-            MPI_Request request;
-            {
-                MpiClock::Scope scope(context.clock);
-                check_mpi(MPI_Isend(send.sums.data(), count_of(band.rows, width), MPI_FLOAT, 0, kTagResult,
-                                    MPI_COMM_WORLD, &request),
-                          "MPI_Isend (item)");
-            }
-            report.bytes_sent += send.sums.size() * sizeof(float);
-            operations.add(request, std::move(send));
-        }
+        if (send_finished_bands(worker, width, operations, report, context.clock, "MPI_Isend (item)")) activity = true;
         for (Operation& operation : operations.test(context.clock)) {
             activity = true;
             if (operation.kind == Operation::Kind::WorkReceive) {
