@@ -27,8 +27,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-run() { "$farmrt" "$scene" --quiet "$@"; }
-resumed_run() { next_launcher; "${launcher[@]}" "$farmrt" "$scene" --quiet "$@"; }
+# The CPU tracer: on a GPU machine --backend auto would take the GPU, whose
+# renders end before a signal can interrupt them.
+run() { "$farmrt" "$scene" --quiet --backend cpu "$@"; }
+resumed_run() { next_launcher; "${launcher[@]}" "$farmrt" "$scene" --quiet --backend cpu "$@"; }
 
 # 1. The test hook: rank 0 raises SIGTERM once N work items (bands of rows x
 #    samples) are back: deterministic interruptions.
@@ -74,7 +76,7 @@ for signal in "${signals[@]}"; do
         # Started directly (not through a shell function) so that $! is the process to signal
         # (mpirun forwards SIGUSR1 to the ranks, and takes SIGTERM as an order to end the job).
         next_launcher
-        "${launcher[@]}" "$farmrt" "$scene" --quiet -o sig.pfm "${big[@]}" --checkpoint-interval 0.1 "${resume[@]}" &
+        "${launcher[@]}" "$farmrt" "$scene" --quiet --backend cpu -o sig.pfm "${big[@]}" --checkpoint-interval 0.1 "${resume[@]}" &
         pid=$!
         # The first periodic checkpoint shows the render (and its handlers) are running.
         for _ in $(seq 1 600); do

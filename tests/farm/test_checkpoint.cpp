@@ -113,7 +113,7 @@ objects:
 TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
     const SceneDescription d = load_scene_text(kScene, "s.yaml", ".");
     const std::string identity = frame_identity(d, 4);
-    EXPECT_EQ(identity, frame_identity(load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.output=x.png", ""}}), 4))
+    EXPECT_EQ(identity, frame_identity(load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.output=x.ppm", ""}}), 4))
         << "the output name and format do not change the sums";
     Checkpoint c = sample_checkpoint();
     c.identity = identity;
