@@ -3,17 +3,65 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "block_sampler.h"
 #include "wide_accelerator.h"
 
 namespace farmrt {
 
+namespace {
+
+// FARMRT_CPU_TAIL_SPLIT=0 turns the split tail off (for the scaling
+// measurements of scripts/simd_scaling_probe.sh); anything else, or unset, on.
+bool tail_split_enabled() {
+    const char* value = std::getenv("FARMRT_CPU_TAIL_SPLIT");
+    return !value || std::strcmp(value, "0") != 0;
+}
+
+}  // namespace
+
+std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows, uint32_t tile, int threads,
+                                                  bool split_tail) {
+    std::vector<CpuRenderer::WorkUnit> units;
+    tile = std::max(1u, tile);
+    const uint32_t tiles_x = (width + tile - 1) / tile;
+    const uint32_t tiles_y = (rows.count() + tile - 1) / tile;
+    const size_t tile_count = size_t(tiles_x) * tiles_y;
+    // The last tiles handed out decide when the last thread finishes: a
+    // thread that takes a whole tile just before the list runs out keeps the
+    // others waiting for up to a tile's time (and the last rows of a frame,
+    // the ground, are usually its most expensive). So the last
+    // 2 x threads tiles go out in sub-tiles a quarter of the edge, which cuts
+    // that wait about 16-fold. Which thread traces a pixel never changes its
+    // sums (each pixel's samples are still added in order by one thread).
+    const uint32_t sub = std::max(1u, tile / 4);
+    const size_t split_from =
+        split_tail && threads > 1 && sub < tile ? tile_count - std::min(tile_count, size_t(2) * size_t(threads)) : tile_count;
+    units.reserve(split_from + (tile_count - split_from) * ((tile + sub - 1) / sub) * ((tile + sub - 1) / sub));
+    for (size_t t = 0; t < tile_count; ++t) {
+        const uint32_t x0 = uint32_t(t % tiles_x) * tile;
+        const uint32_t y0 = rows.begin + uint32_t(t / tiles_x) * tile;
+        const uint32_t x1 = std::min(width, x0 + tile);
+        const uint32_t y1 = std::min(rows.end, y0 + tile);
+        if (t < split_from) {
+            units.push_back({x0, y0, x1, y1});
+            continue;
+        }
+        for (uint32_t y = y0; y < y1; y += sub) {
+            for (uint32_t x = x0; x < x1; x += sub) units.push_back({x, y, std::min(x1, x + sub), std::min(y1, y + sub)});
+        }
+    }
+    return units;
+}
+
 CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd)
     : scene_(scene),
       threads_(threads > 0 ? threads : omp_get_max_threads()),
       tile_size_(std::max(1, tile_size)),
-      simd_(simd) {
+      simd_(simd),
+      split_tail_(tail_split_enabled()) {
     if (simd_ != SimdLevel::Off) accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
 }
 
@@ -37,36 +85,39 @@ void CpuRenderer::render_tiles(const FrameSettings& frame, RowRange rows, Sample
                                std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit,
                                const simd::Kernels* kernels) {
     const SceneView& scene = scene_;
-    const uint32_t tile = uint32_t(tile_size_);
-    const uint32_t tiles_x = (frame.width + tile - 1) / tile;
-    const uint32_t tiles_y = (rows.count() + tile - 1) / tile;
-    const int64_t tile_count = int64_t(tiles_x) * tiles_y;
+    const std::vector<WorkUnit> units = cpu_work_units(frame.width, rows, uint32_t(tile_size_), threads_, split_tail_);
+    const int64_t unit_count = int64_t(units.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
-    for (int64_t t = 0; t < tile_count; ++t) {
-        const uint32_t x0 = uint32_t(t % tiles_x) * tile;
-        const uint32_t y0 = rows.begin + uint32_t(t / tiles_x) * tile;
-        const uint32_t x1 = std::min(frame.width, x0 + tile);
-        const uint32_t y1 = std::min(rows.end, y0 + tile);
-        for (uint32_t y = y0; y < y1; ++y) {
+    for (int64_t u = 0; u < unit_count; ++u) {
+        const WorkUnit& unit = units[size_t(u)];
+        for (uint32_t y = unit.y0; y < unit.y1; ++y) {
             float* row = sums + size_t(y - rows.begin) * frame.width * 3;
-            for (uint32_t x = x0; x < x1; ++x) {
-                float* sum = row + size_t(x) * 3;
+            for (uint32_t x = unit.x0; x < unit.x1; ++x) {
+                // The pixel's sum stays in this thread's stack while its
+                // samples are added (the same additions in the same order):
+                // neighbouring units of other threads share cache lines of `sums`.
+                float sum[3] = {row[size_t(x) * 3], row[size_t(x) * 3 + 1], row[size_t(x) * 3 + 2]};
                 if (!kernels) {
                     accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, sum, closest_hit);
-                    continue;
+                } else {
+                    // accumulate_pixel with the first Philox blocks of each
+                    // sample computed at once by the level's kernel (same values).
+                    const uint32_t pixel_index = y * frame.width + x;
+                    for (uint32_t s = samples.begin; s < samples.end; ++s) {
+                        alignas(64) uint64_t words[4 * simd::kMaxLaneBlocks];
+                        kernels->philox_blocks(frame.key, pixel_index, s, words);
+                        simd::BlockSampler sampler(frame.key, pixel_index, s, words,
+                                                   uint32_t(kernels->philox_block_count));
+                        add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
+                    }
                 }
-                // accumulate_pixel with the first Philox blocks of each sample
-                // computed at once by the level's kernel (same values).
-                const uint32_t pixel_index = y * frame.width + x;
-                for (uint32_t s = samples.begin; s < samples.end; ++s) {
-                    alignas(64) uint64_t words[4 * simd::kMaxLaneBlocks];
-                    kernels->philox_blocks(frame.key, pixel_index, s, words);
-                    simd::BlockSampler sampler(frame.key, pixel_index, s, words, uint32_t(kernels->philox_block_count));
-                    add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
-                }
+                std::memcpy(row + size_t(x) * 3, sum, sizeof sum);
             }
         }
-        if (samples_done) samples_done->fetch_add(uint64_t(x1 - x0) * (y1 - y0) * samples.count(), std::memory_order_relaxed);
+        if (samples_done) {
+            samples_done->fetch_add(uint64_t(unit.x1 - unit.x0) * (unit.y1 - unit.y0) * samples.count(),
+                                    std::memory_order_relaxed);
+        }
     }
 }
 

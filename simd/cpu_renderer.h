@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "band_renderer.h"
 #include "scene.h"
@@ -32,6 +33,11 @@ public:
     int tile_size() const { return tile_size_; }
     SimdLevel simd_level() const { return simd_; }
 
+    // A rectangle of pixels [x0, x1) x [y0, y1) that one thread traces.
+    struct WorkUnit {
+        uint32_t x0, y0, x1, y1;
+    };
+
 private:
     template <class ClosestHit>
     void render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
@@ -42,7 +48,15 @@ private:
     int threads_;
     int tile_size_;
     SimdLevel simd_;
+    bool split_tail_;
     std::unique_ptr<simd::WideAccelerator> accelerator_;
 };
+
+// The units of a band in the order threads take them: tiles of `tile` pixels,
+// row by row, the last 2 x `threads` of them (with split_tail and more than
+// one thread) cut into sub-tiles of a quarter of the edge. They cover every
+// pixel of the band once.
+std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows, uint32_t tile, int threads,
+                                                  bool split_tail);
 
 }  // namespace farmrt

@@ -349,6 +349,38 @@ TEST_P(SimdLevelTest, LanePhiloxBlocksAndSamplerMatchScalar) {
     }
 }
 
+// The CPU renderer's work list covers every pixel of a band exactly once,
+// with and without the split tail, for tiles that do and do not divide the band.
+TEST(CpuWorkUnits, CoverEveryPixelOnce) {
+    for (const uint32_t tile : {1u, 3u, 16u, 64u}) {
+        for (const int threads : {1, 2, 16}) {
+            for (const bool split : {false, true}) {
+                const uint32_t width = 37;
+                const RowRange rows{5, 28};
+                const std::vector<CpuRenderer::WorkUnit> units = cpu_work_units(width, rows, tile, threads, split);
+                std::vector<int> covered(size_t(width) * rows.count(), 0);
+                for (const CpuRenderer::WorkUnit& unit : units) {
+                    ASSERT_LT(unit.x0, unit.x1);
+                    ASSERT_LT(unit.y0, unit.y1);
+                    ASSERT_LE(unit.x1, width);
+                    ASSERT_GE(unit.y0, rows.begin);
+                    ASSERT_LE(unit.y1, rows.end);
+                    for (uint32_t y = unit.y0; y < unit.y1; ++y) {
+                        for (uint32_t x = unit.x0; x < unit.x1; ++x) ++covered[size_t(y - rows.begin) * width + x];
+                    }
+                }
+                for (const int count : covered) ASSERT_EQ(count, 1) << "tile " << tile << " threads " << threads;
+                const size_t tiles = size_t((width + tile - 1) / tile) * ((rows.count() + tile - 1) / tile);
+                if (split && threads > 1 && tile > 1) {
+                    EXPECT_GT(units.size(), tiles);
+                } else {
+                    EXPECT_EQ(units.size(), tiles);
+                }
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, SimdLevelTest, testing::ValuesIn(kSimdLevels), level_test_name);
 
 // ---- choosing a level -----------------------------------------------------------
