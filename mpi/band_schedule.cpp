@@ -118,6 +118,9 @@ double DynamicScheduler::weight(int rank) const {
     // it for slower than its guess would give the CPU ranks bands that
     // outlast the job; taking it for faster only trims the CPU ranks' share.
     if (guessed(ability) && cpu_threads > 0) return std::max(measured, guess);
+    // Between CPU ranks, measured speeds differ with the rows rendered, not
+    // with the ranks (SpeedWeighting): the pooled speed per thread is fairer.
+    if (!guessed(ability) && cpu_threads > 0 && weighting_ == SpeedWeighting::Pooled) return guess;
     return measured;
 }
 
@@ -182,7 +185,7 @@ uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
     // share, simulated 8-rank jobs (tests/test_band_schedule.cpp) had one
     // rank 4-8% over the others in 1 of 20; with a third, 1.4% at worst
     // (results/mpi_scaling.md).
-    const uint32_t rows = uint32_t(std::min(std::ceil(double(rows_left) * share / 3), double(max_rows_)));
+    const uint32_t rows = uint32_t(std::min(std::ceil(double(rows_left) * share / band_divisor_), double(max_rows_)));
     return std::clamp(rows, floor_rows(rank), max_rows_);
 }
 

@@ -40,10 +40,22 @@ struct RankAbility {
     uint64_t min_band_pixels = 0;   // smaller bands leave it partly idle (a GPU's resident threads)
 };
 
+// How the guided dealer weighs CPU ranks against each other. A rank's measured
+// samples per second depends on the rows it happened to render (a sky row
+// costs a quarter of a row below the horizon), so between CPU ranks it is
+// noise: rank 0, whose first band is always the sky, looked 2-4x faster than
+// the others and took bands that outlasted the job (16 cores, 8 x 1 ranks:
+// rank 0 busy 4.1 s, the others 3.2 s). A GPU rank always weighs its measured
+// speed (at least its guess): there the difference is real and large.
+enum class SpeedWeighting {
+    Pooled,    // a CPU rank weighs its threads x the CPU ranks' pooled speed per thread
+    Measured,  // a CPU rank weighs its own measured samples per second
+};
+
 // Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
 // out bands top to bottom; without one it is guided: each band is a third of the
 // requesting rank's fair share of the rows left (shares follow the ranks'
-// measured speed, so a GPU rank gets larger bands), down to one row at the
+// threads, and a GPU rank's measured speed, so a GPU rank gets larger bands), down to one row at the
 // end (a GPU rank: down to the rows that fill it).
 class DynamicScheduler {
 public:
@@ -74,6 +86,11 @@ public:
     uint32_t rows_left() const { return height_ - next_row_; }
     bool in_endgame() const;
 
+    // Tuning (FrameQueueOptions): how CPU ranks are weighed, and the guided
+    // band as a fraction 1/divisor of the asking rank's fair share.
+    void set_weighting(SpeedWeighting weighting) { weighting_ = weighting; }
+    void set_band_divisor(double divisor) { band_divisor_ = divisor >= 1 ? divisor : 3; }
+
 private:
     double weight(int rank) const;
 
@@ -89,6 +106,8 @@ private:
     uint32_t width_;
     std::vector<RankAbility> abilities_;
     std::vector<double> speeds_;
+    SpeedWeighting weighting_ = SpeedWeighting::Pooled;
+    double band_divisor_ = 3;
 };
 
 }  // namespace farmrt

@@ -444,7 +444,41 @@ struct FrameFarmResult {
     bool interrupted = false;
     uint32_t passes = 0;
     uint64_t samples = 0;  // traced in this job
+    std::string dealer;    // the dealer's tuning, as JSON (the run report)
 };
+
+// The dealer's tuning, from the environment for experiments on real machines
+// (scripts/mpi_imbalance_probe.sh compares them): FARMRT_FARM_WEIGHTS=pooled|measured,
+// FARMRT_FARM_TAIL=SAMPLES (0: no tail round), FARMRT_FARM_BAND_DIVISOR=D.
+// Read on rank 0 only (it alone deals). Bytes never depend on them.
+void apply_dealer_environment(FrameQueueOptions& options) {
+    if (const char* weights = std::getenv("FARMRT_FARM_WEIGHTS")) {
+        const std::string value = weights;
+        if (value == "measured") options.weighting = SpeedWeighting::Measured;
+        else if (value == "pooled") options.weighting = SpeedWeighting::Pooled;
+        else throw InputError("FARMRT_FARM_WEIGHTS: expected pooled or measured, got '" + value + "'");
+    }
+    const auto number = [](const char* name, double lowest) {
+        const char* text = std::getenv(name);
+        char* end = nullptr;
+        const double value = std::strtod(text, &end);
+        if (end == text || *end != '\0' || !(value >= lowest) || value > 1e6) {
+            throw InputError(std::string(name) + ": expected a number of at least " + std::to_string(int(lowest)) +
+                             ", got '" + text + "'");
+        }
+        return value;
+    };
+    if (std::getenv("FARMRT_FARM_TAIL")) options.tail_samples = int(number("FARMRT_FARM_TAIL", 0));
+    if (std::getenv("FARMRT_FARM_BAND_DIVISOR")) options.band_divisor = number("FARMRT_FARM_BAND_DIVISOR", 1);
+}
+
+std::string dealer_json(const FrameQueueOptions& options) {
+    JsonObject dealer;
+    dealer.add("weights", std::string(options.weighting == SpeedWeighting::Pooled ? "pooled" : "measured"))
+        .add("tail_samples", options.tail_samples < 0 ? std::string("auto") : std::to_string(options.tail_samples))
+        .add("band_divisor", options.band_divisor);
+    return dealer.str();
+}
 
 // Caches one FrameSettings per frame number (camera after animation).
 class FrameSettingsCache {
@@ -486,6 +520,8 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     options.ranks = ranks;
     options.band_rows = context.band_rows;
     options.pass_samples = command_line.pass_samples;
+    apply_dealer_environment(options);
+    result.dealer = dealer_json(options);
     // Keep a rank's worth of small frames open, within about 1 GiB of sums.
     const size_t frame_bytes = size_t(width) * settings.height * 3 * sizeof(float);
     options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,
@@ -1180,6 +1216,7 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
                         .add("interrupted", frames_result.interrupted)
                         .add("passes", uint64_t(frames_result.passes));
                     stats.add_raw("frames", frames.str());
+                    stats.add_raw("dealer", frames_result.dealer);
                 }
                 write_text_file_atomically(command_line.stats_file, stats.str() + "\n");
             }

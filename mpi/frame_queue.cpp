@@ -69,12 +69,27 @@ uint32_t FrameQueue::pass_samples() const {
     return uint32_t(std::clamp(samples, 1.0, double(options_.spp)));
 }
 
+uint32_t FrameQueue::tail_samples() const {
+    // Only the job's end needs small items: while frames remain to open,
+    // their rows fill the end of a frame.
+    if (options_.pass_samples > 0 || options_.ranks <= 1 || next_task_ < tasks_.size()) return 0;
+    if (options_.tail_samples >= 0) return uint32_t(options_.tail_samples);
+    return std::max(1u, options_.spp / 8);
+}
+
 bool FrameQueue::start_round(OpenFrame& frame) {
     const uint32_t lowest = *std::min_element(frame.scheduled.begin(), frame.scheduled.end());
     if (lowest >= options_.spp) return false;
-    frame.round_target = uint32_t(std::min<uint64_t>(uint64_t(lowest) + pass_samples(), options_.spp));
+    const uint32_t remaining = options_.spp - lowest;
+    uint32_t pass = pass_samples();
+    // Keep the tail for a round of its own.
+    const uint32_t tail = tail_samples();
+    if (tail > 0 && remaining > tail) pass = std::min(pass, remaining - tail);
+    frame.round_target = lowest + std::min(pass, remaining);
     frame.dealer = std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks,
                                                       options_.band_rows);
+    frame.dealer->set_weighting(options_.weighting);
+    frame.dealer->set_band_divisor(options_.band_divisor);
     for (size_t rank = 0; rank < abilities_.size(); ++rank) {
         frame.dealer->describe_rank(int(rank), abilities_[rank]);
         frame.dealer->report_speed(int(rank), abilities_[rank].threads, speeds_[rank]);
