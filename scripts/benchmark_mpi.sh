@@ -11,7 +11,7 @@
 # Environment (defaults): CORES (nproc), RANKS ("1 2 4 8 16"), SCHEDULES
 # ("dynamic static cyclic"), WIDTH (1200), HEIGHT (675), SPP (64), REPEATS (1;
 # the run with the median wall is kept), SCENE (configs/spheres.yaml),
-# RESULTS (results/mpi_scaling: writes .md and .csv), EXTRA (more farmrt options),
+# RESULTS (results/mpi_scaling: writes .md and .csv), EXTRA (more farmrt options; "--backend cpu"),
 # COMMIT (the commit to name when the tree has no .git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ schedules=${SCHEDULES:-"dynamic static cyclic"}
 width=${WIDTH:-1200} height=${HEIGHT:-675} spp=${SPP:-64} repeats=${REPEATS:-1}
 scene=${SCENE:-configs/spheres.yaml}
 results=${RESULTS:-results/mpi_scaling}
-extra=${EXTRA:-}
+extra=${EXTRA---backend cpu}  # the CPU farm (a CUDA build would give node-local rank 0 the GPU); EXTRA="" for none
 mpiexec=${MPIEXEC:-mpirun}
 
 # The settings scripts/configure_openmpi.sh installs, read from the repository

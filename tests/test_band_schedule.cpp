@@ -158,7 +158,11 @@ TEST(BandSchedule, GuidedBandsShrinkToOneRow) {
 TEST(BandSchedule, GuidedBandsFollowMeasuredSpeed) {
     DynamicScheduler scheduler(1000, 1200, 4, 0);
     for (int rank = 0; rank < 4; ++rank) scheduler.report_speed(rank, 4, 1e6);
-    scheduler.report_speed(3, 1, 1e7);  // a fast (GPU-like) rank
+    RankAbility gpu_like;
+    gpu_like.threads = 1;
+    gpu_like.thread_equivalents = 2;  // a rough first guess
+    scheduler.describe_rank(3, gpu_like);
+    scheduler.report_speed(3, 1, 1e7);  // a fast (GPU-like) rank: measured 10x a CPU rank
     RowRange slow, fast;
     ASSERT_EQ(scheduler.next(0, 0, slow), DynamicScheduler::Answer::Band);
     ASSERT_EQ(scheduler.next(3, 0, fast), DynamicScheduler::Answer::Band);
@@ -172,6 +176,27 @@ TEST(BandSchedule, GuidedBandsFollowMeasuredSpeed) {
     fresh.next(1, 0, three);
     EXPECT_EQ(one.count(), 84u);     // 1000 * 1/4 / 3, rounded up
     EXPECT_EQ(three.count(), 229u);  // 916 * 3/4 / 3
+}
+
+TEST(BandSchedule, CpuRanksAreWeighedByThreadsNotByTheRowsTheyRendered) {
+    // Two 2-thread CPU ranks and a 4-thread one: one measured 3x the other
+    // (it rendered sky rows). Pooled (the default): bands follow threads.
+    // Measured: the rank that rendered the sky takes three times the rows.
+    for (SpeedWeighting weighting : {SpeedWeighting::Pooled, SpeedWeighting::Measured}) {
+        DynamicScheduler scheduler(900, 1200, 3, 0);
+        scheduler.set_weighting(weighting);
+        scheduler.report_speed(0, 2, 3e6);
+        scheduler.report_speed(1, 2, 1e6);
+        scheduler.report_speed(2, 4, 4e6);
+        const uint32_t sky = scheduler.band_rows(0, 900), ground = scheduler.band_rows(1, 900);
+        const uint32_t four = scheduler.band_rows(2, 900);
+        if (weighting == SpeedWeighting::Pooled) {
+            EXPECT_EQ(sky, ground);
+            EXPECT_EQ(four, 2 * sky);
+        } else {
+            EXPECT_NEAR(double(sky), 3.0 * ground, 3.0);  // rounded up each
+        }
+    }
 }
 
 TEST(BandSchedule, LookAheadIsRefusedOnlyAtTheEnd) {

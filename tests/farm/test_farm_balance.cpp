@@ -202,13 +202,19 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
     return still;
 }
 
-// Rows of configs/spheres.yaml: cheap sky at the top, spheres and ground below.
-std::vector<double> spheres_like_row_costs(uint32_t height, std::mt19937& random) {
-    std::uniform_real_distribution<double> spread(0.0, 1.0);
-    std::vector<double> costs(height);
-    for (uint32_t row = 0; row < height; ++row) {
-        costs[row] = row < height * 45 / 100 ? 0.15 + 0.1 * spread(random) : 0.6 + 0.6 * spread(random);
-    }
+// Rows of configs/spheres.yaml at 1200x675: one thread's milliseconds per row at
+// 2 spp, mean of each 15 rows, measured on the 2-core VM (x86-64-v2 build). The
+// sky at the top costs a ninth of the rows through the spheres, so a rank
+// whose first band is the sky measures samples per second several times the
+// others'. Each row gets 20% noise around its bin.
+std::vector<double> spheres_row_costs(std::mt19937& random) {
+    static const double bins[45] = {
+        0.33, 0.59, 0.33, 0.77, 1.64, 1.20, 1.44, 1.43, 1.37, 1.45, 1.63, 1.79, 2.34, 2.52, 2.64,
+        2.49, 2.47, 2.46, 3.00, 3.29, 2.92, 2.97, 2.70, 2.95, 2.72, 3.05, 1.98, 2.33, 2.47, 2.71,
+        2.85, 2.54, 2.58, 2.55, 2.25, 1.99, 2.37, 1.59, 1.90, 1.72, 1.88, 1.80, 1.50, 1.99, 1.85};
+    std::uniform_real_distribution<double> spread(0.8, 1.2);
+    std::vector<double> costs(675);
+    for (uint32_t row = 0; row < 675; ++row) costs[row] = bins[row / 15] * spread(random);
     return costs;
 }
 
@@ -222,7 +228,7 @@ Outcome run_stills(int ranks, const FrameQueueOptions& tuning, double core_sprea
     for (int seed = 1; seed <= seeds; ++seed) {
         std::mt19937 random(uint32_t(seed) * 7919u);
         SimulatedFarm farm;
-        farm.row_costs = spheres_like_row_costs(675, random);
+        farm.row_costs = spheres_row_costs(random);
         const double total = std::accumulate(farm.row_costs.begin(), farm.row_costs.end(), 0.0) * 64;
         std::uniform_real_distribution<double> spread(1 - core_spread, 1);
         for (int r = 0; r < ranks; ++r) farm.speeds.push_back(total / (seconds * ranks) * spread(random));
@@ -266,6 +272,9 @@ TEST(FarmBalance, DefaultsBeatMeasuredWeightsWithoutTail) {
     for (int ranks : {8, 16}) {
         const Outcome before = run_stills(ranks, old, 0.3, 12);
         const Outcome now = run_stills(ranks, FrameQueueOptions{}, 0.3, 12);
+        // The model shows what the 16-core machine measured with the old
+        // dealer (1.06-1.24; here 1.18 mean), and the defaults remove it.
+        EXPECT_GT(before.mean, 1.05) << ranks << " ranks";
         EXPECT_LT(now.mean, before.mean) << ranks << " ranks";
     }
 }
