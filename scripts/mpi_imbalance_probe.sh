@@ -24,7 +24,7 @@ width=${WIDTH:-1200} height=${HEIGHT:-675} spp=${SPP:-64}
 scene=${SCENE:-configs/spheres.yaml}
 budget=${BUDGET:-85}
 extra=${EXTRA:---backend cpu}
-plan=${PLAN:-"new:16x1 old:16x1 new:8x2 old:8x2 new:8x1 old:8x1 pooled:16x1 tail:16x1 new:16x1 old:16x1 new:8x2 div4:16x1 pooled:8x1 tail:8x1 div2:16x1 new:8x1"}
+plan=${PLAN:-"new:16x1 old:16x1 new:8x2 old:8x2 new:8x1 old:8x1 new:16x1 new:8x2 new:8x1 pooled:16x1 tail:16x1 div4:16x1 new:16x1 old:8x2 new:8x2"}
 mpiexec=${MPIEXEC:-mpirun}
 
 export OMPI_MCA_mca_base_param_files=$PWD/mpi/openmpi-mca-params.conf
