@@ -90,12 +90,23 @@ inline Aabb bounds_of(const Sphere& s) {
     return box;
 }
 
+// intersect_quad accepts planar coordinates up to kQuadEdgeTolerance beyond
+// [0, 1] (declared below): the box covers that band, and as much again for
+// the rounding of the planar coordinates. A box of the bare parallelogram
+// missed rays that the quad test accepts just beyond an edge: the binary BVH
+// culled them where a wider BVH's box (SIMD, or brute force) did not, so the
+// tracers disagreed (tiny.yaml: one pixel in 120x80 at 16 spp).
+constexpr float kQuadBoundsMargin = 2e-5f;
+
 inline Aabb bounds_of(const Quad& q) {
     Aabb box;
-    box.expand(q.corner);
-    box.expand(q.corner + q.edge_u);
-    box.expand(q.corner + q.edge_v);
-    box.expand(q.corner + q.edge_u + q.edge_v);
+    const Vec3 u_margin = kQuadBoundsMargin * q.edge_u, v_margin = kQuadBoundsMargin * q.edge_v;
+    const Vec3 low = q.corner - u_margin - v_margin;
+    const Vec3 edge_u = q.edge_u + 2.0f * u_margin, edge_v = q.edge_v + 2.0f * v_margin;
+    box.expand(low);
+    box.expand(low + edge_u);
+    box.expand(low + edge_v);
+    box.expand(low + edge_u + edge_v);
     // A flat box still needs a thickness for the slab test to be well defined.
     for (int axis = 0; axis < 3; ++axis) {
         if (box.upper[axis] - box.lower[axis] < 1e-4f) {
@@ -142,6 +153,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere(const Sphere& s, const Ray& r
 // shared edge outside both: a tolerance of 1e-5 of the edge closes such gaps
 // (the quads overlap by that much instead), invisibly.
 constexpr float kQuadEdgeTolerance = 1e-5f;
+static_assert(kQuadBoundsMargin >= 2.0f * kQuadEdgeTolerance, "bounds_of(Quad) must cover the accepted band");
 
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, float t_min, float t_max,
                                                  float& t_out, float& a_out, float& b_out) {

@@ -39,6 +39,26 @@ TEST(BvhMixed, SameClosestHitAsBruteForceWithInstances) {
     EXPECT_GT(instance_hits, 100);
 }
 
+// tiny.yaml's camera ray that met the wall quad 1.1e-5 of its height above
+// the top edge (inside the edge tolerance) while the binary BVH culled the
+// quad's leaf: the scalar tracer and the GPU's exact kernel saw the sky, the
+// SIMD tracer (another BVH) the wall. Every tracer must find brute force's hit.
+TEST(BvhMixed, FindsAQuadHitWithinTheEdgeToleranceAsBruteForceDoes) {
+    const SceneDescription d = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/tiny.yaml",
+                                               {{"image.output=unused.pfm", ""}});
+    Scene scene = d.scene;
+    scene.build_acceleration();
+    const SceneView view = scene.view();
+    const Ray ray{Vec3(3.00016356f, 1.5016942f, 3.99945378f), Vec3(-2.80251241f, -0.00138270855f, -4.27154446f),
+                  0.536568105f};
+    Hit bvh_hit, brute_hit;
+    ASSERT_TRUE(intersect_closest_brute_force(view, ray, kMinHitDistance, brute_hit));
+    ASSERT_EQ(brute_hit.primitive.type(), PrimitiveType::Quad);
+    ASSERT_TRUE(intersect_closest(view, ray, kMinHitDistance, bvh_hit));
+    EXPECT_EQ(bvh_hit.t, brute_hit.t);
+    EXPECT_EQ(bvh_hit.primitive.bits, brute_hit.primitive.bits);
+}
+
 TEST(BvhMixed, LinearListAgreesWithTheBvh) {
     Scene with_bvh = random_scene(99), linear = random_scene(99);
     with_bvh.build_acceleration();
