@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "block_sampler.h"
+#include "errors.h"
 #include "wide_accelerator.h"
 
 namespace farmrt {
@@ -20,7 +21,23 @@ bool tail_split_enabled() {
     return !value || std::strcmp(value, "0") != 0;
 }
 
+// FARMRT_SIMD_TRAVERSAL=wide|scalar forces the closest-hit query of a SIMD
+// level (for measurements); unset or auto: wide_traversal_pays().
+CpuRenderer::Traversal traversal_from_environment(CpuRenderer::Traversal requested) {
+    const char* value = std::getenv("FARMRT_SIMD_TRAVERSAL");
+    if (requested != CpuRenderer::Traversal::Auto || !value) return requested;
+    if (std::strcmp(value, "wide") == 0) return CpuRenderer::Traversal::Wide;
+    if (std::strcmp(value, "scalar") == 0) return CpuRenderer::Traversal::Scalar;
+    return CpuRenderer::Traversal::Auto;
+}
+
 }  // namespace
+
+bool wide_traversal_pays(const SceneView& scene) {
+    uint32_t geometry = 0;  // top-level primitives that the wide BVH packs (instances stay scalar)
+    for (uint32_t i = 0; i < scene.primitive_count; ++i) geometry += scene.primitives[i].type() != PrimitiveType::Instance;
+    return geometry >= kWideTraversalMinPrimitives;
+}
 
 std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows, uint32_t tile, int threads,
                                                   bool split_tail) {
@@ -56,13 +73,23 @@ std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows,
     return units;
 }
 
-CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd)
+CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd, Traversal traversal)
     : scene_(scene),
       threads_(threads > 0 ? threads : omp_get_max_threads()),
       tile_size_(std::max(1, tile_size)),
       simd_(simd),
       split_tail_(tail_split_enabled()) {
-    if (simd_ != SimdLevel::Off) accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
+    if (simd_ == SimdLevel::Off) return;
+    if (!simd::kernels_for(simd_) || !simd_level_supported(simd_)) {
+        throw RenderError(std::string("SIMD level ") + simd_level_name(simd_) + " is not available on this CPU");
+    }
+    traversal = traversal_from_environment(traversal);
+    if (traversal == Traversal::Wide || (traversal == Traversal::Auto && wide_traversal_pays(scene_))) {
+        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
+        kernels_ = &accelerator_->kernels();
+    }
+    // Otherwise exactly the scalar path (the level's Philox blocks alone did
+    // not measurably pay on these scenes, whose paths are short).
 }
 
 CpuRenderer::~CpuRenderer() = default;
@@ -74,9 +101,9 @@ std::string CpuRenderer::description() const {
 void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                          std::atomic<uint64_t>* samples_done) {
     if (accelerator_) {
-        render_tiles(frame, rows, samples, sums, samples_done, accelerator_->closest_hit(), &accelerator_->kernels());
+        render_tiles(frame, rows, samples, sums, samples_done, accelerator_->closest_hit(), kernels_);
     } else {
-        render_tiles(frame, rows, samples, sums, samples_done, BvhClosestHit(), nullptr);
+        render_tiles(frame, rows, samples, sums, samples_done, BvhClosestHit(), kernels_);
     }
 }
 

@@ -20,9 +20,18 @@ struct Kernels;
 
 class CpuRenderer : public BandRenderer {
 public:
+    // What a SIMD level does: the wide BVH and the level's Philox blocks
+    // (Wide), the scalar path unchanged (Scalar), or whichever
+    // wide_traversal_pays() picks for the scene (Auto). Same image either way.
+    enum class Traversal { Auto, Wide, Scalar };
+
     // threads <= 0: every hardware thread (or OMP_NUM_THREADS). `simd` must be
     // supported (resolve_simd_level); Off traces with the scalar binary BVH.
-    CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd = SimdLevel::Off);
+    // The environment variable FARMRT_SIMD_TRAVERSAL=wide|scalar overrides
+    // Auto (measurements), FARMRT_CPU_TAIL_SPLIT=0 turns the split tail of
+    // cpu_work_units off.
+    CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd = SimdLevel::Off,
+                Traversal traversal = Traversal::Auto);
     ~CpuRenderer() override;
 
     void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
@@ -32,6 +41,8 @@ public:
     int threads() const override { return threads_; }
     int tile_size() const { return tile_size_; }
     SimdLevel simd_level() const { return simd_; }
+    // Whether closest hits go through the wide BVH (a SIMD level on a scene where it pays).
+    bool wide_traversal() const { return accelerator_ != nullptr; }
 
     // A rectangle of pixels [x0, x1) x [y0, y1) that one thread traces.
     struct WorkUnit {
@@ -50,7 +61,17 @@ private:
     SimdLevel simd_;
     bool split_tail_;
     std::unique_ptr<simd::WideAccelerator> accelerator_;
+    const simd::Kernels* kernels_ = nullptr;  // the level's kernels, with the wide BVH
 };
+
+// Scenes with fewer top-level primitives outside instances than this trace
+// faster with the scalar binary BVH: the wide traversal's per-ray set-up and
+// full-width packet tests cost more than a few scalar tests (textured.yaml:
+// 4 primitives, one an instance, rendered 15-30% slower with it), and the
+// primitives inside instances are traversed by the scalar core either way
+// (stress.yaml). cornell.yaml (18 quads) gains 1.6x from it.
+constexpr uint32_t kWideTraversalMinPrimitives = 8;
+bool wide_traversal_pays(const SceneView& scene);
 
 // The units of a band in the order threads take them: tiles of `tile` pixels,
 // row by row, the last 2 x `threads` of them (with split_tail and more than

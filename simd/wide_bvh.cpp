@@ -17,14 +17,20 @@ public:
         // partitions in place), children follow their parents: one backward pass.
         begin_.resize(scene.node_count);
         end_.resize(scene.node_count);
+        instances_.resize(scene.node_count);
         for (uint32_t i = scene.node_count; i-- > 0;) {
             const BvhNode& node = scene.nodes[i];
             if (node.is_leaf() || scene.node_count == 1) {  // the root of an empty scene is an empty leaf
                 begin_[i] = node.offset;
                 end_[i] = node.offset + node.count;
+                instances_[i] = 0;
+                for (uint32_t p = begin_[i]; p < end_[i]; ++p) {
+                    instances_[i] += scene.primitives[p].type() == PrimitiveType::Instance;
+                }
             } else {
                 begin_[i] = begin_[i + 1];
                 end_[i] = end_[node.offset];
+                instances_[i] = instances_[i + 1] + instances_[node.offset];
             }
         }
     }
@@ -54,8 +60,15 @@ private:
     }
 
     uint32_t count(uint32_t binary) const { return end_[binary] - begin_[binary]; }
+    // Instances are traversed one by one by the scalar core: packed into a
+    // leaf with other primitives, every ray entering the leaf would pay for
+    // each of them (the object-space ray, the bottom-level root), where their
+    // own boxes in a wide node cull them all at once (stress.yaml and
+    // textured.yaml rendered slower than scalar that way). So a binary subtree
+    // holding an instance becomes a leaf only where the binary BVH has one.
     bool becomes_leaf(uint32_t binary) const {
-        return scene_.nodes[binary].is_leaf() || count(binary) <= uint32_t(leaf_limit_) || scene_.node_count == 1;
+        return scene_.nodes[binary].is_leaf() || scene_.node_count == 1 ||
+               (count(binary) <= uint32_t(leaf_limit_) && instances_[binary] == 0);
     }
 
     // Opens the largest-area inner child until N children (the usual collapse
@@ -201,6 +214,7 @@ private:
     WideBvh<N>& out_;
     int leaf_limit_;
     std::vector<uint32_t> begin_, end_;
+    std::vector<uint32_t> instances_;  // instances in each binary subtree
 };
 
 template <int N>

@@ -262,9 +262,13 @@ TEST_P(SimdLevelTest, WideBvhHoldsEveryPrimitiveOnce) {
 }
 
 // Whole renders: the per-pixel float sums, hence every output byte, are equal.
-std::vector<float> render_sums(const SceneDescription& description, SimdLevel level, int threads) {
+std::vector<float> render_sums(const SceneDescription& description, SimdLevel level, int threads,
+                               CpuRenderer::Traversal traversal = CpuRenderer::Traversal::Wide) {
     const FrameSettings frame = make_frame_settings(description.settings, 0);
-    CpuRenderer renderer(description.scene.view(), threads, 8, level);
+    CpuRenderer renderer(description.scene.view(), threads, 8, level, traversal);
+    if (traversal == CpuRenderer::Traversal::Wide) {
+        EXPECT_EQ(renderer.wide_traversal(), level != SimdLevel::Off);
+    }
     std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
     renderer.render(frame, RowRange{0, frame.height}, SampleRange{0, description.settings.spp}, sums.data(), nullptr);
     return sums;
@@ -273,11 +277,14 @@ std::vector<float> render_sums(const SceneDescription& description, SimdLevel le
 void expect_identical_renders(SceneDescription description, SimdLevel level) {
     description.scene.build_acceleration();
     const std::vector<float> scalar = render_sums(description, SimdLevel::Off, 2);
-    const std::vector<float> wide = render_sums(description, level, 2);
-    ASSERT_EQ(scalar.size(), wide.size());
-    size_t different = 0;
-    for (size_t i = 0; i < scalar.size(); ++i) different += float_bits(scalar[i]) != float_bits(wide[i]);
-    EXPECT_EQ(different, 0u) << "of " << scalar.size() << " float sums differ";
+    for (const CpuRenderer::Traversal traversal : {CpuRenderer::Traversal::Wide, CpuRenderer::Traversal::Auto}) {
+        const std::vector<float> wide = render_sums(description, level, 2, traversal);
+        ASSERT_EQ(scalar.size(), wide.size());
+        size_t different = 0;
+        for (size_t i = 0; i < scalar.size(); ++i) different += float_bits(scalar[i]) != float_bits(wide[i]);
+        EXPECT_EQ(different, 0u) << "of " << scalar.size() << " float sums differ, wide traversal "
+                                 << (traversal == CpuRenderer::Traversal::Wide);
+    }
 }
 
 TEST_P(SimdLevelTest, SpheresRenderIsByteIdentical) {
@@ -346,6 +353,24 @@ TEST_P(SimdLevelTest, LanePhiloxBlocksAndSamplerMatchScalar) {
             ASSERT_EQ(float_bits(lanes.uniform(dimension)), float_bits(scalar.uniform(dimension)))
                 << "dimension " << dimension;
         }
+    }
+}
+
+// Tiny scenes and scenes whose geometry sits in instances keep the scalar
+// BVH under a SIMD level; scenes of many primitives take the wide one.
+TEST(SimdDispatch, WideTraversalOnlyWhereItPays) {
+    Scene few;
+    few.materials.push_back(Material{});
+    for (uint32_t i = 0; i + 1 < kWideTraversalMinPrimitives; ++i) few.spheres.push_back(Sphere{Vec3(float(i), 0, 0), 0.4f, Vec3(0.0f), 0});
+    few.build_acceleration();
+    ASSERT_EQ(few.primitive_count(), kWideTraversalMinPrimitives - 1);
+    EXPECT_FALSE(wide_traversal_pays(few.view()));
+    Scene many = random_mixed_scene(2, 300);
+    many.build_acceleration();
+    EXPECT_TRUE(wide_traversal_pays(many.view()));
+    if (simd_level_supported(SimdLevel::Sse42) && simd_level_compiled(SimdLevel::Sse42)) {
+        EXPECT_FALSE(CpuRenderer(few.view(), 1, 16, SimdLevel::Sse42).wide_traversal());
+        EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, SimdLevel::Sse42).wide_traversal());
     }
 }
 
