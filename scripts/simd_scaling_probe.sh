@@ -22,7 +22,9 @@
 # Environment: WIDTH HEIGHT (300x169) SPP (1-thread and ceiling runs, 32)
 # SPP_ALL (N-thread runs, 256) SCENES LEVELS (default "off" and the widest
 # supported level) VARIANTS (default "split nosplit tile8 bind long") BUDGET
-# THREADS (N, default nproc).
+# THREADS (N, default nproc) CHECK_SCENES (default textured.yaml stress.yaml:
+# 1 thread, scalar vs the widest level (auto) vs FARMRT_SIMD_TRAVERSAL=wide,
+# at CHECK_SPP, default 8).
 # Quick check on a small machine: WIDTH=64 HEIGHT=36 SPP=4 SPP_ALL=8.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +39,8 @@ budget=${BUDGET:-80}
 threads=${THREADS:-$(nproc)}
 scenes=${SCENES:-"$root/configs/spheres.yaml $root/configs/many_spheres.yaml"}
 variants=${VARIANTS:-"split nosplit tile8 bind long"}
+check_scenes=${CHECK_SCENES-"$root/configs/textured.yaml $root/configs/stress.yaml"}
+check_spp=${CHECK_SPP:-8}
 mkdir -p "$out_dir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -82,6 +86,22 @@ PY
     done
 }
 over_budget() { [ $((SECONDS - start)) -ge "$budget" ]; }
+
+# The SIMD levels' fallback on scenes where the wide traversal does not pay:
+# 1 thread, scalar vs the widest level as chosen (auto) vs forced wide.
+widest=${LEVELS##* }
+for scene in $check_scenes; do
+    over_budget && break
+    tag=$(basename "$scene" .yaml)
+    for r in 1 2; do
+        launch "check-$tag-off-$r" "$scene" 1 "$check_spp" off; wait $!
+        record check "$scene" off 1 "$check_spp" "check-$tag-off-$r"
+        launch "check-$tag-auto-$r" "$scene" 1 "$check_spp" "$widest"; wait $!
+        record check "$scene" "$widest" 1 "$check_spp" "check-$tag-auto-$r"
+        FARMRT_SIMD_TRAVERSAL=wide launch "check-$tag-wide-$r" "$scene" 1 "$check_spp" "$widest"; wait $!
+        record check-wide "$scene" "$widest" 1 "$check_spp" "check-$tag-wide-$r"
+    done
+done
 
 for scene in $scenes; do
     for level in $LEVELS; do
@@ -150,6 +170,15 @@ for scene, level in keys:
         print(f"| {scene} | {name(level)} | ceiling: {n} x 1-thread processes (per process {per[0]:.3g}-{per[-1]:.3g}) | "
               f"{ceiling_rate:.4g} | {vs} | 100% | {statistics.median(float(f['render']) for f in ceiling):.2f} | "
               f"{statistics.median(float(f['total']) for f in ceiling):.2f} |")
+    for kind in ("check", "check-wide"):
+        fs = runs.get((scene, level, kind))
+        if fs:
+            base = runs.get((scene, "off", "check"))
+            m = statistics.median(rate(f) for f in fs)
+            vs = f", {m / statistics.median(rate(f) for f in base):.2f}x scalar" if base and level != "off" else ""
+            label = "1 thread, " + ("forced wide traversal" if kind == "check-wide" else "as chosen") + vs
+            print(f"| {scene} | {name(level)} | {label} (median of {len(fs)}) | {m:.4g} | - | - | "
+                  f"{statistics.median(float(f['render']) for f in fs):.2f} | {statistics.median(float(f['total']) for f in fs):.2f} |")
     for kind in sorted(k[2] for k in runs if k[0] == scene and k[1] == level and k[2].startswith("threads-")):
         fs = runs[(scene, level, kind)]
         best = max(rate(f) for f in fs)
