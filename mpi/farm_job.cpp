@@ -40,18 +40,18 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
 
 // Message tags. Between two ranks MPI keeps messages of one tag in order, so
 // a rank's results arrive in the order of its bands and need no header.
-constexpr int kTagRequest = 1;     // rank -> 0: give me a band (BandRequest)
-constexpr int kTagAssignment = 2;  // 0 -> rank: rows [begin, end); see kNoMoreBands, kNotNow
-constexpr int kTagResult = 3;      // rank -> 0: a band's float RGB sums
+constexpr int kTagRequest = 1;  // rank -> 0: give me work (BandRequest); dynamic schedule
+constexpr int kTagResult = 3;   // rank -> 0: a band's (a work item's) float RGB sums
 
-// Assignments that are not bands: the job has no rows left; or (near its end)
-// "ask again when you have nothing to render".
-constexpr uint32_t kNoMoreBands = 0, kNotNow = 0xFFFFFFFFu;
-
-// Frame sequences and passes (frame_queue.h): a work item is any frame's rows
-// for any samples, with the rows' sums so far when it does not start at sample 0.
+// The dynamic schedule (the frame farm, frame_queue.h): a work item is any
+// frame's rows for any samples, with the rows' sums so far when it does not
+// start at sample 0. Static and cyclic ranks know their bands and only send results.
 constexpr int kTagWork = 4;      // 0 -> rank: WorkHeader; rows empty: no more (or kNotNow)
 constexpr int kTagWorkSums = 5;  // 0 -> rank: the item's starting sums (when has_sums)
+
+// A WorkHeader whose rows are [kNotNow, kNotNow): "ask again when you have
+// nothing to render" (near the end of a round).
+constexpr uint32_t kNotNow = 0xFFFFFFFFu;
 
 struct WorkHeader {
     uint32_t frame = 0;
@@ -128,11 +128,10 @@ int default_threads(const MpiSession& mpi, const std::string& backend) {
 
 // Non-blocking operations in flight, tested together with MPI_Testsome.
 struct Operation {
-    enum class Kind { RequestReceive, ResultReceive, AssignmentReceive, Send, WorkReceive, WorkSumsReceive } kind;
+    enum class Kind { RequestReceive, ResultReceive, Send, WorkReceive, WorkSumsReceive } kind;
     int rank = 0;
     RowRange rows;
     std::unique_ptr<BandRequest> request;    // RequestReceive buffer
-    std::unique_ptr<uint32_t[]> assignment;  // AssignmentReceive / assignment Send buffer
     std::vector<float> sums;                 // result Send buffer
     std::unique_ptr<BandRequest> outgoing;   // request Send buffer
     uint64_t tag = 0;                        // frame farm: the work item
@@ -189,121 +188,17 @@ struct RenderContext {
     FailureInjection failure;  // this rank's, or disabled
 };
 
-// ---- rank 0: deals bands, receives results into the image, renders too ------
-
-// Both loops return when this rank's first band started and its last ended.
+// Every loop returns when this rank's first band started and its last ended.
 using TimePoint = Clock::time_point;
 
-void render_as_root(const RenderContext& context, std::vector<float>& sums, bool quiet, RankReport& report,
-                    TimePoint& first_start, TimePoint& last_end) {
-    const uint32_t width = context.frame.width, height = context.frame.height;
-    const int ranks = context.mpi.size();
-    const uint64_t total_samples = uint64_t(width) * height * context.spp;
-    ProgressReporter progress(total_samples, quiet);
-    WakeSignal wake;
-    BandWorker local(context.renderer, context.frame, context.spp, context.failure, &progress.counter(), wake);
-    OperationSet operations;
-    DynamicScheduler scheduler(height, width, ranks, context.band_rows);
-    uint64_t results_expected = 0;
-    bool local_done = context.schedule != Schedule::Dynamic;
-    const auto rows_of = [&](RowRange rows) { return sums.data() + size_t(rows.begin) * width * 3; };
-
-    const auto post_result_receive = [&](int rank, RowRange rows) {
-        MPI_Request request;
-        MpiClock::Scope scope(context.clock);
-        check_mpi(MPI_Irecv(rows_of(rows), count_of(rows, width), MPI_FLOAT, rank, kTagResult, MPI_COMM_WORLD, &request),
-                  "MPI_Irecv (band)");
-        operations.add(request, Operation{Operation::Kind::ResultReceive, rank, rows, {}, {}, {}, {}});
-        ++results_expected;
-    };
-    const auto post_request_receive = [&](int rank) {
-        Operation operation{Operation::Kind::RequestReceive, rank, {}, std::make_unique<BandRequest>(), {}, {}, {}};
-        MPI_Request request;
-        MpiClock::Scope scope(context.clock);
-        check_mpi(MPI_Irecv(operation.request.get(), int(sizeof(BandRequest)), MPI_BYTE, rank, kTagRequest,
-                            MPI_COMM_WORLD, &request),
-                  "MPI_Irecv (request)");
-        operations.add(request, std::move(operation));
-    };
-    // Answers a rank's request at once: a band (expecting its result), "not now" or "no more".
-    const auto answer = [&](int rank, const BandRequest& asked) {
-        scheduler.describe_rank(rank, ability_of(asked));
-        scheduler.report_speed(rank, asked.threads, asked.samples_per_second);
-        RowRange band;
-        const DynamicScheduler::Answer outcome = scheduler.next(rank, asked.unfinished, band);
-        if (outcome == DynamicScheduler::Answer::Band) post_result_receive(rank, band);
-        if (outcome == DynamicScheduler::Answer::NotNow) band = RowRange{kNotNow, kNotNow};
-        if (outcome == DynamicScheduler::Answer::Done) band = RowRange{kNoMoreBands, kNoMoreBands};
-        Operation send{Operation::Kind::Send, rank, band, {}, std::make_unique<uint32_t[]>(2), {}, {}};
-        send.assignment[0] = band.begin;
-        send.assignment[1] = band.end;
-        MPI_Request request;
-        {
-            MpiClock::Scope scope(context.clock);
-            check_mpi(MPI_Isend(send.assignment.get(), 2, MPI_UINT32_T, rank, kTagAssignment, MPI_COMM_WORLD, &request),
-                      "MPI_Isend (assignment)");
-        }
-        report.bytes_sent += 2 * sizeof(uint32_t);
-        operations.add(request, std::move(send));
-        if (outcome != DynamicScheduler::Answer::Done) post_request_receive(rank);
-    };
-    // Keeps one band queued behind the one rank 0 renders.
-    const auto feed_local = [&]() {
-        if (local_done || local.queued() > 0) return;
-        scheduler.describe_rank(0, ability_of(context.renderer));
-        scheduler.report_speed(0, context.renderer.threads(), local.samples_per_second());
-        RowRange band;
-        const DynamicScheduler::Answer outcome = scheduler.next(0, int(local.unfinished()), band);
-        if (outcome == DynamicScheduler::Answer::Band) local.push(band, rows_of(band));
-        if (outcome == DynamicScheduler::Answer::Done) local_done = true;
-    };
-
-    if (context.schedule == Schedule::Dynamic) {
-        for (int rank = 1; rank < ranks; ++rank) post_request_receive(rank);
-        feed_local();
-    } else {
-        for (int rank = 1; rank < ranks; ++rank) {
-            for (RowRange rows : predetermined_bands(context.schedule, height, ranks, rank, context.band_rows)) {
-                post_result_receive(rank, rows);
-            }
-        }
-        for (RowRange rows : predetermined_bands(context.schedule, height, ranks, 0, context.band_rows)) {
-            local.push(rows, rows_of(rows));
-        }
-    }
-
-    PollBackoff backoff;
-    for (;;) {
-        local.rethrow_failure();
-        const bool local_idle = local.unfinished() == 0;
-        bool activity = !local.take_finished().empty();
-        for (Operation& operation : operations.test(context.clock)) {
-            activity = true;
-            const int rank = operation.rank;
-            switch (operation.kind) {
-            case Operation::Kind::RequestReceive: answer(rank, *operation.request); break;
-            case Operation::Kind::ResultReceive:
-                --results_expected;
-                progress.counter().fetch_add(uint64_t(operation.rows.count()) * width * context.spp,
-                                             std::memory_order_relaxed);
-                break;
-            default: break;
-            }
-        }
-        feed_local();
-        if (local_idle && local_done && results_expected == 0 && operations.size() == 0) break;
-        if (activity) backoff.reset();
-        wake.wait_for(backoff.next(kPollRoot));
-    }
-    progress.finish();
-    first_start = local.first_start();
-    last_end = local.last_end();
-    report.busy = local.busy_seconds();
-    report.bands = local.bands_done();
-    report.samples = local.samples_done();
+// What a rank's render thread did, into its report.
+void record_rendering(const BandWorker& worker, RankReport& report, TimePoint& first_start, TimePoint& last_end) {
+    first_start = worker.first_start();
+    last_end = worker.last_end();
+    report.busy = worker.busy_seconds();
+    report.bands = worker.bands_done();
+    report.samples = worker.samples_done();
 }
-
-// ---- ranks 1..N-1: render bands, stream them to rank 0 ----------------------
 
 // A worker's finished bands (their sums) to rank 0, sent without waiting; the
 // buffers live in `operations` until the sends complete. True if there were any.
@@ -312,7 +207,7 @@ bool send_finished_bands(BandWorker& worker, uint32_t width, OperationSet& opera
     bool any = false;
     for (FinishedBand& band : worker.take_finished()) {
         any = true;
-        Operation send{Operation::Kind::Send, 0, band.rows, {}, {}, std::move(band.sums), {}};
+        Operation send{Operation::Kind::Send, 0, band.rows, {}, std::move(band.sums), {}};
         MPI_Request request;
         {
             MpiClock::Scope scope(clock);
@@ -326,99 +221,94 @@ bool send_finished_bands(BandWorker& worker, uint32_t width, OperationSet& opera
     return any;
 }
 
-void render_as_worker(const RenderContext& context, RankReport& report, TimePoint& first_start,
-                      TimePoint& last_end) {
-    const uint32_t width = context.frame.width;
-    WakeSignal wake;
-    BandWorker worker(context.renderer, context.frame, context.spp, context.failure, nullptr, wake);
-    OperationSet operations;
-    bool no_more = context.schedule != Schedule::Dynamic;
-    bool request_out = false;
-    bool ask_when_idle = false;  // told "not now": ask again with nothing to render
-    bool request_while_idle = false;
-    Clock::time_point request_time;
-    double latency_sum = 0;
-    uint64_t idle_requests = 0;
-
-    if (no_more) {
-        for (RowRange rows : predetermined_bands(context.schedule, context.frame.height, context.mpi.size(),
-                                                 context.mpi.rank(), context.band_rows)) {
-            worker.push(rows, nullptr);
-        }
-    }
-    const auto send_request = [&]() {
-        Operation receive{Operation::Kind::AssignmentReceive, 0, {}, {}, std::make_unique<uint32_t[]>(2), {}, {}};
-        Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
-        describe_renderer(*send.outgoing, context.renderer);
-        const size_t unfinished = worker.unfinished();
-        send.outgoing->unfinished = int32_t(unfinished);
-        send.outgoing->samples_per_second = worker.samples_per_second();
-        MPI_Request receive_request, send_request;
-        {
-            MpiClock::Scope scope(context.clock);
-            check_mpi(MPI_Irecv(receive.assignment.get(), 2, MPI_UINT32_T, 0, kTagAssignment, MPI_COMM_WORLD,
-                                &receive_request),
-                      "MPI_Irecv (assignment)");
-            check_mpi(MPI_Isend(send.outgoing.get(), int(sizeof(BandRequest)), MPI_BYTE, 0, kTagRequest,
-                                MPI_COMM_WORLD, &send_request),
-                      "MPI_Isend (request)");
-        }
-        operations.add(receive_request, std::move(receive));
-        operations.add(send_request, std::move(send));
-        report.bytes_sent += sizeof(BandRequest);
-        ++report.requests;
-        request_out = true;
-        request_while_idle = unfinished == 0;
-        request_time = Clock::now();
-    };
-
+// The main thread of a rank other than 0, for every schedule: each turn it
+// rethrows the render thread's failure, sends finished bands to rank 0, hands
+// each completed MPI operation to `completed`, lets `ask` post what the rank
+// needs next (true if it did), and sleeps until the render thread has news:
+// briefly while the rank has nothing to render (its cores are idle anyway),
+// lazily while it renders. It returns once the render thread is idle,
+// `finished()` and every operation is complete.
+template <class Completed, class Ask, class Finished>
+void run_worker_loop(const RenderContext& context, BandWorker& worker, WakeSignal& wake, OperationSet& operations,
+                     RankReport& report, const char* send_what, Completed completed, Ask ask, Finished finished) {
     PollBackoff backoff;
     for (;;) {
         worker.rethrow_failure();
         const bool worker_idle = worker.unfinished() == 0;
-        bool activity = false;
-        if (send_finished_bands(worker, width, operations, report, context.clock, "MPI_Isend (band)")) activity = true;
+        bool activity = send_finished_bands(worker, context.frame.width, operations, report, context.clock, send_what);
         for (Operation& operation : operations.test(context.clock)) {
             activity = true;
-            if (operation.kind != Operation::Kind::AssignmentReceive) continue;
-            request_out = false;
-            if (request_while_idle) {
-                // Only requests made with nothing to render cost time; the
-                // look-ahead ones are hidden behind the band being rendered.
-                const double latency = seconds_between(request_time, Clock::now());
-                latency_sum += latency;
-                report.request_latency_max = std::max(report.request_latency_max, latency);
-                ++idle_requests;
-            }
-            const RowRange rows{operation.assignment[0], operation.assignment[1]};
-            ask_when_idle = rows.begin == kNotNow;
-            if (ask_when_idle) {
-                continue;
-            } else if (rows.count() == 0) {
-                no_more = true;
-            } else if (rows.end > context.frame.height || rows.begin > rows.end) {
-                throw RenderError("rank 0 assigned rows " + std::to_string(rows.begin) + ".." +
-                                  std::to_string(rows.end) + " outside the image");
-            } else {
-                worker.push(rows, nullptr);
-            }
+            completed(operation);
         }
-        if (!no_more && !request_out && worker.queued() == 0 && (!ask_when_idle || worker.unfinished() < size_t(worker.slots()))) {
-            send_request();
-            activity = true;
-        }
-        if (no_more && worker_idle && !request_out && operations.size() == 0) break;
+        if (ask()) activity = true;
+        if (worker_idle && finished() && operations.size() == 0) break;
         if (activity) backoff.reset();
-        // Poll briskly while waiting for work (the cores are idle anyway),
-        // lazily while rendering with the next band already queued.
         wake.wait_for(backoff.next(worker.unfinished() == 0 ? kPollIdle : kPollBusy));
     }
-    first_start = worker.first_start();
-    last_end = worker.last_end();
-    report.busy = worker.busy_seconds();
-    report.bands = worker.bands_done();
-    report.samples = worker.samples_done();
-    report.request_latency_mean = idle_requests ? latency_sum / double(idle_requests) : 0.0;
+}
+
+// ---- static and cyclic: every rank knows its bands ---------------------------
+
+// Rank 0 renders its own bands straight into the image and receives the others' into it.
+void render_as_root(const RenderContext& context, std::vector<float>& sums, bool quiet, RankReport& report,
+                    TimePoint& first_start, TimePoint& last_end) {
+    const uint32_t width = context.frame.width, height = context.frame.height;
+    const int ranks = context.mpi.size();
+    ProgressReporter progress(uint64_t(width) * height * context.spp, quiet);
+    WakeSignal wake;
+    BandWorker local(context.renderer, context.frame, context.spp, context.failure, &progress.counter(), wake);
+    OperationSet operations;
+    uint64_t results_expected = 0;
+    const auto rows_of = [&](RowRange rows) { return sums.data() + size_t(rows.begin) * width * 3; };
+    for (int rank = 1; rank < ranks; ++rank) {
+        for (RowRange rows : predetermined_bands(context.schedule, height, ranks, rank, context.band_rows)) {
+            MPI_Request request;
+            MpiClock::Scope scope(context.clock);
+            check_mpi(MPI_Irecv(rows_of(rows), count_of(rows, width), MPI_FLOAT, rank, kTagResult, MPI_COMM_WORLD,
+                                &request),
+                      "MPI_Irecv (band)");
+            operations.add(request, Operation{Operation::Kind::ResultReceive, rank, rows, {}, {}, {}});
+            ++results_expected;
+        }
+    }
+    for (RowRange rows : predetermined_bands(context.schedule, height, ranks, 0, context.band_rows)) {
+        local.push(rows, rows_of(rows));
+    }
+
+    PollBackoff backoff;
+    for (;;) {
+        local.rethrow_failure();
+        const bool local_idle = local.unfinished() == 0;
+        bool activity = !local.take_finished().empty();
+        for (Operation& operation : operations.test(context.clock)) {
+            activity = true;
+            if (operation.kind != Operation::Kind::ResultReceive) continue;
+            --results_expected;
+            progress.counter().fetch_add(uint64_t(operation.rows.count()) * width * context.spp,
+                                         std::memory_order_relaxed);
+        }
+        if (local_idle && results_expected == 0 && operations.size() == 0) break;
+        if (activity) backoff.reset();
+        wake.wait_for(backoff.next(kPollRoot));
+    }
+    progress.finish();
+    record_rendering(local, report, first_start, last_end);
+}
+
+// Ranks 1..N-1 render their bands and stream them to rank 0.
+void render_as_worker(const RenderContext& context, RankReport& report, TimePoint& first_start,
+                      TimePoint& last_end) {
+    WakeSignal wake;
+    BandWorker worker(context.renderer, context.frame, context.spp, context.failure, nullptr, wake);
+    OperationSet operations;
+    for (RowRange rows : predetermined_bands(context.schedule, context.frame.height, context.mpi.size(),
+                                             context.mpi.rank(), context.band_rows)) {
+        worker.push(rows, nullptr);
+    }
+    run_worker_loop(
+        context, worker, wake, operations, report, "MPI_Isend (band)", [](Operation&) {}, [] { return false; },
+        [] { return true; });
+    record_rendering(worker, report, first_start, last_end);
 }
 
 // ---- frame farm: sequences of frames in passes, checkpoints (farm operations) --------
@@ -555,7 +445,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     bool checkpoint_due = false;
 
     const auto send_header = [&](int rank, const WorkHeader& header) {
-        Operation send{Operation::Kind::Send, rank, {}, {}, {}, {}, {}, header.tag, std::make_unique<WorkHeader>(header)};
+        Operation send{Operation::Kind::Send, rank, {}, {}, {}, {}, header.tag, std::make_unique<WorkHeader>(header)};
         MPI_Request request;
         {
             MpiClock::Scope scope(context.clock);
@@ -567,7 +457,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
         operations.add(request, std::move(send));
     };
     const auto post_request_receive = [&](int rank) {
-        Operation operation{Operation::Kind::RequestReceive, rank, {}, std::make_unique<BandRequest>(), {}, {}, {}};
+        Operation operation{Operation::Kind::RequestReceive, rank, {}, std::make_unique<BandRequest>(), {}, {}};
         MPI_Request request;
         MpiClock::Scope scope(context.clock);
         check_mpi(MPI_Irecv(operation.request.get(), int(sizeof(BandRequest)), MPI_BYTE, rank, kTagRequest,
@@ -622,11 +512,11 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
             check_mpi(MPI_Irecv(buffer.data(), count_of(item.rows, width), MPI_FLOAT, rank, kTagResult,
                                 MPI_COMM_WORLD, &request),
                       "MPI_Irecv (item)");
-            operations.add(request, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, {}, header.tag, {}});
+            operations.add(request, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, header.tag, {}});
         }
         send_header(rank, header);
         if (header.has_sums) {
-            Operation send{Operation::Kind::Send, rank, item.rows, {}, {}, starting_sums(item), {}, header.tag, {}};
+            Operation send{Operation::Kind::Send, rank, item.rows, {}, starting_sums(item), {}, header.tag, {}};
             MPI_Request request;
             {
                 MpiClock::Scope scope(context.clock);
@@ -736,11 +626,7 @@ FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& jo
     if (result.interrupted) write_frame_checkpoints(queue);
     progress.finish();
     result.passes = queue.passes_started();
-    first_start = local.first_start();
-    last_end = local.last_end();
-    report.busy = local.busy_seconds();
-    report.bands = local.bands_done();
-    report.samples = local.samples_done();
+    record_rendering(local, report, first_start, last_end);
     return result;
 }
 
@@ -763,8 +649,8 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
                              std::move(sums), header.tag});
     };
     const auto send_request = [&]() {
-        Operation receive{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, {}, 0, std::make_unique<WorkHeader>()};
-        Operation send{Operation::Kind::Send, 0, {}, {}, {}, {}, std::make_unique<BandRequest>()};
+        Operation receive{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, 0, std::make_unique<WorkHeader>()};
+        Operation send{Operation::Kind::Send, 0, {}, {}, {}, std::make_unique<BandRequest>()};
         describe_renderer(*send.outgoing, context.renderer);
         const size_t unfinished = worker.unfinished();
         send.outgoing->unfinished = int32_t(unfinished);
@@ -788,69 +674,61 @@ void render_frames_as_worker(const RenderContext& context, const SceneDescriptio
         request_time = Clock::now();
     };
 
-    PollBackoff backoff;
-    for (;;) {
-        worker.rethrow_failure();
-        const bool worker_idle = worker.unfinished() == 0;
-        bool activity = false;
-        if (send_finished_bands(worker, width, operations, report, context.clock, "MPI_Isend (item)")) activity = true;
-        for (Operation& operation : operations.test(context.clock)) {
-            activity = true;
-            if (operation.kind == Operation::Kind::WorkReceive) {
-                request_out = false;
-                if (request_while_idle) {
-                    const double latency = seconds_between(request_time, Clock::now());
-                    latency_sum += latency;
-                    report.request_latency_max = std::max(report.request_latency_max, latency);
-                    ++idle_requests;
-                }
-                const WorkHeader& header = *operation.header;
-                ask_when_idle = header.row_begin == kNotNow;
-                if (ask_when_idle) continue;
-                if (header.row_begin == header.row_end) {
-                    no_more = true;
-                    continue;
-                }
-                if (header.row_end > context.frame.height || header.row_begin > header.row_end ||
-                    header.sample_begin >= header.sample_end || header.sample_end > context.spp) {
-                    throw RenderError("rank 0 sent a work item outside the image or the samples");
-                }
-                const RowRange rows{header.row_begin, header.row_end};
-                if (!header.has_sums) {
-                    push(header, {});
-                    continue;
-                }
-                Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, {}, header.tag,
-                                  std::move(operation.header)};
-                receive.sums.resize(size_t(rows.count()) * width * 3);
-                MPI_Request request;
-                {
-                    MpiClock::Scope scope(context.clock);
-                    check_mpi(MPI_Irecv(receive.sums.data(), count_of(rows, width), MPI_FLOAT, 0, kTagWorkSums,
-                                        MPI_COMM_WORLD, &request),
-                              "MPI_Irecv (item sums)");
-                }
-                operations.add(request, std::move(receive));
-                sums_pending = true;
-            } else if (operation.kind == Operation::Kind::WorkSumsReceive) {
-                sums_pending = false;
-                push(*operation.header, std::move(operation.sums));
+    const auto completed = [&](Operation& operation) {
+        if (operation.kind == Operation::Kind::WorkReceive) {
+            request_out = false;
+            if (request_while_idle) {
+                // Only requests made with nothing to render cost time; the
+                // look-ahead ones are hidden behind the item being rendered.
+                const double latency = seconds_between(request_time, Clock::now());
+                latency_sum += latency;
+                report.request_latency_max = std::max(report.request_latency_max, latency);
+                ++idle_requests;
             }
+            const WorkHeader& header = *operation.header;
+            ask_when_idle = header.row_begin == kNotNow;
+            if (ask_when_idle) return;
+            if (header.row_begin == header.row_end) {
+                no_more = true;
+                return;
+            }
+            if (header.row_end > context.frame.height || header.row_begin > header.row_end ||
+                header.sample_begin >= header.sample_end || header.sample_end > context.spp) {
+                throw RenderError("rank 0 sent a work item outside the image or the samples");
+            }
+            const RowRange rows{header.row_begin, header.row_end};
+            if (!header.has_sums) {
+                push(header, {});
+                return;
+            }
+            Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, header.tag,
+                              std::move(operation.header)};
+            receive.sums.resize(size_t(rows.count()) * width * 3);
+            MPI_Request request;
+            {
+                MpiClock::Scope scope(context.clock);
+                check_mpi(MPI_Irecv(receive.sums.data(), count_of(rows, width), MPI_FLOAT, 0, kTagWorkSums,
+                                    MPI_COMM_WORLD, &request),
+                          "MPI_Irecv (item sums)");
+            }
+            operations.add(request, std::move(receive));
+            sums_pending = true;
+        } else if (operation.kind == Operation::Kind::WorkSumsReceive) {
+            sums_pending = false;
+            push(*operation.header, std::move(operation.sums));
         }
-        if (!no_more && !request_out && !sums_pending && worker.queued() == 0 &&
-            (!ask_when_idle || worker.unfinished() < size_t(worker.slots()))) {
-            send_request();
-            activity = true;
-        }
-        if (no_more && worker_idle && !request_out && operations.size() == 0) break;
-        if (activity) backoff.reset();
-        wake.wait_for(backoff.next(worker.unfinished() == 0 ? kPollIdle : kPollBusy));
-    }
-    first_start = worker.first_start();
-    last_end = worker.last_end();
-    report.busy = worker.busy_seconds();
-    report.bands = worker.bands_done();
-    report.samples = worker.samples_done();
+    };
+    // The next request goes out as soon as nothing is queued (the round trip
+    // hides behind the item being rendered); after "not now", once a slot is free.
+    const auto ask = [&]() {
+        if (no_more || request_out || sums_pending || worker.queued() > 0) return false;
+        if (ask_when_idle && worker.unfinished() >= size_t(worker.slots())) return false;
+        send_request();
+        return true;
+    };
+    run_worker_loop(context, worker, wake, operations, report, "MPI_Isend (item)", completed, ask,
+                    [&] { return no_more && !request_out; });
+    record_rendering(worker, report, first_start, last_end);
     report.request_latency_mean = idle_requests ? latency_sum / double(idle_requests) : 0.0;
 }
 
