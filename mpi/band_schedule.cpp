@@ -191,7 +191,7 @@ uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
 
 DynamicScheduler::Answer DynamicScheduler::next(int rank, int unfinished, RowRange& band) {
     if (rows_left() == 0) return Answer::Done;
-    if (!has_free_slot(rank, unfinished) && in_endgame()) return Answer::NotNow;
+    if (endgame_ && !has_free_slot(rank, unfinished) && in_endgame()) return Answer::NotNow;
     if (!fixed_band_rows_ && too_slow_for_the_rest(rank)) return Answer::NotNow;
     const uint32_t rows = band_rows(rank, rows_left());
     band.begin = next_row_;

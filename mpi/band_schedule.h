@@ -90,6 +90,9 @@ public:
     // band as a fraction 1/divisor of the asking rank's fair share.
     void set_weighting(SpeedWeighting weighting) { weighting_ = weighting; }
     void set_band_divisor(double divisor) { band_divisor_ = divisor >= 1 ? divisor : 3; }
+    // False: busy ranks are never told "not now" (a round that another round
+    // follows: a look-ahead band held at its end only shifts that round's rows).
+    void set_endgame(bool endgame) { endgame_ = endgame; }
 
 private:
     double weight(int rank) const;
@@ -108,6 +111,7 @@ private:
     std::vector<double> speeds_;
     SpeedWeighting weighting_ = SpeedWeighting::Pooled;
     double band_divisor_ = 3;
+    bool endgame_ = true;
 };
 
 }  // namespace farmrt

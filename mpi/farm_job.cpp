@@ -339,7 +339,8 @@ struct FrameFarmResult {
 
 // The dealer's tuning, from the environment for experiments on real machines
 // (scripts/mpi_imbalance_probe.sh compares them): FARMRT_FARM_WEIGHTS=pooled|measured,
-// FARMRT_FARM_TAIL=SAMPLES (0: no tail round), FARMRT_FARM_BAND_DIVISOR=D.
+// FARMRT_FARM_TAIL=SAMPLES (0: no tail round), FARMRT_FARM_BAND_DIVISOR=D,
+// FARMRT_FARM_ENDGAME=every|last (busy ranks told "not now" at the end of every round, or of the last).
 // Read on rank 0 only (it alone deals). Bytes never depend on them.
 void apply_dealer_environment(FrameQueueOptions& options) {
     if (const char* weights = std::getenv("FARMRT_FARM_WEIGHTS")) {
@@ -358,6 +359,12 @@ void apply_dealer_environment(FrameQueueOptions& options) {
         }
         return value;
     };
+    if (const char* endgame = std::getenv("FARMRT_FARM_ENDGAME")) {
+        const std::string value = endgame;
+        if (value == "every") options.endgame_every_round = true;
+        else if (value == "last") options.endgame_every_round = false;
+        else throw InputError("FARMRT_FARM_ENDGAME: expected every or last, got '" + value + "'");
+    }
     if (std::getenv("FARMRT_FARM_TAIL")) options.tail_samples = int(number("FARMRT_FARM_TAIL", 0));
     if (std::getenv("FARMRT_FARM_BAND_DIVISOR")) options.band_divisor = number("FARMRT_FARM_BAND_DIVISOR", 1);
 }
@@ -366,7 +373,8 @@ std::string dealer_json(const FrameQueueOptions& options) {
     JsonObject dealer;
     dealer.add("weights", std::string(options.weighting == SpeedWeighting::Pooled ? "pooled" : "measured"))
         .add("tail_samples", options.tail_samples < 0 ? std::string("auto") : std::to_string(options.tail_samples))
-        .add("band_divisor", options.band_divisor);
+        .add("band_divisor", options.band_divisor)
+        .add("endgame", std::string(options.endgame_every_round ? "every" : "last"));
     return dealer.str();
 }
 

@@ -12,7 +12,8 @@
 # Variants: new (the defaults: CPU ranks weighed by threads, a tail round of
 # spp/8), old (measured CPU speeds, no tail round: the farm until session 3),
 # pooled (threads, no tail), tail (measured, tail), div4 / div2 (the defaults
-# with bands a quarter / half of the fair share).
+# with bands a quarter / half of the fair share), every (the defaults with the
+# end-of-round "not now" in every round, not only the last: the farm until 06:30 UTC 2026-11-22).
 # Writes OUT_DIR/probe.md (tables) and OUT_DIR/probe_runs.tar.gz (every run's
 # --stats JSON and mpirun output); prints probe.md.
 set -uo pipefail
@@ -42,6 +43,7 @@ variant_environment() {
     tail) echo "FARMRT_FARM_WEIGHTS=measured" ;;
     div4) echo "FARMRT_FARM_BAND_DIVISOR=4" ;;
     div2) echo "FARMRT_FARM_BAND_DIVISOR=2" ;;
+    every) echo "FARMRT_FARM_ENDGAME=every" ;;
     *) echo "unknown variant $1" >&2; return 1 ;;
     esac
 }
@@ -101,7 +103,7 @@ lines = ["# MPI dynamic-schedule imbalance probe", "",
          "- date: %s; machine: %s, %s cores online; commit %s" % (e["PROBE_DATE"], e["PROBE_CPU"], e["PROBE_CORES"], e["PROBE_COMMIT"]),
          "- command: `%s`" % e["PROBE_COMMAND"],
          "- every run wrote the same image bytes: %s" % e["PROBE_IDENTICAL"], "",
-         "imbalance = max busy / mean busy; comm = busiest rank's MPI seconds / wall; tail = a rank's wait after its last band "
+         "dealer = CPU weights / tail samples / band divisor / rounds with the end-of-round rule; imbalance = max busy / mean busy; comm = busiest rank's MPI seconds / wall; tail = a rank's wait after its last band "
          "(max over ranks); latency = longest idle request; busy spread = slowest/fastest rank busy; rank 0 = its busy / mean busy.", "",
          "| run | variant | ranks x threads | dealer | render (s) | samples/s | imbalance | comm % | waiting % | max tail (s) | max idle latency (ms) | bands | passes | rank 0 busy / mean |",
          "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -114,7 +116,7 @@ for path in sorted(glob.glob(os.path.join(runs, "*.json"))):
     busy = [p["busy_seconds"] for p in ranks]
     mean = sum(busy) / len(busy)
     d = r.get("dealer", {})
-    dealer = "%s/%s/%s" % (d.get("weights", "?"), d.get("tail_samples", "?"), d.get("band_divisor", "?"))
+    dealer = "%s/%s/%s/%s" % (d.get("weights", "?"), d.get("tail_samples", "?"), d.get("band_divisor", "?"), d.get("endgame", "every"))
     lines.append("| %s | %s | %s | %s | %.3f | %.4g | %.3f | %.2f | %.2f | %.3f | %.1f | %d | %s | %.3f |" % (
         name[:2], variant, shape, dealer, r["render_seconds"], r["samples_per_second"], r["load_imbalance"],
         100 * r["communication_fraction"], 100 * r["waiting_fraction_mean"],

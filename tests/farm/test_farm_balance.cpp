@@ -220,6 +220,7 @@ std::vector<double> spheres_row_costs(std::mt19937& random) {
 
 struct Outcome {
     double worst = 0, mean = 0;
+    double efficiency = 0;  // mean over jobs of mean busy / makespan
 };
 
 // 1200x675 at 64 spp, one-thread ranks, each rank's busy time about `seconds`.
@@ -238,6 +239,7 @@ Outcome run_stills(int ranks, const FrameQueueOptions& tuning, double core_sprea
         const SimulatedStill still = simulate_still(farm, options, uint32_t(seed));
         outcome.worst = std::max(outcome.worst, still.imbalance);
         outcome.mean += still.imbalance / seeds;
+        outcome.efficiency += std::accumulate(still.busy.begin(), still.busy.end(), 0.0) / ranks / still.makespan / seeds;
         const char* log = std::getenv("FARMRT_SIMULATION_LOG");
         if (log && std::string(log) == "2") {
             std::printf("%2d ranks seed %2d: makespan %.3f imbalance %.3f items", ranks, seed, still.makespan,
@@ -247,9 +249,11 @@ Outcome run_stills(int ranks, const FrameQueueOptions& tuning, double core_sprea
         }
     }
     if (std::getenv("FARMRT_SIMULATION_LOG")) {
-        std::printf("%2d ranks, weights %s, tail %d, divisor %.1f, core spread %.0f%%: worst %.3f mean %.3f\n", ranks,
-                    tuning.weighting == SpeedWeighting::Pooled ? "pooled" : "measured", tuning.tail_samples,
-                    tuning.band_divisor, 100 * core_spread, outcome.worst, outcome.mean);
+        std::printf("%2d ranks, weights %s, tail %d, divisor %.1f, endgame %s, core spread %.0f%%: worst %.3f mean %.3f"
+                    " efficiency %.4f\n",
+                    ranks, tuning.weighting == SpeedWeighting::Pooled ? "pooled" : "measured", tuning.tail_samples,
+                    tuning.band_divisor, tuning.endgame_every_round ? "every round" : "last round", 100 * core_spread,
+                    outcome.worst, outcome.mean, outcome.efficiency);
     }
     return outcome;
 }
@@ -283,6 +287,13 @@ TEST(FarmBalance, DefaultsBeatMeasuredWeightsWithoutTail) {
 // (FARMRT_SIMULATION_LOG=1 ./farmrt_frame_queue_tests --gtest_filter=*Tunings*
 // --gtest_also_run_disabled_tests).
 TEST(FarmBalance, DISABLED_Tunings) {
+    for (int ranks : {8, 16}) {
+        for (bool every : {true, false}) {
+            FrameQueueOptions tuning;
+            tuning.endgame_every_round = every;
+            run_stills(ranks, tuning, 0.3, 20);
+        }
+    }
     for (int ranks : {8, 16}) {
         for (SpeedWeighting weighting : {SpeedWeighting::Measured, SpeedWeighting::Pooled}) {
             for (int tail : {0, 4, 8, 16}) {
