@@ -69,7 +69,7 @@ int run(int argc, char** argv) {
                      "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n"
                      "       [--geometry specialized,general] [--quorum 8,...] [--fused on,off] [--min-blocks 0,...]\n"
                      "       [--leaf-size 4,...] [--gpu-leaf-size 1,0,...] [--order last-rows-first,first-rows-first]\n"
-                     "       [--wide on,off]\n"
+                     "       [--wide on,off] [--items samples,pixels] [--exact-wide off,on] [--chunk-samples 1,...] [--sample-buffer-mib 256,...]\n"
                      "       (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
         return 2;
     }
@@ -79,6 +79,9 @@ int run(int argc, char** argv) {
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
     std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"}, wides = {"on"};
     std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
+    std::vector<std::string> items = {"samples"}, exact_wides = {"off"};
+    std::vector<int> chunk_samples = {CudaOptions().chunk_samples};
+    std::vector<int> sample_buffers = {int(CudaOptions().sample_buffer_bytes >> 20)};
     std::vector<int> quorums = {kLeafQuorum}, min_blocks = {CudaOptions().min_blocks}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
     int repeat = 3, device = 0;
     for (int i = 2; i < argc; ++i) {
@@ -103,6 +106,10 @@ int run(int argc, char** argv) {
         else if (option == "--gpu-leaf-size") gpu_leaf_sizes = split_integers(value);
         else if (option == "--order") orders = split(value);
         else if (option == "--wide") wides = split(value);
+        else if (option == "--items") items = split(value);
+        else if (option == "--exact-wide") exact_wides = split(value);
+        else if (option == "--chunk-samples") chunk_samples = split_integers(value);
+        else if (option == "--sample-buffer-mib") sample_buffers = split_integers(value);
         else if (option == "--repeat") repeat = std::max(1, std::atoi(value.c_str()));
         else if (option == "--device") device = std::atoi(value.c_str());
         else throw InputError(option + ": unknown option");
@@ -114,7 +121,7 @@ int run(int argc, char** argv) {
     std::printf("# %s, %ux%u, %u spp, max_depth %d, %zu primitives\n", settings.scene_file.c_str(), settings.width,
                 settings.height, settings.spp, settings.max_depth, description.scene.primitive_count());
     std::printf("# device %s\n\n", gpu_description(device).c_str());
-    std::printf("| math | kernel | quorum | fused | leaf size (GPU's) | order | schedule | block | chunk | bands (rows) | regs |"
+    std::printf("| math | kernel | quorum | fused | leaf size (GPU's) | order | schedule | block | items (chunk) | bands (rows) | regs |"
                 " stack B | blocks/SM | occupancy | kernel s | wall s | G samples/s | G segments/s |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<float> sums(size_t(settings.width) * settings.height * 3);
@@ -136,10 +143,19 @@ int run(int argc, char** argv) {
                           for (const int gpu_leaf : gpu_leaf_sizes)
                            for (const std::string& order : orders)
                             for (const std::string& wide : wides)
+                            for (const std::string& exact_wide : exact_wides)
                             for (const std::string& schedule : schedules)
                                 for (const int block : blocks)
                                     for (const int chunk : chunks)
+                                     for (const std::string& item_kind : items)
+                                      for (const int chunk_sample : chunk_samples)
+                                       for (const int buffer_mib : sample_buffers)
                                         for (const int per_sm : blocks_per_sm) {
+                                            if (item_kind == "pixels" && (chunk_sample != chunk_samples[0] ||
+                                                                          buffer_mib != sample_buffers[0])) {
+                                                continue;
+                                            }
+                                            if (item_kind != "pixels" && chunk != chunks[0]) continue;
                                             CudaOptions options;
                                             options.device = device;
                                             options.fast_math = math == "fast";
@@ -150,10 +166,15 @@ int run(int argc, char** argv) {
                                             options.fast_leaf_size = gpu_leaf;
                                             options.last_rows_first = order != "first-rows-first";
                                             options.wide_bvh = wide == "on";
+                                            options.exact_wide_bvh = exact_wide == "on";
+                                            if (options.exact_wide_bvh && options.fast_math) continue;
                                             options.schedule =
                                                 schedule == "static" ? PathSchedule::Static : PathSchedule::Dynamic;
                                             options.block_size = block;
                                             options.chunk_pixels = chunk;
+                                            options.sample_items = item_kind != "pixels";
+                                            options.chunk_samples = chunk_sample;
+                                            options.sample_buffer_bytes = size_t(std::max(buffer_mib, 1)) << 20;
                                             options.blocks_per_sm = per_sm;
                                             options.samples_per_launch = uint64_t(1) << 40;  // one launch per band
                                             configs.push_back(options);
@@ -197,11 +218,15 @@ int run(int argc, char** argv) {
                 }
                 const double kernel = median(kernel_times), wall = median(wall_times);
                 const std::string band_text = band_rows <= 0 ? "frame" : std::to_string(band_rows);
+                const std::string items_text =
+                    options.sample_items ? "samples (" + std::to_string(options.chunk_samples) + ", " +
+                                               std::to_string(options.sample_buffer_bytes >> 20) + " MiB)"
+                                         : "pixels (" + std::to_string(options.chunk_pixels) + ")";
                 static const char* const kGeometryNames[] = {"general", "no instances", "spheres"};
                 const std::string leaf_text =
                     std::to_string(leaf_size) +
                     (report.gpu_bvh_leaf_size > 0 ? " (" + std::to_string(report.gpu_bvh_leaf_size) + ")" : "");
-                std::printf("| %s | %s%s%s | %d | %s | %s | %s | %s | %d | %d | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
+                std::printf("| %s | %s%s%s | %d | %s | %s | %s | %s | %d | %s | %s | %d | %d | %d | %.0f%% | %.4f | %.4f | %.3f"
                             " | %.3f |\n",
                             options.fast_math ? "fast" : "exact", kGeometryNames[int(variant.geometry)],
                             variant.wide_bvh ? ", 4-wide BVH" : "",
@@ -211,7 +236,7 @@ int run(int argc, char** argv) {
                             variant.leaf_quorum, variant.fused_slabs ? "yes" : "no", leaf_text.c_str(),
                             options.last_rows_first ? "last rows first" : "first rows first",
                             options.schedule == PathSchedule::Static ? "static" : "dynamic", options.block_size,
-                            options.chunk_pixels, band_text.c_str(), report.registers_per_thread,
+                            items_text.c_str(), band_text.c_str(), report.registers_per_thread,
                             report.local_bytes_per_thread, report.blocks_per_sm, 100.0 * report.occupancy, kernel,
                             wall, double(samples) / kernel * 1e-9, double(samples) * segments / kernel * 1e-9);
                 std::fflush(stdout);

@@ -1,6 +1,7 @@
 #include "cuda_renderer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "cuda_device.h"
@@ -47,6 +48,12 @@ bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNo
     return true;
 }
 
+void apply_cuda_experiment_settings(CudaOptions& options) {
+    if (const char* items = std::getenv("FARMRT_CUDA_ITEMS")) options.sample_items = std::string(items) != "pixels";
+    if (const char* chunk = std::getenv("FARMRT_CUDA_CHUNK_SAMPLES")) options.chunk_samples = std::max(1, std::atoi(chunk));
+    if (const char* wide = std::getenv("FARMRT_CUDA_EXACT_WIDE")) options.exact_wide_bvh = std::string(wide) == "1";
+}
+
 int choose_cuda_device(const std::string& backend) {
     if (backend == "cpu") return -1;
     std::string problem;
@@ -85,7 +92,11 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     std::vector<PrimitiveRef> own_refs;
     std::vector<WideBvhNode> wide;
     const bool own_bvh = rebuild_bvh_for_gpu(scene, own_nodes, own_refs);
-    const bool use_wide = options_.fast_math && options_.wide_bvh && options_.specialize_geometry &&
+    // Exact math (exact_wide_bvh): the 4-wide BVH collapsed from the CPU's own
+    // BVH, spheres only (the kernel compiled for it).
+    const bool exact_wide = !options_.fast_math && options_.exact_wide_bvh && scene.quad_count == 0 &&
+                            scene.triangle_count == 0;
+    const bool use_wide = (options_.fast_math || exact_wide) && options_.wide_bvh && options_.specialize_geometry &&
                           scene.instance_count == 0 &&
                           (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
                                    : build_wide_bvh(scene.nodes, scene.node_count, wide));
@@ -95,7 +106,8 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     if (!kernel_) {
         throw RenderError("no CUDA path kernel compiled for leaf quorum " + std::to_string(wanted.leaf_quorum) +
                           ", fused slabs " + std::to_string(int(wanted.fused_slabs)) + ", min blocks " +
-                          std::to_string(wanted.min_blocks) +
+                          std::to_string(wanted.min_blocks) + ", " +
+                          (wanted.sample_items ? "per-sample" : "per-pixel") + " items" +
                           (wanted.fast_math ? " (fast math)" : " (exact math)") +
                           ": experimental variants need -DFARMRT_CUDA_EXPERIMENTS=ON");
     }
@@ -183,6 +195,7 @@ CudaRenderer::~CudaRenderer() {
         if (slot.kernel_end) (void)cudaEventDestroy(slot.kernel_end);
         if (slot.copied) (void)cudaEventDestroy(slot.copied);
         (void)cudaFree(slot.device_sums);
+        (void)cudaFree(slot.radiance);
         (void)cudaFree(slot.next_chunk);
         (void)cudaFreeHost(slot.pinned_sums);
     }
@@ -224,6 +237,22 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
     check(error, "allocating a band buffer");
     check(cudaMallocHost(reinterpret_cast<void**>(&slot.pinned_sums), bytes), "allocating pinned host memory");
     slot.capacity = floats;
+}
+
+void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
+    if (floats <= slot.radiance_capacity) return;
+    check(cudaFree(slot.radiance), "freeing a radiance buffer");
+    slot.radiance = nullptr;
+    slot.radiance_capacity = 0;
+    const size_t bytes = floats * sizeof(float);
+    const cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&slot.radiance), bytes);
+    if (error == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": a band's sample radiance needs " +
+                          std::to_string(bytes >> 20) + " MiB");
+    }
+    check(error, "allocating a radiance buffer");
+    slot.radiance_capacity = floats;
 }
 
 void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
@@ -274,20 +303,37 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     band.wide_nodes = wide_nodes_;
     band.sums = slot.device_sums;
     band.next_chunk = slot.next_chunk;
-    const uint64_t pass_samples = std::max<uint64_t>(1, options_.samples_per_launch / pixel_count);
-    const uint32_t chunk_count = (pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
-    const unsigned needed_blocks = (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
-    unsigned grid_blocks = std::min(unsigned(grid_blocks_), needed_blocks);
-    if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
+    uint64_t pass_samples = std::max<uint64_t>(1, options_.samples_per_launch / pixel_count);
+    if (options_.sample_items) {
+        // As many samples per launch as the radiance buffer holds.
+        // (and at most 2^31 items: the kernel counts them in 32 bits).
+        const uint64_t fitting = std::min<uint64_t>(options_.sample_buffer_bytes / (uint64_t(pixel_count) * 3 * sizeof(float)),
+                                                    (uint64_t(1) << 31) / pixel_count);
+        pass_samples = std::min<uint64_t>({pass_samples, std::max<uint64_t>(1, fitting), samples.count()});
+        reserve_radiance(slot, size_t(pass_samples) * pixel_count * 3);
+        band.radiance = slot.radiance;
+        band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
+    }
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
     for (uint64_t begin = samples.begin; begin < samples.end; begin += pass_samples) {
         band.sample_begin = uint32_t(begin);
         band.sample_end = uint32_t(std::min<uint64_t>(samples.end, begin + pass_samples));
+        const uint32_t launch_samples = band.sample_end - band.sample_begin;
+        const uint64_t chunk_count =
+            band.radiance ? (uint64_t(launch_samples) + band.chunk_samples - 1) / band.chunk_samples * pixel_count
+                          : (uint64_t(pixel_count) + band.chunk_pixels - 1) / band.chunk_pixels;
+        const uint64_t needed_blocks = (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
+        unsigned grid_blocks = unsigned(std::min<uint64_t>(unsigned(grid_blocks_), needed_blocks));
+        if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
         if (options_.schedule == PathSchedule::Dynamic) {
             check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");
         }
         check(kernel_->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
               "launching the path kernel");
+        if (band.radiance) {
+            check(launch_sum_sample_radiance(slot.stream, band.sums, band.radiance, pixel_count, launch_samples),
+                  "launching the sample sums");
+        }
         if (samples_done) {
             slot.progress.push_back(ProgressStep{samples_done, uint64_t(pixel_count) * (band.sample_end - band.sample_begin)});
             check(cudaLaunchHostFunc(slot.stream, advance_progress, &slot.progress.back()), "queueing progress");
@@ -343,8 +389,13 @@ PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) c
     }
     v.leaf_quorum = options_.leaf_quorum;
     v.fused_slabs = options_.fast_math && options_.fused_slabs;
-    v.min_blocks = options_.min_blocks >= 0 ? options_.min_blocks : (wide_bvh ? kRegisterCap64 : 0);
     v.wide_bvh = wide_bvh;
+    v.sample_items = options_.sample_items;
+    // The 64-register cap where it was measured to pay (the wide fast
+    // kernels) or costs no spills (the exact spheres kernel with per-sample
+    // items: 67 registers uncapped, 7 blocks of 128 per multiprocessor instead of 8).
+    const bool capped = wide_bvh || (!v.fast_math && v.sample_items && v.geometry == KernelGeometry::Spheres);
+    v.min_blocks = options_.min_blocks >= 0 ? options_.min_blocks : (capped ? kRegisterCap64 : 0);
     return v;
 }
 

@@ -21,7 +21,16 @@ struct CudaOptions {
     bool fast_math = false;  // false: sums bit-identical to the CPU tracer
     PathSchedule schedule = PathSchedule::Dynamic;
     int block_size = 128;
-    int chunk_pixels = 1;
+    int chunk_pixels = 1;    // per-pixel items: pixels a thread takes at a time
+    // Per-sample work items (BandLaunch::radiance): a thread takes
+    // chunk_samples samples of one pixel at a time and stores each sample's
+    // radiance; a second kernel adds them to the sums in sample order (the
+    // same sums). A launch's tail is then a path or two long instead of a
+    // whole pixel's samples. Each slot's radiance buffer holds up to
+    // sample_buffer_bytes, which bounds the samples per launch.
+    bool sample_items = true;
+    int chunk_samples = 4;
+    size_t sample_buffer_bytes = size_t(256) << 20;
     int blocks_per_sm = 0;   // resident blocks per multiprocessor; 0 = as many as fit
     int max_grid_blocks = 0; // tests: cap the grid (0 = none) so that threads take many pixels
     // Upper bound on pixels x samples per kernel launch: a band is split into
@@ -34,7 +43,8 @@ struct CudaOptions {
     int leaf_quorum = kLeafQuorum;
     bool fused_slabs = true;  // fast math only
     // Register cap (PathKernelVariant::min_blocks): -1 = the measured best
-    // (64 registers for the fast kernels with the wide BVH, none otherwise).
+    // (64 registers for the fast kernels with the wide BVH and the exact
+    // spheres kernel with per-sample items, none otherwise).
     int min_blocks = -1;
     // Fast math only: the GPU traverses its own BVH with leaves of at most
     // this many primitives (fewer primitive tests per ray, less divergence in
@@ -43,6 +53,11 @@ struct CudaOptions {
     // Fast math only: a 4-wide BVH collapsed from the binary one (not for
     // instances; scenes whose BVH does not fit its encoding keep the binary one).
     bool wide_bvh = true;
+    // Exact math too (spheres-only scenes): the 4-wide BVH collapsed from the
+    // CPU's BVH (its leaves). Same intersection code and (t, key) hit rule as
+    // the CPU, another visiting order: bit-identical unless a hit's box is
+    // culled where rounding puts the hit before the box (experimental).
+    bool exact_wide_bvh = false;
     bool last_rows_first = false;  // BandLaunch::last_rows_first (measured slower on spheres.yaml)
 };
 
@@ -98,6 +113,8 @@ private:
         float* device_sums = nullptr;
         float* pinned_sums = nullptr;
         size_t capacity = 0;  // floats in each buffer
+        float* radiance = nullptr;   // per-sample items' radiance (device)
+        size_t radiance_capacity = 0;  // floats
         uint32_t* next_chunk = nullptr;
         std::deque<ProgressStep> progress;  // stable addresses for host callbacks
         float* user_sums = nullptr;
@@ -110,6 +127,7 @@ private:
     template <typename T>
     T* upload(const T* data, size_t count, const char* what);
     void reserve(Slot& slot, size_t floats);
+    void reserve_radiance(Slot& slot, size_t floats);
     void finish(Slot& slot);
     void check(cudaError_t error, const char* what) const;
     PathKernelVariant variant(const SceneView& scene, bool wide_bvh) const;
@@ -131,6 +149,12 @@ private:
     CudaKernelReport report_;
     double last_kernel_seconds_ = 0;
 };
+
+// Measurement settings from the environment, for command-line runs
+// (scripts/cuda_benchmark.sh compares them end to end): FARMRT_CUDA_ITEMS=
+// samples|pixels, FARMRT_CUDA_CHUNK_SAMPLES=N, FARMRT_CUDA_EXACT_WIDE=0|1.
+// Unset: the defaults. None of them changes the image (exact math: the CPU's).
+void apply_cuda_experiment_settings(CudaOptions& options);
 
 // The backend a rank gets: "cpu", "cuda" or "auto". Returns the CUDA device
 // to use, or -1 for the CPU tracer. Under auto a rank uses the GPU of its

@@ -8,11 +8,13 @@
 namespace farmrt {
 namespace FARMRT_PATH_KERNEL_VARIANT {
 
-// One thread's current pixel.
+// One thread's current run: samples [sample, sample_end) of one pixel. The
+// pixel's coordinates are recomputed for each sample rather than kept (fewer
+// live registers across the traversal).
 struct PixelWork {
-    uint32_t x, y;
-    uint32_t sample;
-    float sum[3];
+    uint32_t pixel;  // in the band (BandLaunch::item_pixel)
+    uint32_t sample, sample_end;
+    float sum[3];    // per-pixel items: the pixel's running sum
 };
 
 // The band's pixel of work item `item` (BandLaunch::last_rows_first).
@@ -20,16 +22,46 @@ __device__ __forceinline__ uint32_t item_pixel(const BandLaunch& band, uint32_t 
     return band.last_rows_first ? band.pixel_count - 1 - item : item;
 }
 
-__device__ __forceinline__ void begin_pixel(const FrameSettings& frame, const BandLaunch& band, uint32_t item,
-                                            PixelWork& work) {
-    const uint32_t pixel = item_pixel(band, item);
-    work.x = pixel % frame.width;
-    work.y = band.row_begin + pixel / frame.width;
+// Per-pixel items: chunk c holds items [c * chunk_pixels, ...), each a pixel
+// with every sample of the launch. Per-sample items (BandLaunch::radiance):
+// chunk c holds samples [s, s + chunk_samples) of pixel c mod pixel_count,
+// s = sample_begin + (c / pixel_count) * chunk_samples: the first chunks of
+// every pixel come first, so a warp's lanes start on neighbouring pixels.
+template <bool kSamples>
+__device__ __forceinline__ uint32_t chunk_count_of(const BandLaunch& band) {
+    if (kSamples) {
+        const uint32_t samples = band.sample_end - band.sample_begin;
+        return (samples + band.chunk_samples - 1) / band.chunk_samples * band.pixel_count;
+    }
+    return (band.pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
+}
+
+template <bool kSamples>
+__device__ __forceinline__ void begin_run(const BandLaunch& band, uint32_t item, PixelWork& work) {
+    uint32_t pixel_item = item;
     work.sample = band.sample_begin;
-    const float* sum = band.sums + size_t(pixel) * 3;
-    work.sum[0] = sum[0];
-    work.sum[1] = sum[1];
-    work.sum[2] = sum[2];
+    work.sample_end = band.sample_end;
+    if (kSamples) {
+        pixel_item = item % band.pixel_count;
+        work.sample = band.sample_begin + item / band.pixel_count * band.chunk_samples;
+        work.sample_end = min(work.sample + band.chunk_samples, band.sample_end);
+    }
+    const uint32_t pixel = item_pixel(band, pixel_item);
+    work.pixel = pixel;
+    if (!kSamples) {
+        const float* sum = band.sums + size_t(pixel) * 3;
+        work.sum[0] = sum[0];
+        work.sum[1] = sum[1];
+        work.sum[2] = sum[2];
+    }
+}
+
+// The first path of the run's current sample.
+__device__ __forceinline__ PathState start_sample(const FrameSettings& frame, const BandLaunch& band,
+                                                  const PixelWork& work, PixelSampler& sampler) {
+    const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
+    sampler = PixelSampler(frame.key, y * frame.width + x, work.sample);
+    return start_path(frame.camera.generate_ray(x, y, sampler));
 }
 
 // The closest-hit query of a kernel: the core's binary traversal, or the wide BVH's.
@@ -42,90 +74,109 @@ struct QueryOf<Traits, true> {
     __device__ static WideTraversalQuery<Traits> make(const BandLaunch& band) { return {band.wide_nodes}; }
 };
 
-// Each thread owns one pixel at a time and runs its samples one after the
-// other, in order; the loop body is one path segment, and a path that ends
-// is replaced by the pixel's next sample (or the next pixel's first) in the
-// same iteration, so lanes of a warp stay busy whatever their paths' lengths.
-template <class Traits, bool kWide>
+// Each thread owns one run of samples of one pixel at a time and traces them
+// one after the other, in order; the loop body is one path segment, and a
+// path that ends is replaced by the run's next sample (or the next run's
+// first) in the same iteration, so lanes of a warp stay busy whatever their
+// paths' lengths. Per-pixel items add each sample to the pixel's sum in
+// registers; per-sample items store each sample's radiance for
+// sum_sample_radiance, which adds them in sample order after the launch: the
+// same additions in the same order, so the same sums, but a thread's work
+// unit is a few samples instead of a whole pixel, and the launch's tail (the
+// time its last items take while other threads idle) is a path or two long.
+// kSamples: per-sample items (BandLaunch::radiance set), else per-pixel items.
+template <class Traits, bool kWide, bool kSamples>
 __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame,
                                            const BandLaunch& band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
-    const uint32_t chunk_count = (band.pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
+    const uint32_t chunk_count = chunk_count_of<kSamples>(band);
+    const uint32_t chunk_items = kSamples ? 1u : band.chunk_pixels;
+    const uint32_t item_count = kSamples ? chunk_count : band.pixel_count;
     uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
     if (chunk >= chunk_count) return;
-    uint32_t item = chunk * band.chunk_pixels;
-    uint32_t item_end = min(item + band.chunk_pixels, band.pixel_count);
+    uint32_t item = chunk * chunk_items;
+    uint32_t item_end = min(item + chunk_items, item_count);
 
     const auto closest_hit = QueryOf<Traits, kWide>::make(band);
     PixelWork work;
-    begin_pixel(frame, band, item, work);
-    PixelSampler sampler(frame.key, work.y * frame.width + work.x, work.sample);
-    PathState path = start_path(frame.camera.generate_ray(work.x, work.y, sampler));
+    begin_run<kSamples>(band, item, work);
+    PixelSampler sampler(frame.key, 0, 0);
+    PathState path = start_sample(frame, band, work, sampler);
     for (;;) {
         if (extend_path(scene, path, sampler, closest_hit) && path.depth < frame.max_depth) continue;
-        add_sample(work.sum, path.radiance);
-        if (++work.sample == band.sample_end) {
-            float* sum = band.sums + size_t(item_pixel(band, item)) * 3;
-            sum[0] = work.sum[0];
-            sum[1] = work.sum[1];
-            sum[2] = work.sum[2];
+        if (kSamples) {
+            float* radiance =
+                band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * 3;
+            radiance[0] = path.radiance.x;
+            radiance[1] = path.radiance.y;
+            radiance[2] = path.radiance.z;
+        } else {
+            add_sample(work.sum, path.radiance);
+        }
+        if (++work.sample == work.sample_end) {
+            if (!kSamples) {
+                float* sum = band.sums + size_t(work.pixel) * 3;
+                sum[0] = work.sum[0];
+                sum[1] = work.sum[1];
+                sum[2] = work.sum[2];
+            }
             if (++item == item_end) {
                 chunk = band.schedule == PathSchedule::Dynamic ? thread_count + atomicAdd(band.next_chunk, 1u)
                                                                : chunk + thread_count;
                 if (chunk >= chunk_count) break;
-                item = chunk * band.chunk_pixels;
-                item_end = min(item + band.chunk_pixels, band.pixel_count);
+                item = chunk * chunk_items;
+                item_end = min(item + chunk_items, item_count);
             }
-            begin_pixel(frame, band, item, work);
+            begin_run<kSamples>(band, item, work);
         }
-        sampler = PixelSampler(frame.key, work.y * frame.width + work.x, work.sample);
-        path = start_path(frame.camera.generate_ray(work.x, work.y, sampler));
+        path = start_sample(frame, band, work, sampler);
     }
 }
 
-template <class Traits, bool kWide>
+template <class Traits, bool kWide, bool kSamples>
 __global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples>(scene, frame, band);
 }
 
 // With a register cap: at most 128 threads per block, at least kMinBlocks
 // blocks per multiprocessor.
-template <class Traits, bool kWide, int kMinBlocks>
+template <class Traits, bool kWide, bool kSamples, int kMinBlocks>
 __global__ void __launch_bounds__(128, kMinBlocks)
     path_kernel_bounded(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples>(scene, frame, band);
 }
 
 // At most 64 registers, any block size (kRegisterCap64).
-template <class Traits, bool kWide>
+template <class Traits, bool kWide, bool kSamples>
 __global__ void __launch_bounds__(1024, 1)
     path_kernel_capped(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples>(scene, frame, band);
 }
 
-template <class Traits, bool kWide>
+template <class Traits, bool kWide, bool kSamples>
 cudaError_t launch_capped(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                           const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_capped<Traits, kWide><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_capped<Traits, kWide, kSamples><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, bool kWide>
+template <class Traits, bool kWide, bool kSamples>
 cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                    const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel<Traits, kWide><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel<Traits, kWide, kSamples><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, bool kWide, int kMinBlocks>
+template <class Traits, bool kWide, bool kSamples, int kMinBlocks>
 cudaError_t launch_bounded(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                            const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_bounded<Traits, kWide, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_bounded<Traits, kWide, kSamples, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-// The table entry of one variant.
-template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0, bool kWide = false>
+// The table entry of one variant. kSamples: per-sample work items (the default).
+template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0, bool kWide = false,
+          bool kSamples = true>
 PathKernelEntry entry(bool fast_math) {
     using Traits = TraversalTraits<kGeometry == KernelGeometry::General, kGeometry == KernelGeometry::Spheres, kQuorum,
                                    kFusedSlabs>;
@@ -136,15 +187,16 @@ PathKernelEntry entry(bool fast_math) {
     e.variant.fused_slabs = kFusedSlabs;
     e.variant.min_blocks = kMinBlocks;
     e.variant.wide_bvh = kWide;
+    e.variant.sample_items = kSamples;
     if constexpr (kMinBlocks == kRegisterCap64) {
-        e.function = reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide>);
-        e.launch = &launch_capped<Traits, kWide>;
+        e.function = reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide, kSamples>);
+        e.launch = &launch_capped<Traits, kWide, kSamples>;
     } else if constexpr (kMinBlocks > 0) {
-        e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kMinBlocks>);
-        e.launch = &launch_bounded<Traits, kWide, kMinBlocks>;
+        e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kSamples, kMinBlocks>);
+        e.launch = &launch_bounded<Traits, kWide, kSamples, kMinBlocks>;
     } else {
-        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide>);
-        e.launch = &launch<Traits, kWide>;
+        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide, kSamples>);
+        e.launch = &launch<Traits, kWide, kSamples>;
     }
     return e;
 }

@@ -39,7 +39,20 @@ struct BandLaunch {
     const WideBvhNode* wide_nodes = nullptr;  // device: the 4-wide BVH (kernels with PathKernelVariant::wide_bvh)
     float* sums = nullptr;          // device: pixel_count RGB sums, added to in place
     uint32_t* next_chunk = nullptr; // device: zero before a dynamic launch
+    // Per-sample work items: when set, the kernel stores each sample's
+    // radiance here, (sample - sample_begin) * pixel_count + pixel RGB
+    // triples, instead of adding to `sums`; sum_sample_radiance then adds them
+    // to `sums` in sample order. A thread takes chunk_samples samples of one
+    // pixel at a time (a pixel's samples may run on several threads at once).
+    float* radiance = nullptr;
+    uint32_t chunk_samples = 1;
 };
+
+// Adds the per-sample radiance of a launch (BandLaunch::radiance, `samples`
+// per pixel) to the pixels' sums, in sample order, as add_sample does on
+// the CPU: the sums are bit-identical to per-pixel accumulation.
+cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
+                                       uint32_t samples);
 
 // The geometry a kernel handles: General (anything, instances included),
 // NoInstances (spheres, quads, triangles: the kernel without the nested
@@ -55,10 +68,12 @@ struct PathKernelVariant {
     bool fused_slabs = false;       // TraversalTraits::kFusedSlabs (fast math only)
     int min_blocks = 0;             // register cap: __launch_bounds__(128, min_blocks); kRegisterCap64; 0 = none
     bool wide_bvh = false;          // traverses BandLaunch::wide_nodes (fast math, no instances)
+    bool sample_items = true;       // per-sample work items (BandLaunch::radiance), else per-pixel
 
     bool operator==(const PathKernelVariant& o) const {
         return fast_math == o.fast_math && geometry == o.geometry && leaf_quorum == o.leaf_quorum &&
-               fused_slabs == o.fused_slabs && min_blocks == o.min_blocks && wide_bvh == o.wide_bvh;
+               fused_slabs == o.fused_slabs && min_blocks == o.min_blocks && wide_bvh == o.wide_bvh &&
+               sample_items == o.sample_items;
     }
 };
 

@@ -3,7 +3,38 @@
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_exact
 #include "path_kernel.cuh"
 
+#include <algorithm>
+
 namespace farmrt {
+namespace {
+
+// One thread per pixel (grid-stride): neighbouring threads read neighbouring
+// radiance triples of each sample. Compiled here, without fused multiply-add
+// or flushed denormals, though it only adds.
+__global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count, uint32_t samples) {
+    for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
+        float* sum = sums + size_t(pixel) * 3;
+        float total[3] = {sum[0], sum[1], sum[2]};
+        for (uint32_t s = 0; s < samples; ++s) {
+            const float* r = radiance + (size_t(s) * pixel_count + pixel) * 3;
+            add_sample(total, Color(r[0], r[1], r[2]));
+        }
+        sum[0] = total[0];
+        sum[1] = total[1];
+        sum[2] = total[2];
+    }
+}
+
+}  // namespace
+
+cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
+                                       uint32_t samples) {
+    if (pixel_count == 0 || samples == 0) return cudaSuccess;
+    constexpr unsigned kBlock = 256;
+    const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
+    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(sums, radiance, pixel_count, samples);
+    return cudaGetLastError();
+}
 
 const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
     using namespace path_kernel_exact;
@@ -11,6 +42,14 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, false>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false>(false),
+        // Per-pixel work items (CudaOptions::sample_items = false), for comparison.
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, 0, false, false>(false),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, false, false>(false),
+        // The spheres kernel capped at 64 registers (CudaOptions::min_blocks = kRegisterCap64).
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64>(false),
+        // The 4-wide BVH over the CPU's leaves (CudaOptions::exact_wide_bvh), capped and not.
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(false),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, true>(false),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

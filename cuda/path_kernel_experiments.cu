@@ -19,6 +19,8 @@ const PathKernelEntry* path_kernel_experiment_entries(size_t& count) {
         entry<KernelGeometry::Spheres, 1, false>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 7, true>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 8, true>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, 9, true>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, 10, true>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

@@ -24,6 +24,8 @@ const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(true),
         entry<KernelGeometry::NoInstances, kLeafQuorum, true, 0, true>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 0, true>(true),
+        // Per-pixel work items (CudaOptions::sample_items = false), for comparison.
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, false>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

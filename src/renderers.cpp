@@ -28,6 +28,7 @@ std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const Rende
         CudaOptions cuda;
         cuda.device = device;
         cuda.fast_math = options.gpu_math == "fast";
+        apply_cuda_experiment_settings(cuda);
         return std::make_unique<CudaRenderer>(scene.view(), cuda);
     }
 #else

@@ -237,6 +237,31 @@ TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
     }
 }
 
+// The exact kernel's optional 4-wide BVH (CudaOptions::exact_wide_bvh)
+// collapsed from the CPU's BVH, run here on the CPU with the CPU's rounding:
+// the image of spheres-only scenes is the scalar tracer's, byte for byte
+// (the hit is the smallest (t, key) whatever the visiting order).
+TEST(CudaHost, ExactWideBvhRendersTheCpuImage) {
+    using Traits = TraversalTraits<false, true, kLeafQuorum, false>;
+    for (const char* name : {"spheres.yaml", "many_spheres.yaml"}) {
+        const TestScene scene = load_test_scene(name, 96, 54, 8, 5);
+        const SceneView view = scene.description.scene.view();
+        std::vector<WideBvhNode> wide;
+        ASSERT_TRUE(build_wide_bvh(view.nodes, view.node_count, wide)) << name;
+        const RenderSettings& s = scene.description.settings;
+        std::vector<float> binary(size_t(s.width) * s.height * 3, 0.0f), wide_sums = binary;
+        for (uint32_t y = 0; y < s.height; ++y) {
+            for (uint32_t x = 0; x < s.width; ++x) {
+                const size_t at = (size_t(y) * s.width + x) * 3;
+                accumulate_pixel(view, scene.frame, x, y, 0, s.spp, &binary[at], TraversalQuery<Traits>());
+                accumulate_pixel(view, scene.frame, x, y, 0, s.spp, &wide_sums[at],
+                                 WideTraversalQuery<Traits>{wide.data()});
+            }
+        }
+        EXPECT_EQ(differing_values(binary, wide_sums), 0u) << name;
+    }
+}
+
 // ---- on the GPU ------------------------------------------------------------------
 
 // The exact kernel rounds like the CPU build: identical sums, not just close.
@@ -350,11 +375,33 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
         CudaOptions many_launches = base;  // one or two samples per launch
         many_launches.samples_per_launch = uint64_t(s.width) * s.height * 2 - 1;
         variants.push_back(many_launches);
+        // Per-pixel work items (each pixel's samples summed in registers)
+        // against the default per-sample items; per-sample chunks of 3
+        // samples; a radiance buffer of two samples per launch; per-sample
+        // items on the static schedule and on a small grid.
+        CudaOptions per_pixel = base;
+        per_pixel.sample_items = false;
+        variants.push_back(per_pixel);
+        CudaOptions sample_chunks = base;
+        sample_chunks.chunk_samples = 3;
+        variants.push_back(sample_chunks);
+        CudaOptions small_buffer = base;
+        small_buffer.sample_buffer_bytes = size_t(s.width) * s.height * 3 * sizeof(float) * 2;
+        variants.push_back(small_buffer);
+        CudaOptions static_samples = base;
+        static_samples.schedule = PathSchedule::Static;
+        static_samples.chunk_samples = 2;
+        variants.push_back(static_samples);
+        CudaOptions small_grid_samples = base;
+        small_grid_samples.max_grid_blocks = 1;
+        small_grid_samples.block_size = 32;
+        variants.push_back(small_grid_samples);
         for (const CudaOptions& o : variants) {
             EXPECT_TRUE(same_bits(reference, render_gpu(scene, o)))
                 << "fast_math " << fast_math << " block " << o.block_size << " chunk " << o.chunk_pixels
                 << " schedule " << int(o.schedule) << " blocks/SM " << o.blocks_per_sm << " samples/launch "
-                << o.samples_per_launch;
+                << o.samples_per_launch << " sample items " << o.sample_items << " chunk samples "
+                << o.chunk_samples << " sample buffer " << o.sample_buffer_bytes;
         }
 
         // Bands of 1, 4 and 7 rows, submitted asynchronously, and sample ranges split in two.
