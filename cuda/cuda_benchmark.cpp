@@ -69,7 +69,7 @@ int run(int argc, char** argv) {
                      "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n"
                      "       [--geometry specialized,general] [--quorum 8,...] [--fused on,off] [--min-blocks 0,...]\n"
                      "       [--leaf-size 4,...] [--gpu-leaf-size 1,0,...] [--order last-rows-first,first-rows-first]\n"
-                     "       [--wide on,off] [--items samples,pixels] [--exact-wide off,on] [--chunk-samples 1,...] [--sample-buffer-mib 256,...]\n"
+                     "       [--wide on,off] [--items samples,pixels] [--exact-wide off,on] [--warp-fetch off,on] [--chunk-samples 1,...] [--sample-buffer-mib 256,...]\n"
                      "       (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
         return 2;
     }
@@ -79,7 +79,7 @@ int run(int argc, char** argv) {
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
     std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"}, wides = {"on"};
     std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
-    std::vector<std::string> items = {"samples"}, exact_wides = {"off"};
+    std::vector<std::string> items = {"samples"}, exact_wides = {"off"}, warp_fetches = {"off"};
     std::vector<int> chunk_samples = {CudaOptions().chunk_samples};
     std::vector<int> sample_buffers = {int(CudaOptions().sample_buffer_bytes >> 20)};
     std::vector<int> quorums = {kLeafQuorum}, min_blocks = {CudaOptions().min_blocks}, leaf_sizes = {BvhBuildOptions().max_leaf_size};
@@ -108,6 +108,7 @@ int run(int argc, char** argv) {
         else if (option == "--wide") wides = split(value);
         else if (option == "--items") items = split(value);
         else if (option == "--exact-wide") exact_wides = split(value);
+        else if (option == "--warp-fetch") warp_fetches = split(value);
         else if (option == "--chunk-samples") chunk_samples = split_integers(value);
         else if (option == "--sample-buffer-mib") sample_buffers = split_integers(value);
         else if (option == "--repeat") repeat = std::max(1, std::atoi(value.c_str()));
@@ -144,6 +145,7 @@ int run(int argc, char** argv) {
                            for (const std::string& order : orders)
                             for (const std::string& wide : wides)
                             for (const std::string& exact_wide : exact_wides)
+                            for (const std::string& warp_fetch : warp_fetches)
                             for (const std::string& schedule : schedules)
                                 for (const int block : blocks)
                                     for (const int chunk : chunks)
@@ -174,7 +176,8 @@ int run(int argc, char** argv) {
                                             options.chunk_pixels = chunk;
                                             options.sample_items = item_kind != "pixels";
                                             options.chunk_samples = chunk_sample;
-                                            options.sample_buffer_bytes = size_t(std::max(buffer_mib, 1)) << 20;
+                                            options.sample_buffer_bytes = size_t(std::max(buffer_mib, 0)) << 20;  // 0: auto
+                                            options.warp_fetch = warp_fetch == "on";
                                             options.blocks_per_sm = per_sm;
                                             options.samples_per_launch = uint64_t(1) << 40;  // one launch per band
                                             configs.push_back(options);
@@ -219,9 +222,10 @@ int run(int argc, char** argv) {
                 const double kernel = median(kernel_times), wall = median(wall_times);
                 const std::string band_text = band_rows <= 0 ? "frame" : std::to_string(band_rows);
                 const std::string items_text =
-                    options.sample_items ? "samples (" + std::to_string(options.chunk_samples) + ", " +
-                                               std::to_string(options.sample_buffer_bytes >> 20) + " MiB)"
-                                         : "pixels (" + std::to_string(options.chunk_pixels) + ")";
+                    (options.sample_items ? "samples (" + std::to_string(options.chunk_samples) + ", " +
+                                                std::to_string(renderer.sample_buffer_bytes() >> 20) + " MiB)"
+                                          : "pixels (" + std::to_string(options.chunk_pixels) + ")") +
+                    (options.warp_fetch ? " warp fetch" : "");
                 static const char* const kGeometryNames[] = {"general", "no instances", "spheres"};
                 const std::string leaf_text =
                     std::to_string(leaf_size) +

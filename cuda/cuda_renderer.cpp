@@ -52,6 +52,8 @@ void apply_cuda_experiment_settings(CudaOptions& options) {
     if (const char* items = std::getenv("FARMRT_CUDA_ITEMS")) options.sample_items = std::string(items) != "pixels";
     if (const char* chunk = std::getenv("FARMRT_CUDA_CHUNK_SAMPLES")) options.chunk_samples = std::max(1, std::atoi(chunk));
     if (const char* wide = std::getenv("FARMRT_CUDA_EXACT_WIDE")) options.exact_wide_bvh = std::string(wide) == "1";
+    if (const char* warp = std::getenv("FARMRT_CUDA_WARP_FETCH")) options.warp_fetch = std::string(warp) == "1";
+    if (const char* mib = std::getenv("FARMRT_CUDA_SAMPLE_BUFFER_MIB")) options.sample_buffer_bytes = size_t(std::max(1, std::atoi(mib))) << 20;
 }
 
 int choose_cuda_device(const std::string& backend) {
@@ -176,6 +178,12 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         options_.blocks_per_sm > 0 ? std::min(options_.blocks_per_sm, fitting_blocks) : fitting_blocks;
     if (blocks_per_sm < 1) throw RenderError("the path kernel does not fit on " + gpu_description(device_));
     grid_blocks_ = blocks_per_sm * multiprocessors;
+    sample_buffer_bytes_ = options_.sample_buffer_bytes;
+    if (sample_buffer_bytes_ == 0) {
+        size_t free_bytes = 0, total_bytes = 0;
+        check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
+        sample_buffer_bytes_ = std::max<size_t>(std::min<size_t>(size_t(1) << 30, free_bytes / 8), size_t(1) << 20);
+    }
     report_.registers_per_thread = attributes.numRegs;
     report_.local_bytes_per_thread = int(attributes.localSizeBytes);
     report_.blocks_per_sm = blocks_per_sm;
@@ -271,7 +279,9 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     }
     const uint32_t pixel_count = uint32_t(band_pixels);
     const size_t floats = size_t(pixel_count) * 3;
-    if (pixel_count > 0 && samples.count() > 0) reserve(slot, floats);
+    // At least a farm band's worth (16 MiB, mpi/band_schedule.h's limit) at
+    // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
+    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
     next_slot_ = (next_slot_ + 1) % kSlots;
     slot.user_sums = sums;
     slot.floats = floats;
@@ -307,13 +317,16 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     if (options_.sample_items) {
         // As many samples per launch as the radiance buffer holds.
         // (and at most 2^31 items: the kernel counts them in 32 bits).
-        const uint64_t fitting = std::min<uint64_t>(options_.sample_buffer_bytes / (uint64_t(pixel_count) * 3 * sizeof(float)),
+        const uint64_t fitting = std::min<uint64_t>(sample_buffer_bytes_ / (uint64_t(pixel_count) * 3 * sizeof(float)),
                                                     (uint64_t(1) << 31) / pixel_count);
         pass_samples = std::min<uint64_t>({pass_samples, std::max<uint64_t>(1, fitting), samples.count()});
-        reserve_radiance(slot, size_t(pass_samples) * pixel_count * 3);
+        // The whole buffer at once: growing it later (cudaFree) would wait
+        // for every stream, the other slot's band too.
+        reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count, sample_buffer_bytes_ / 12) * 3);
         band.radiance = slot.radiance;
         band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
     }
+    band.warp_fetch = options_.warp_fetch;
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
     for (uint64_t begin = samples.begin; begin < samples.end; begin += pass_samples) {
         band.sample_begin = uint32_t(begin);

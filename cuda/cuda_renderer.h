@@ -28,9 +28,16 @@ struct CudaOptions {
     // same sums). A launch's tail is then a path or two long instead of a
     // whole pixel's samples. Each slot's radiance buffer holds up to
     // sample_buffer_bytes, which bounds the samples per launch.
+    // Measured on the H100 (results/cuda.md): one sample per fetch beats
+    // 2, 4, 8, 16 (consecutive items are neighbouring pixels at one sample,
+    // so lanes that fetch together trace similar paths), and larger buffers
+    // (fewer launches, fewer tails) beat smaller ones.
     bool sample_items = true;
-    int chunk_samples = 4;
-    size_t sample_buffer_bytes = size_t(256) << 20;
+    int chunk_samples = 1;
+    size_t sample_buffer_bytes = 0;  // per slot; 0: 1 GiB, or an eighth of the free device memory if less
+    // Dynamic schedule: lanes of a warp that need work in the same step
+    // fetch consecutive chunks with one atomic (BandLaunch::warp_fetch).
+    bool warp_fetch = false;
     int blocks_per_sm = 0;   // resident blocks per multiprocessor; 0 = as many as fit
     int max_grid_blocks = 0; // tests: cap the grid (0 = none) so that threads take many pixels
     // Upper bound on pixels x samples per kernel launch: a band is split into
@@ -53,10 +60,13 @@ struct CudaOptions {
     // Fast math only: a 4-wide BVH collapsed from the binary one (not for
     // instances; scenes whose BVH does not fit its encoding keep the binary one).
     bool wide_bvh = true;
-    // Exact math too (spheres-only scenes): the 4-wide BVH collapsed from the
-    // CPU's BVH (its leaves). Same intersection code and (t, key) hit rule as
-    // the CPU, another visiting order: bit-identical unless a hit's box is
-    // culled where rounding puts the hit before the box (experimental).
+    // Exact math too (spheres-only scenes; -DFARMRT_CUDA_EXPERIMENTS=ON): the
+    // 4-wide BVH collapsed from the CPU's BVH (its leaves). Same intersection
+    // code and (t, key) hit rule as the CPU, another visiting order: 7% faster
+    // on the H100, but not bit-identical where a sphere's computed hit lies
+    // before its box (seen once at 1200x675x16 on spheres.yaml: the ground
+    // sphere, radius 1000, below the glass sphere), so the CPU's order culls
+    // it and another order does not.
     bool exact_wide_bvh = false;
     bool last_rows_first = false;  // BandLaunch::last_rows_first (measured slower on spheres.yaml)
 };
@@ -99,6 +109,8 @@ public:
     PathKernelVariant kernel_variant() const { return kernel_->variant; }
     // Kernel time of the last completed band, from device events (benchmarks).
     double last_kernel_seconds() const { return last_kernel_seconds_; }
+    // Each slot's radiance buffer for per-sample items (CudaOptions::sample_buffer_bytes resolved).
+    size_t sample_buffer_bytes() const { return sample_buffer_bytes_; }
 
 private:
     static constexpr size_t kSlots = 2;
@@ -146,6 +158,7 @@ private:
     std::deque<float*> completed_;   // finished by submit() while waiting for a free slot
     size_t next_slot_ = 0;
     int grid_blocks_ = 0;
+    size_t sample_buffer_bytes_ = 0;  // per slot (CudaOptions::sample_buffer_bytes resolved)
     CudaKernelReport report_;
     double last_kernel_seconds_ = 0;
 };

@@ -64,6 +64,22 @@ __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, co
     return start_path(frame.camera.generate_ray(x, y, sampler));
 }
 
+// The next chunk of the dynamic schedule (less the first grid's worth).
+// BandLaunch::warp_fetch: the lanes of a warp that run out of work in the
+// same step take consecutive chunks with one atomic operation (neighbouring
+// pixels, the same sample: rays that start together stay together longer).
+// Which thread takes which chunk never changes a sum.
+__device__ __forceinline__ uint32_t next_dynamic_chunk(const BandLaunch& band) {
+    if (!band.warp_fetch) return atomicAdd(band.next_chunk, 1u);
+    const unsigned lanes = __activemask();
+    const unsigned lane = threadIdx.x & 31u;
+    const int leader = __ffs(lanes) - 1;
+    uint32_t first = 0;
+    if (int(lane) == leader) first = atomicAdd(band.next_chunk, uint32_t(__popc(lanes)));
+    first = __shfl_sync(lanes, first, leader);
+    return first + uint32_t(__popc(lanes & ((1u << lane) - 1u)));
+}
+
 // The closest-hit query of a kernel: the core's binary traversal, or the wide BVH's.
 template <class Traits, bool kWide>
 struct QueryOf {
@@ -121,7 +137,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
                 sum[2] = work.sum[2];
             }
             if (++item == item_end) {
-                chunk = band.schedule == PathSchedule::Dynamic ? thread_count + atomicAdd(band.next_chunk, 1u)
+                chunk = band.schedule == PathSchedule::Dynamic ? thread_count + next_dynamic_chunk(band)
                                                                : chunk + thread_count;
                 if (chunk >= chunk_count) break;
                 item = chunk * chunk_items;

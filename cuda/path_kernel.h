@@ -46,6 +46,7 @@ struct BandLaunch {
     // pixel at a time (a pixel's samples may run on several threads at once).
     float* radiance = nullptr;
     uint32_t chunk_samples = 1;
+    bool warp_fetch = false;  // dynamic schedule: one atomic per warp step (see next_dynamic_chunk)
 };
 
 // Adds the per-sample radiance of a launch (BandLaunch::radiance, `samples`

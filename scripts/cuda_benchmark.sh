@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Benchmarks the CUDA backend on configs/spheres.yaml at 1200x675, max_depth 50
-# (issue 6): samples/s and path segments/s over math, schedule, block, chunk
-# and band settings; the farmrt command line end to end; an Nsight Compute
-# profile (occupancy, SIMT efficiency, FP32 issue) and the kernel's SASS.
+# (issue 6): the kernel's samples/s and path segments/s (farmrt_cuda_benchmark,
+# the whole frame as one band), and the command line end to end (farmrt
+# --backend cuda: the farm's passes and bands, scene load, upload, image
+# write), both math variants; an Nsight Compute profile (registers,
+# occupancy, SIMT efficiency, FP32 issue); sweeps in the longer modes.
 #
 #   scripts/cuda_benchmark.sh BUILD_DIR OUT_DIR [headline|quick|full]
 #
-# headline (about 30 s on an H200): the 1024-spp figures of both kernels, the
-# command line end to end and the Nsight Compute counters; quick (about 60 s)
-# adds the block/band sweeps and other scenes; full (about 3 minutes) the
-# schedule/chunk/occupancy sweeps and the per-instruction profile.
-# Variant sweeps (wide BVH, leaf size, quorum, register caps): cuda_tuning.sh.
+# headline (about 60 s on an H100): the 1024-spp kernel figures (per-sample
+# work items, the default, and per-pixel items for comparison), the command
+# line twice per math variant, and the Nsight Compute counters; quick (about
+# 90 s) adds block/band/chunk sweeps and other scenes; full (about 3 minutes)
+# the schedule/occupancy sweeps and the per-instruction profile. Prints a
+# summary table last (OUT_DIR/summary.md). Variant sweeps (wide BVH, leaf
+# size, quorum, register caps): cuda_tuning.sh, cuda_items_study.sh.
 # Needs a build with CUDA (scripts/gpu_build_and_test.sh makes one).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,18 +48,35 @@ elif [ "$mode" = quick ]; then
 fi
 # Bands through the asynchronous two-stream pipeline (as an MPI rank feeds them).
 [ "$mode" != headline ] && run "$bench" "$scene" "${size[@]}" --spp 256 "${best[@]}" --bands 0,27,75,225 --repeat 3
-# The headline: high spp, kernel-dominated.
-run "$bench" "$scene" "${size[@]}" --spp 1024 "${best[@]}" --math exact,fast --repeat 3
+# The headline: high spp, kernel-dominated; per-pixel items for comparison.
+run "$bench" "$scene" "${size[@]}" --spp 1024 "${best[@]}" --math exact,fast --items samples,pixels --repeat 3
+# Samples per fetch (per-sample items) and the warp's shared fetch.
+[ "$mode" != headline ] && run "$bench" "$scene" "${size[@]}" --spp 1024 "${best[@]}" --math exact,fast --chunk-samples 1,4 --warp-fetch off,on --repeat 3
 # A deeper BVH: 10,404 spheres; instances (the kernel with the instance path).
 if [ "$mode" != headline ]; then
   run "$bench" "$root/configs/many_spheres.yaml" "${size[@]}" --spp 64 "${best[@]}" --math exact,fast --repeat 3
   run "$bench" "$root/configs/stress.yaml" "${size[@]}" --spp 16 "${best[@]}" --math exact,fast --repeat 3
 fi
 
-# The command line end to end (scene load, BVH, upload, render, copy back, write).
+# The command line end to end (scene load, BVH, upload, render, copy back,
+# write), twice per math variant: render phase (the farm's passes and bands,
+# the image write at the end), the GPU rank's busy time (bands in flight),
+# the job (scene read to image written) and the whole command (MPI start-up
+# and exit included).
+field() { sed -E "s/.*\"$2\": ([0-9.e+-]+).*/\1/" "$1"; }
+cli_rows=()
 for math in exact fast; do
-  run "$build/farmrt" "$scene" "${size[@]}" --spp 1024 --backend cuda --gpu-math $math -o "$out/spheres_$math.ppm" \
-    --stats "$out/stats_$math.json"
+  for repeat in 1 2; do
+    stats=$out/stats_${math}_$repeat.json
+    start=$(date +%s.%N)
+    run "$build/farmrt" "$scene" "${size[@]}" --spp 1024 --backend cuda --gpu-math $math -o "$out/spheres_$math.ppm" \
+      --stats "$stats"
+    whole=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN {printf "%.3f", a - b}')
+    [ -f "$stats" ] || continue
+    render=$(field "$stats" render_seconds) busy=$(field "$stats" busy_seconds) job=$(field "$stats" wall_seconds)
+    cli_rows+=("$(awk -v m=$math -v r=$render -v b=$busy -v j=$job -v w=$whole -v n=$((1200 * 675 * 1024)) \
+      'BEGIN {printf "| command line, %s | %.3f | %.3f (GPU busy %.3f s: %.3f) | job %.3f s, whole command %.3f s |", m, n / r * 1e-9, r, b, n / b * 1e-9, j, w}')")
+  done
 done
 
 # Nsight Compute: one profiled launch per math variant (after the warm-up).
@@ -90,4 +111,24 @@ done
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass "$build/cuda/libfarmrt_cuda.a" > "$out/path_kernel.sass" 2>&1 && gzip -f "$out/path_kernel.sass"
 fi
+# Summary: kernel rows of the headline (whole frame, 1024 spp), the command line.
+{
+  echo "| what | G samples/s | seconds | notes |"
+  echo "|---|---|---|---|"
+  awk -F'|' -v spp=1024 '/^\| (exact|fast) / && $11 ~ /frame/ && prev ~ /--spp 1024/ {
+      gsub(/ +$/, "", $3); printf "| kernel, %s, %s, %s |%s|%s | %s regs, %s occupancy, %s G segments/s |\n", $2, $3, $10, $18, $16, $12, $15, $19 }
+    /^\$/ { prev = $0 }' "$out/benchmark.md"
+  printf '%s\n' "${cli_rows[@]}"
+  for f in "$out/ncu_best.txt" "$out/ncu_exact.txt"; do
+    [ -f "$f" ] || continue
+    awk -v name="$(basename "$f" .txt)" '
+      /gpu__time_duration.sum/ {t=$NF; u=$(NF-1); if (u ~ /^us/) t/=1000; if (u ~ /^(s|second)$/) t*=1000; if (u ~ /^ns/) t/=1e6}
+      /sm__cycles_elapsed.avg.per_second/ {c=$NF; if ($(NF-1) ~ /^[Mm]hz/) c/=1000}
+      /op_fp32_pred_on.sum/ {gsub(",", "", $NF); f=$NF} /thread_inst_executed_per_inst_executed.ratio/ {a=$NF}
+      /issue_active.avg.pct/ {i=$NF} /warps_active.avg.pct/ {w=$NF}
+      END { if (t > 0 && c > 0) printf "| %s (ncu, 64 spp) | | %s ms | FP32 issue %.1f%% (132 SMs x 128 lanes), %s active lanes/instr, issue %s%%, warps active %s%% |\n", name, t, 100 * f / (t * 1e-3 * 132 * 128 * c * 1e9), a, i, w }' "$f"
+  done
+} > "$out/summary.md"
 cat "$out/benchmark.md"
+echo
+cat "$out/summary.md"

@@ -237,31 +237,6 @@ TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
     }
 }
 
-// The exact kernel's optional 4-wide BVH (CudaOptions::exact_wide_bvh)
-// collapsed from the CPU's BVH, run here on the CPU with the CPU's rounding:
-// the image of spheres-only scenes is the scalar tracer's, byte for byte
-// (the hit is the smallest (t, key) whatever the visiting order).
-TEST(CudaHost, ExactWideBvhRendersTheCpuImage) {
-    using Traits = TraversalTraits<false, true, kLeafQuorum, false>;
-    for (const char* name : {"spheres.yaml", "many_spheres.yaml"}) {
-        const TestScene scene = load_test_scene(name, 96, 54, 8, 5);
-        const SceneView view = scene.description.scene.view();
-        std::vector<WideBvhNode> wide;
-        ASSERT_TRUE(build_wide_bvh(view.nodes, view.node_count, wide)) << name;
-        const RenderSettings& s = scene.description.settings;
-        std::vector<float> binary(size_t(s.width) * s.height * 3, 0.0f), wide_sums = binary;
-        for (uint32_t y = 0; y < s.height; ++y) {
-            for (uint32_t x = 0; x < s.width; ++x) {
-                const size_t at = (size_t(y) * s.width + x) * 3;
-                accumulate_pixel(view, scene.frame, x, y, 0, s.spp, &binary[at], TraversalQuery<Traits>());
-                accumulate_pixel(view, scene.frame, x, y, 0, s.spp, &wide_sums[at],
-                                 WideTraversalQuery<Traits>{wide.data()});
-            }
-        }
-        EXPECT_EQ(differing_values(binary, wide_sums), 0u) << name;
-    }
-}
-
 // ---- on the GPU ------------------------------------------------------------------
 
 // The exact kernel rounds like the CPU build: identical sums, not just close.
@@ -392,6 +367,9 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
         static_samples.schedule = PathSchedule::Static;
         static_samples.chunk_samples = 2;
         variants.push_back(static_samples);
+        CudaOptions warp_fetch = base;
+        warp_fetch.warp_fetch = true;
+        variants.push_back(warp_fetch);
         CudaOptions small_grid_samples = base;
         small_grid_samples.max_grid_blocks = 1;
         small_grid_samples.block_size = 32;
@@ -401,7 +379,7 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
                 << "fast_math " << fast_math << " block " << o.block_size << " chunk " << o.chunk_pixels
                 << " schedule " << int(o.schedule) << " blocks/SM " << o.blocks_per_sm << " samples/launch "
                 << o.samples_per_launch << " sample items " << o.sample_items << " chunk samples "
-                << o.chunk_samples << " sample buffer " << o.sample_buffer_bytes;
+                << o.chunk_samples << " sample buffer " << o.sample_buffer_bytes << " warp fetch " << o.warp_fetch;
         }
 
         // Bands of 1, 4 and 7 rows, submitted asynchronously, and sample ranges split in two.
