@@ -283,6 +283,53 @@ TEST(FarmBalance, DefaultsBeatMeasuredWeightsWithoutTail) {
     }
 }
 
+// The passes a still gets: the samples of each round, in order (items taken
+// and completed one at a time by rank `ranks - 1`).
+std::vector<SampleRange> rounds_of(int ranks, uint32_t spp, uint32_t pass_samples, int tail_samples) {
+    FrameQueueOptions options;
+    options.width = 4;
+    options.height = 6;
+    options.spp = spp;
+    options.ranks = ranks;
+    options.pass_samples = pass_samples;
+    options.tail_samples = tail_samples;
+    FrameQueue queue(options, {FrameTask{0, "still", "still.checkpoint"}}, [&](const FrameTask&) {
+        return std::make_unique<FrameAccumulator>(options.width, options.height, options.spp, "id");
+    });
+    std::vector<float> sums(size_t(options.width) * options.height * 3, 0.0f);
+    std::vector<SampleRange> rounds;
+    WorkItem item;
+    while (queue.next(ranks - 1, 0, item) == FrameQueue::Answer::Item) {
+        if (rounds.empty() || rounds.back().begin != item.samples.begin) rounds.push_back(item.samples);
+        queue.complete(item, sums.data());
+    }
+    return rounds;
+}
+
+TEST(FarmBalance, ManyRankStillsEndWithATailPass) {
+    // Adaptive passes (a unit test renders far below the 10-second pass: the
+    // whole rest in one): a sixteenth, the bulk, then the last eighth.
+    const std::vector<SampleRange> several = rounds_of(4, 64, 0, -1);
+    ASSERT_EQ(several.size(), 3u);
+    EXPECT_EQ(several[0].end, 4u);
+    EXPECT_EQ(several[1].end, 56u);
+    EXPECT_EQ(several[2].begin, 56u);
+    EXPECT_EQ(several[2].end, 64u);
+    // One rank has no end to balance; a fixed --pass-samples is kept as given;
+    // FARMRT_FARM_TAIL=0 turns the tail off.
+    EXPECT_EQ(rounds_of(1, 64, 0, -1).size(), 2u);
+    EXPECT_EQ(rounds_of(4, 64, 16, -1).size(), 4u);
+    EXPECT_EQ(rounds_of(4, 64, 0, 0).size(), 2u);
+    const std::vector<SampleRange> tail16 = rounds_of(4, 64, 0, 16);
+    ASSERT_EQ(tail16.size(), 3u);
+    EXPECT_EQ(tail16[2].count(), 16u);
+    // Fewer samples than passes: still every sample, in order.
+    const std::vector<SampleRange> tiny = rounds_of(3, 2, 0, -1);
+    ASSERT_EQ(tiny.size(), 2u);
+    EXPECT_EQ(tiny[0].end, 1u);
+    EXPECT_EQ(tiny[1].end, 2u);
+}
+
 // Not a test of the farm: prints a comparison of the dealer's tunings
 // (FARMRT_SIMULATION_LOG=1 ./farmrt_frame_queue_tests --gtest_filter=*Tunings*
 // --gtest_also_run_disabled_tests).
