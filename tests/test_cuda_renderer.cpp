@@ -185,6 +185,18 @@ TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
             EXPECT_NE(find_path_kernel(variant), nullptr) << int(geometry) << " fused " << fused;
         }
     }
+    // The exact spheres kernel with per-sample items, capped at 64 registers
+    // (the default), and the per-pixel kernels CudaOptions::sample_items = false picks.
+    PathKernelVariant capped_exact;
+    capped_exact.geometry = KernelGeometry::Spheres;
+    capped_exact.min_blocks = kRegisterCap64;
+    EXPECT_NE(find_path_kernel(capped_exact), nullptr);
+    for (const KernelGeometry geometry : {KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
+        PathKernelVariant per_pixel;
+        per_pixel.geometry = geometry;
+        per_pixel.sample_items = false;
+        EXPECT_NE(find_path_kernel(per_pixel), nullptr) << int(geometry);
+    }
     PathKernelVariant fused_exact;
     fused_exact.fused_slabs = true;
     EXPECT_EQ(find_path_kernel(fused_exact), nullptr);
