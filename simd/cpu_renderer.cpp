@@ -79,6 +79,12 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
       tile_size_(std::max(1, tile_size)),
       simd_(simd),
       split_tail_(tail_split_enabled()) {
+    // Start the OpenMP team now: a renderer renders many bands (the farm)
+    // or frames, and the threads' creation belongs to start-up, not to the
+    // first band's render time.
+#pragma omp parallel num_threads(threads_)
+    {
+    }
     if (simd_ == SimdLevel::Off) return;
     if (!simd::kernels_for(simd_) || !simd_level_supported(simd_)) {
         throw RenderError(std::string("SIMD level ") + simd_level_name(simd_) + " is not available on this CPU");
