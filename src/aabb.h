@@ -37,6 +37,17 @@ struct RayBoxTester {
         direction_negative[2] = inverse_direction.z < 0;
     }
 
+    // The slabs' overlap within [t_min, t_max]: its entry, or kInfinity when empty.
+    FARMRT_CPU_GPU static float overlap_entry(float t0, float t1, float ty0, float ty1, float tz0, float tz1,
+                                              float t_min, float t_max) {
+        t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
+        t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
+        // Widen the exit by float rounding error (pbrt's 1 + 2 gamma(3)) so that
+        // rounding never makes a ray slip between the boxes of adjacent primitives.
+        t1 *= 1.00000036f;
+        return t0 <= t1 ? t0 : kInfinity;
+    }
+
     // Entry distance into the box within [t_min, t_max], or kInfinity on a miss.
     FARMRT_CPU_GPU float entry(const Aabb& box, float t_min, float t_max) const {
         const Vec3& lo = box.lower;
@@ -47,12 +58,7 @@ struct RayBoxTester {
         const float ty1 = ((direction_negative[1] ? lo.y : hi.y) - origin.y) * inverse_direction.y;
         const float tz0 = ((direction_negative[2] ? hi.z : lo.z) - origin.z) * inverse_direction.z;
         const float tz1 = ((direction_negative[2] ? lo.z : hi.z) - origin.z) * inverse_direction.z;
-        t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
-        t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
-        // Widen the exit by float rounding error (pbrt's 1 + 2 gamma(3)) so that
-        // rounding never makes a ray slip between the boxes of adjacent primitives.
-        t1 *= 1.00000036f;
-        return t0 <= t1 ? t0 : kInfinity;
+        return overlap_entry(t0, t1, ty0, ty1, tz0, tz1, t_min, t_max);
     }
 
     // entry() with each plane distance as one fused multiply-add, plane *
@@ -71,10 +77,7 @@ struct RayBoxTester {
         const float ty1 = fused_multiply_add(direction_negative[1] ? lo.y : hi.y, inverse_direction.y, -scaled_origin.y);
         const float tz0 = fused_multiply_add(direction_negative[2] ? hi.z : lo.z, inverse_direction.z, -scaled_origin.z);
         const float tz1 = fused_multiply_add(direction_negative[2] ? lo.z : hi.z, inverse_direction.z, -scaled_origin.z);
-        t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
-        t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
-        t1 *= 1.00000036f;
-        return t0 <= t1 ? t0 : kInfinity;
+        return overlap_entry(t0, t1, ty0, ty1, tz0, tz1, t_min, t_max);
     }
 };
 
