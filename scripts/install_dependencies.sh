@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages farmrt builds, tests and runs with.
 # Runs apt-get as root, or through sudo for other users. Idempotent.
+# openimageio-tools: Debian 12's OpenImageIO CMake package imports its command-line
+# tools (iconvert, ...) and find_package(OpenImageIO) fails when they are missing.
 # slurm-wlm and munge: tests/slurm/run_slurm_test.sh stands up a one-node Slurm
 # cluster from them (the ctest farm_slurm_cluster); their services are not
 # started by the install (see policy-rc.d below), the test runs its own daemons.
 set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git python3
-    libyaml-cpp-dev libopenimageio-dev libgtest-dev libgmock-dev libbenchmark-dev
+    libyaml-cpp-dev libopenimageio-dev openimageio-tools libgtest-dev libgmock-dev libbenchmark-dev
     libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev
     python3-matplotlib
     slurm-wlm slurmctld slurmd slurm-client munge
