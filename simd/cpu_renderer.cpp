@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "block_sampler.h"
 #include "errors.h"
 #include "wide_accelerator.h"
 
@@ -92,7 +91,6 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
     traversal = traversal_from_environment(traversal);
     if (traversal == Traversal::Wide || (traversal == Traversal::Auto && wide_traversal_pays(scene_))) {
         accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
-        kernels_ = &accelerator_->kernels();
     }
     // Otherwise exactly the scalar path (the level's Philox blocks alone did
     // not measurably pay on these scenes, whose paths are short).
@@ -106,46 +104,21 @@ std::string CpuRenderer::description() const {
 
 void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                          std::atomic<uint64_t>* samples_done) {
-    if (accelerator_) {
-        render_tiles(frame, rows, samples, sums, samples_done, accelerator_->closest_hit(), kernels_);
-    } else {
-        render_tiles(frame, rows, samples, sums, samples_done, BvhClosestHit(), kernels_);
-    }
-}
-
-template <class ClosestHit>
-void CpuRenderer::render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
-                               std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit,
-                               const simd::Kernels* kernels) {
     const SceneView& scene = scene_;
+    const simd::WideAccelerator* accelerator = accelerator_.get();
     const std::vector<WorkUnit> units = cpu_work_units(frame.width, rows, uint32_t(tile_size_), threads_, split_tail_);
     const int64_t unit_count = int64_t(units.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
     for (int64_t u = 0; u < unit_count; ++u) {
         const WorkUnit& unit = units[size_t(u)];
-        for (uint32_t y = unit.y0; y < unit.y1; ++y) {
-            float* row = sums + size_t(y - rows.begin) * frame.width * 3;
-            for (uint32_t x = unit.x0; x < unit.x1; ++x) {
-                // The pixel's sum stays in this thread's stack while its
-                // samples are added (the same additions in the same order):
-                // neighbouring units of other threads share cache lines of `sums`.
-                float sum[3] = {row[size_t(x) * 3], row[size_t(x) * 3 + 1], row[size_t(x) * 3 + 2]};
-                if (!kernels) {
-                    accumulate_pixel(scene, frame, x, y, samples.begin, samples.end, sum, closest_hit);
-                } else {
-                    // accumulate_pixel with the first Philox blocks of each
-                    // sample computed at once by the level's kernel (same values).
-                    const uint32_t pixel_index = y * frame.width + x;
-                    for (uint32_t s = samples.begin; s < samples.end; ++s) {
-                        alignas(64) uint64_t words[4 * simd::kMaxLaneBlocks];
-                        kernels->philox_blocks(frame.key, pixel_index, s, words);
-                        simd::BlockSampler sampler(frame.key, pixel_index, s, words,
-                                                   uint32_t(kernels->philox_block_count));
-                        add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
-                    }
-                }
-                std::memcpy(row + size_t(x) * 3, sum, sizeof sum);
-            }
+        if (accelerator) {
+            accelerator->render_unit(scene, frame, unit, rows.begin, samples.begin, samples.end, sums);
+        } else {
+            render_unit_pixels(frame, unit, rows.begin, samples.begin, samples.end, sums,
+                               [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
+                                   PixelSampler sampler(frame.key, pixel_index, sample);
+                                   return trace_sample(scene, frame, x, y, sampler, BvhClosestHit());
+                               });
         }
         if (samples_done) {
             samples_done->fetch_add(uint64_t(unit.x1 - unit.x0) * (unit.y1 - unit.y0) * samples.count(),

@@ -1,8 +1,8 @@
 // The CPU tracer: OpenMP threads take square tiles of a band of rows
 // dynamically; each pixel's samples are traced in order by one thread, so the
 // sums do not depend on threads, tiles or bands. With a SIMD level, closest-hit
-// queries go through the wide BVH and that level's kernel (same hits, bit for
-// bit); shading is the core's scalar code either way.
+// units are traced by that level's kernel: the wide BVH, and the core's
+// shading compiled with the level's instruction set (same sums, bit for bit).
 #pragma once
 
 #include <memory>
@@ -11,6 +11,7 @@
 #include "band_renderer.h"
 #include "scene.h"
 #include "simd_level.h"
+#include "unit_pixels.h"
 
 namespace farmrt {
 namespace simd {
@@ -44,24 +45,17 @@ public:
     // Whether closest hits go through the wide BVH (a SIMD level on a scene where it pays).
     bool wide_traversal() const { return accelerator_ != nullptr; }
 
-    // A rectangle of pixels [x0, x1) x [y0, y1) that one thread traces.
-    struct WorkUnit {
-        uint32_t x0, y0, x1, y1;
-    };
+    // A rectangle of pixels that one thread traces (simd/unit_pixels.h).
+    using WorkUnit = farmrt::WorkUnit;
 
 private:
-    template <class ClosestHit>
-    void render_tiles(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
-                      std::atomic<uint64_t>* samples_done, const ClosestHit& closest_hit,
-                      const simd::Kernels* kernels);
 
     SceneView scene_;
     int threads_;
     int tile_size_;
     SimdLevel simd_;
     bool split_tail_;
-    std::unique_ptr<simd::WideAccelerator> accelerator_;
-    const simd::Kernels* kernels_ = nullptr;  // the level's kernels, with the wide BVH
+    std::unique_ptr<simd::WideAccelerator> accelerator_;  // a SIMD level's wide BVH and kernels
 };
 
 // Scenes with fewer top-level primitives outside instances than this trace

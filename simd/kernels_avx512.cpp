@@ -1,13 +1,17 @@
-// The AVX-512 (16 floats per register) kernels: wide_traversal.h compiled with this level's
-// flags (see CMakeLists.txt). Only constant data leaves this file.
-#include "philox_lanes.h"
-#include "wide_traversal.h"
+// The AVX-512 (16 floats per register) kernels: unit_kernel.h and wide_traversal.h
+// compiled with this level's flags (see CMakeLists.txt). Only constant data leaves this file.
+#include "unit_kernel.h"
 
 namespace farmrt {
 namespace simd {
 
-const Kernels kAvx512Kernels = {SimdLevel::Avx512, WideTraversal<xsimd::avx512bw>::N, &WideTraversal<xsimd::avx512bw>::closest_hit,
-                                &PhiloxLanes<xsimd::avx512bw>::blocks, PhiloxLanes<xsimd::avx512bw>::kBlocks};
+using Avx512Arch = xsimd::avx512bw;
+const Kernels kAvx512Kernels = {SimdLevel::Avx512,
+                               WideTraversal<Avx512Arch>::N,
+                               &WideTraversal<Avx512Arch>::closest_hit,
+                               &PhiloxLanes<Avx512Arch>::blocks,
+                               PhiloxLanes<Avx512Arch>::kBlocks,
+                               &UnitKernel<Avx512Arch>::render_unit};
 
 }  // namespace simd
 }  // namespace farmrt

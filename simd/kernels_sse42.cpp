@@ -1,13 +1,17 @@
-// The SSE4.2 (4 floats per register) kernels: wide_traversal.h compiled with this level's
-// flags (see CMakeLists.txt). Only constant data leaves this file.
-#include "philox_lanes.h"
-#include "wide_traversal.h"
+// The SSE4.2 (4 floats per register) kernels: unit_kernel.h and wide_traversal.h
+// compiled with this level's flags (see CMakeLists.txt). Only constant data leaves this file.
+#include "unit_kernel.h"
 
 namespace farmrt {
 namespace simd {
 
-const Kernels kSse42Kernels = {SimdLevel::Sse42, WideTraversal<xsimd::sse4_2>::N, &WideTraversal<xsimd::sse4_2>::closest_hit,
-                                &PhiloxLanes<xsimd::sse4_2>::blocks, PhiloxLanes<xsimd::sse4_2>::kBlocks};
+using Sse42Arch = xsimd::sse4_2;
+const Kernels kSse42Kernels = {SimdLevel::Sse42,
+                               WideTraversal<Sse42Arch>::N,
+                               &WideTraversal<Sse42Arch>::closest_hit,
+                               &PhiloxLanes<Sse42Arch>::blocks,
+                               PhiloxLanes<Sse42Arch>::kBlocks,
+                               &UnitKernel<Sse42Arch>::render_unit};
 
 }  // namespace simd
 }  // namespace farmrt

@@ -6,6 +6,7 @@
 
 #include "scene.h"
 #include "simd_level.h"
+#include "unit_pixels.h"
 
 namespace farmrt {
 namespace simd {
@@ -19,12 +20,20 @@ using ClosestHitFunction = bool (*)(const void* wide_bvh_view, const Ray& ray, f
 // in BlockSampler's layout (`words`: 4 * kMaxLaneBlocks, 64-byte aligned).
 using PhiloxBlocksFunction = void (*)(const SamplerKey& key, uint32_t pixel, uint32_t sample, uint64_t* words);
 
+// The whole tracer for one work unit against a WideBvhView<width>: shading
+// compiled with the level's instruction set too, no call per ray. The same
+// sums, bit for bit, as the scalar path (CpuRenderer).
+using RenderUnitFunction = void (*)(const SceneView& scene, const void* wide_bvh_view, const FrameSettings& frame,
+                                    const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin,
+                                    uint32_t sample_end, float* sums);
+
 struct Kernels {
     SimdLevel level;
     int width;  // floats per register: node width and packet width of its wide BVH
     ClosestHitFunction closest_hit;
     PhiloxBlocksFunction philox_blocks;
     int philox_block_count;  // 64-bit lanes per register: 2, 4 or 8
+    RenderUnitFunction render_unit;
 };
 
 extern const Kernels kSse42Kernels;

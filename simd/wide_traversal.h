@@ -475,12 +475,20 @@ struct WideTraversal {
         }
     };
 
-    static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
-        const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(view);
-        RayTraversal traversal(bvh, ray, t_min, hit);
-        while (traversal.step(bvh)) {
+    // The closest-hit query of trace_path() (src/integrator.h) on this level's wide BVH.
+    struct Query {
+        const WideBvhView<N>* bvh;
+        FARMRT_INLINE bool operator()(const SceneView&, const Ray& ray, float t_min, Hit& hit) const {
+            RayTraversal traversal(*bvh, ray, t_min, hit);
+            while (traversal.step(*bvh)) {
+            }
+            return traversal.finish(hit);
         }
-        return traversal.finish(hit);
+    };
+
+    static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
+        const Query query{static_cast<const WideBvhView<N>*>(view)};
+        return query(*static_cast<const WideBvhView<N>*>(view)->scene, ray, t_min, hit);
     }
 };
 

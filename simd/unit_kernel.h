@@ -1,0 +1,50 @@
+// A SIMD level's whole tracer for one work unit: the pixel loop, the core's
+// camera, integrator and materials, the level's Philox blocks and its wide
+// traversal, all compiled with the level's instruction set in one function
+// (kernels_sse42.cpp, kernels_avx2.cpp, kernels_avx512.cpp). The physics is
+// the core's one source (src/), instantiated here with this level's types.
+// Include it from those files only: everything here has internal linkage.
+#pragma once
+
+#include "block_sampler.h"
+#include "philox_lanes.h"
+#include "unit_pixels.h"
+#include "wide_traversal.h"
+
+namespace farmrt {
+namespace simd {
+namespace {
+
+// BlockSampler under a type of this translation unit's own: the core's
+// templates instantiated with it (Camera::generate_ray, scatter, ...) then
+// have internal linkage, so that no copy compiled for this level can stand in
+// for another level's (check_kernel_objects.sh).
+template <class Arch>
+struct LevelSampler : BlockSampler {
+    using BlockSampler::BlockSampler;
+};
+
+template <class Arch>
+struct UnitKernel {
+    using Traversal = WideTraversal<Arch>;
+
+    // Renders a work unit as CpuRenderer does with the scalar path, bit for
+    // bit: the same samples, the same closest hits, the same sums.
+    static void render_unit(const SceneView& scene, const void* wide_bvh_view, const FrameSettings& frame,
+                            const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin, uint32_t sample_end,
+                            float* sums) {
+        const typename Traversal::Query query{static_cast<const WideBvhView<Traversal::N>*>(wide_bvh_view)};
+        render_unit_pixels(frame, unit, row_begin, sample_begin, sample_end, sums,
+                           [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
+                               alignas(64) uint64_t words[4 * kMaxLaneBlocks];
+                               PhiloxLanes<Arch>::blocks(frame.key, pixel_index, sample, words);
+                               LevelSampler<Arch> sampler(frame.key, pixel_index, sample, words,
+                                                          uint32_t(PhiloxLanes<Arch>::kBlocks));
+                               return trace_sample(scene, frame, x, y, sampler, query);
+                           });
+    }
+};
+
+}  // namespace
+}  // namespace simd
+}  // namespace farmrt
