@@ -102,7 +102,8 @@ public:
     // (results/cuda.md: 1.58 G samples/s on 132 SMs; results/simd.md: about
     // 1.5 M samples/s per core): the farm's first guess, replaced once measured.
     double thread_equivalents() const override { return 8.0 * report_.multiprocessors; }
-    uint64_t min_band_pixels() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
+    uint64_t min_band_items() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
+    bool item_is_sample() const override { return options_.sample_items; }
 
     int device() const { return device_; }
     CudaKernelReport kernel_report() const;

@@ -75,7 +75,8 @@ void DynamicScheduler::describe_rank(int rank, const RankAbility& ability) {
     mine.threads = std::max(ability.threads, 1);
     mine.thread_equivalents = std::isfinite(ability.thread_equivalents) ? std::max(ability.thread_equivalents, 0.0) : 0;
     mine.slots = std::clamp(ability.slots, 1, 64);
-    mine.min_band_pixels = ability.min_band_pixels;
+    mine.min_band_items = ability.min_band_items;
+    mine.item_is_sample = ability.item_is_sample;
 }
 
 namespace {
@@ -125,9 +126,24 @@ double DynamicScheduler::weight(int rank) const {
 }
 
 uint32_t DynamicScheduler::floor_rows(int rank) const {
-    const uint64_t pixels = abilities_[size_t(rank)].min_band_pixels;
-    const uint64_t rows = (pixels + width_ - 1) / width_;
-    return uint32_t(std::clamp<uint64_t>(rows, 1, max_rows_));
+    const RankAbility& ability = abilities_[size_t(rank)];
+    if (ability.min_band_items == 0) return 1;
+    // Enough work items to fill the rank: a row holds width x samples of them
+    // when an item is a sample, so with per-sample items a GPU is filled by a
+    // row or two of a long pass; a floor counted in pixels (113 rows of 1200
+    // on an H100) left too few bands to share among several GPUs (4 H200s:
+    // imbalance 1.22 at 1200x675, 4096 spp).
+    const uint64_t items_per_row = uint64_t(width_) * (ability.item_is_sample ? band_samples_ : 1u);
+    double rows = std::ceil(double(ability.min_band_items) / double(items_per_row));
+    // And long enough (kMinBandSeconds at the rank's speed) that the band in
+    // flight hides the next one's request and launches: rows of a short pass
+    // at 3840 pixels take a GPU about a millisecond.
+    const double samples_per_second = weight(rank);
+    if (samples_per_second > 0) {
+        const double row_seconds = double(width_) * band_samples_ / samples_per_second;
+        rows = std::max(rows, std::ceil(kMinBandSeconds / row_seconds));
+    }
+    return uint32_t(std::clamp(rows, 1.0, double(max_rows_)));
 }
 
 bool DynamicScheduler::in_endgame() const {

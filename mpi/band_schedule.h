@@ -32,12 +32,14 @@ std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, in
                                           uint32_t band_rows);
 
 // What a rank's backend is like, told with each of its requests
-// (BandRenderer's threads, thread_equivalents, bands_in_flight, min_band_pixels).
+// (BandRenderer's threads, thread_equivalents, bands_in_flight, min_band_items,
+// item_is_sample).
 struct RankAbility {
     int threads = 1;
     double thread_equivalents = 0;  // first guess of its speed in CPU threads; 0 = threads
     int slots = 1;                  // bands it renders at once (a GPU: two, on two streams)
-    uint64_t min_band_pixels = 0;   // smaller bands leave it partly idle (a GPU's resident threads)
+    uint64_t min_band_items = 0;    // fewer work items leave it partly idle (a GPU's resident threads)
+    bool item_is_sample = false;    // a work item is one pixel's sample (else a whole pixel)
 };
 
 // How the guided dealer weighs CPU ranks against each other. A rank's measured
@@ -51,6 +53,10 @@ enum class SpeedWeighting {
     Pooled,    // a CPU rank weighs its threads x the CPU ranks' pooled speed per thread
     Measured,  // a CPU rank weighs its own measured samples per second
 };
+
+// The shortest band worth handing a rank with a floor (a GPU, min_band_items):
+// shorter ones leave it waiting on the next band's request and launches.
+constexpr double kMinBandSeconds = 0.004;
 
 // Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
 // out bands top to bottom; without one it is guided: each band is a third of the
@@ -93,6 +99,9 @@ public:
     // False: busy ranks are never told "not now" (a round that another round
     // follows: a look-ahead band held at its end only shifts that round's rows).
     void set_endgame(bool endgame) { endgame_ = endgame; }
+    // Samples per pixel of the bands dealt (a frame farm round's pass): a
+    // rank whose work items are samples is filled by that many times fewer rows.
+    void set_band_samples(uint32_t samples) { band_samples_ = samples > 0 ? samples : 1; }
 
 private:
     double weight(int rank) const;
@@ -112,6 +121,7 @@ private:
     SpeedWeighting weighting_ = SpeedWeighting::Pooled;
     double band_divisor_ = 3;
     bool endgame_ = true;
+    uint32_t band_samples_ = 1;
 };
 
 }  // namespace farmrt

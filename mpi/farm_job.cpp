@@ -67,9 +67,9 @@ struct BandRequest {
     double samples_per_second = 0;  // measured by the rank so far; 0 before its first band
     // What the rank's backend is like (RankAbility): the same in every request.
     double thread_equivalents = 0;
-    uint64_t min_band_pixels = 0;
+    uint64_t min_band_items = 0;
     int32_t slots = 1;
-    int32_t unused = 0;
+    int32_t item_is_sample = 0;
 };
 
 RankAbility ability_of(const BandRenderer& renderer) {
@@ -77,7 +77,8 @@ RankAbility ability_of(const BandRenderer& renderer) {
     ability.threads = renderer.threads();
     ability.thread_equivalents = renderer.thread_equivalents();
     ability.slots = std::max(1, renderer.bands_in_flight());
-    ability.min_band_pixels = renderer.min_band_pixels();
+    ability.min_band_items = renderer.min_band_items();
+    ability.item_is_sample = renderer.item_is_sample();
     return ability;
 }
 
@@ -86,7 +87,8 @@ RankAbility ability_of(const BandRequest& request) {
     ability.threads = request.threads;
     ability.thread_equivalents = request.thread_equivalents;
     ability.slots = request.slots;
-    ability.min_band_pixels = request.min_band_pixels;
+    ability.min_band_items = request.min_band_items;
+    ability.item_is_sample = request.item_is_sample != 0;
     return ability;
 }
 
@@ -95,7 +97,8 @@ void describe_renderer(BandRequest& request, const BandRenderer& renderer) {
     request.threads = ability.threads;
     request.thread_equivalents = ability.thread_equivalents;
     request.slots = ability.slots;
-    request.min_band_pixels = ability.min_band_pixels;
+    request.min_band_items = ability.min_band_items;
+    request.item_is_sample = ability.item_is_sample ? 1 : 0;
 }
 
 // Longest sleeps between polls of the main threads. Rank 0 answers requests

@@ -91,6 +91,7 @@ bool FrameQueue::start_round(OpenFrame& frame) {
     frame.dealer->set_weighting(options_.weighting);
     frame.dealer->set_band_divisor(options_.band_divisor);
     frame.dealer->set_endgame(options_.endgame_every_round || frame.round_target == options_.spp);
+    frame.dealer->set_band_samples(frame.round_target - lowest);
     for (size_t rank = 0; rank < abilities_.size(); ++rank) {
         frame.dealer->describe_rank(int(rank), abilities_[rank]);
         frame.dealer->report_speed(int(rank), abilities_[rank].threads, speeds_[rank]);

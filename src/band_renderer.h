@@ -62,9 +62,12 @@ public:
     // measured its speed (a GPU is worth hundreds; guessing it too slow would
     // hand CPU ranks bands that outlast the job).
     virtual double thread_equivalents() const { return threads(); }
-    // Pixels below which a band leaves the backend partly idle without
-    // finishing sooner (a GPU's resident threads, one pixel each); 0 = none.
-    virtual uint64_t min_band_pixels() const { return 0; }
+    // Work items below which a band leaves the backend partly idle without
+    // finishing sooner (a GPU's resident threads, one item each); 0 = none.
+    virtual uint64_t min_band_items() const { return 0; }
+    // Whether a work item is one sample of one pixel (a band of P pixels at S
+    // samples holds P x S items) or a whole pixel (P items).
+    virtual bool item_is_sample() const { return false; }
 
 private:
     std::deque<float*> completed_;  // the default submit()'s finished bands

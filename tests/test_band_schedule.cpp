@@ -216,7 +216,7 @@ RankAbility gpu_ability(uint64_t resident_threads = 118 * 1024) {
     gpu.threads = 1;
     gpu.thread_equivalents = 8.0 * 132;  // CudaRenderer: 8 per SM
     gpu.slots = 2;
-    gpu.min_band_pixels = resident_threads;
+    gpu.min_band_items = resident_threads;  // per-pixel items: the floor in pixels
     return gpu;
 }
 
@@ -343,7 +343,7 @@ SimulatedJob simulate_job(uint32_t height, uint32_t width, const std::vector<dou
     const auto band_time = [&](int r, RowRange band) {
         double cost = 0;
         for (uint32_t row = band.begin; row < band.end; ++row) cost += row_costs[row];
-        const uint64_t floor_pixels = ranks[size_t(r)].ability.min_band_pixels;
+        const uint64_t floor_pixels = ranks[size_t(r)].ability.min_band_items;
         const double fill = floor_pixels ? std::max(1.0, double(floor_pixels) / (double(band.count()) * width)) : 1.0;
         const double factor = std::max(0.2, 1 + ranks[size_t(r)].noise * normal(random));
         return std::make_pair(cost, cost / ranks[size_t(r)].speed * fill * factor);

@@ -30,6 +30,11 @@ struct SimulatedFarm {
     std::vector<double> speeds;     // per rank: cost units per second
     double round_trip = 0.0015;     // request to answer, seconds
     double noise = 0.10;            // relative spread of an item's time
+    // What each rank tells with its requests; empty: one-thread CPU ranks. A
+    // rank with min_band_items renders an item of fewer pixel samples no
+    // faster than one of that many (a GPU's resident threads, one sample
+    // each, whatever the rank reports in item_is_sample).
+    std::vector<RankAbility> abilities;
 };
 
 struct SimulatedStill {
@@ -86,7 +91,12 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         double cost = 0;
         for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) cost += farm.row_costs[row];
         cost *= item.samples.count();
-        return cost / farm.speeds[size_t(r)] * std::max(0.3, 1 + farm.noise * normal(random));
+        double fill = 1;
+        if (!farm.abilities.empty() && farm.abilities[size_t(r)].min_band_items > 0) {
+            const double items = double(item.rows.count()) * options.width * item.samples.count();
+            fill = std::max(1.0, double(farm.abilities[size_t(r)].min_band_items) / items);
+        }
+        return cost / farm.speeds[size_t(r)] * fill * std::max(0.3, 1 + farm.noise * normal(random));
     };
     const auto take = [&](int r, const WorkItem& item) {
         Rank& rank = ranks[size_t(r)];
@@ -102,10 +112,10 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         const Rank& rank = ranks[size_t(r)];
         return rank.busy > 0 ? double(rank.samples) / rank.busy : 0.0;
     };
+    const auto ability_of = [&](int r) { return farm.abilities.empty() ? RankAbility{} : farm.abilities[size_t(r)]; };
     const auto describe = [&](int r) {
-        RankAbility ability;
-        queue.describe_rank(r, ability);
-        queue.report_speed(r, 1, speed_of(r));
+        queue.describe_rank(r, ability_of(r));
+        queue.report_speed(r, ability_of(r).threads, speed_of(r));
     };
     // Rank 0 answers a request (at once, or holds an idle rank's).
     const auto answer = [&](int r, int unfinished) {
@@ -151,8 +161,8 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         Rank& rank = ranks[size_t(event.rank)];
         switch (event.kind) {
         case RequestArrives:
-            queue.describe_rank(event.rank, RankAbility{});
-            queue.report_speed(event.rank, 1, event.speed);
+            queue.describe_rank(event.rank, ability_of(event.rank));
+            queue.report_speed(event.rank, ability_of(event.rank).threads, event.speed);
             answer(event.rank, event.unfinished);
             activity_at_root();
             break;
@@ -207,14 +217,14 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
 // sky at the top costs a ninth of the rows through the spheres, so a rank
 // whose first band is the sky measures samples per second several times the
 // others'. Each row gets 20% noise around its bin.
-std::vector<double> spheres_row_costs(std::mt19937& random) {
+std::vector<double> spheres_row_costs(std::mt19937& random, uint32_t height = 675) {
     static const double bins[45] = {
         0.33, 0.59, 0.33, 0.77, 1.64, 1.20, 1.44, 1.43, 1.37, 1.45, 1.63, 1.79, 2.34, 2.52, 2.64,
         2.49, 2.47, 2.46, 3.00, 3.29, 2.92, 2.97, 2.70, 2.95, 2.72, 3.05, 1.98, 2.33, 2.47, 2.71,
         2.85, 2.54, 2.58, 2.55, 2.25, 1.99, 2.37, 1.59, 1.90, 1.72, 1.88, 1.80, 1.50, 1.99, 1.85};
     std::uniform_real_distribution<double> spread(0.8, 1.2);
-    std::vector<double> costs(675);
-    for (uint32_t row = 0; row < 675; ++row) costs[row] = bins[row / 15] * spread(random);
+    std::vector<double> costs(height);
+    for (uint32_t row = 0; row < height; ++row) costs[row] = bins[uint64_t(row) * 45 / height] * spread(random);
     return costs;
 }
 
@@ -280,6 +290,65 @@ TEST(FarmBalance, DefaultsBeatMeasuredWeightsWithoutTail) {
         // dealer (1.06-1.24; here 1.18 mean), and the defaults remove it.
         EXPECT_GT(before.mean, 1.05) << ranks << " ranks";
         EXPECT_LT(now.mean, before.mean) << ranks << " ranks";
+    }
+}
+
+// GPU ranks alone on one still (one rank per GPU, per-sample work items, the
+// H100/H200's 132 SMs x 1024 resident threads, two bands in flight), each GPU
+// busy about `seconds`. `per_sample_floor`: the dealer counts the items that
+// fill a GPU in samples, as the CUDA renderer reports them; false: in pixels,
+// as until session 4 (113 rows of 1200 pixels, whatever the pass).
+Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, bool per_sample_floor, int seeds,
+                       double seconds = 0.6) {
+    Outcome outcome;
+    for (int seed = 1; seed <= seeds; ++seed) {
+        std::mt19937 random(uint32_t(seed) * 104729u);
+        SimulatedFarm farm;
+        farm.row_costs = spheres_row_costs(random, height);
+        farm.noise = 0.03;
+        const double total = std::accumulate(farm.row_costs.begin(), farm.row_costs.end(), 0.0) * spp;
+        std::uniform_real_distribution<double> spread(0.97, 1.0);
+        for (int r = 0; r < gpus; ++r) {
+            farm.speeds.push_back(total / (seconds * gpus) * spread(random));
+            RankAbility gpu;
+            gpu.threads = 1;
+            gpu.thread_equivalents = 8.0 * 132;
+            gpu.slots = 2;
+            gpu.min_band_items = 132 * 1024;
+            gpu.item_is_sample = per_sample_floor;
+            farm.abilities.push_back(gpu);
+        }
+        FrameQueueOptions options;
+        options.width = width;
+        options.spp = spp;
+        const SimulatedStill still = simulate_still(farm, options, uint32_t(seed));
+        outcome.worst = std::max(outcome.worst, still.imbalance);
+        outcome.mean += still.imbalance / seeds;
+        outcome.efficiency += std::accumulate(still.busy.begin(), still.busy.end(), 0.0) / gpus / still.makespan / seeds;
+    }
+    if (std::getenv("FARMRT_SIMULATION_LOG")) {
+        std::printf("%d GPUs %ux%u %u spp, floor in %s: worst %.3f mean %.3f efficiency %.4f\n", gpus, width, height,
+                    spp, per_sample_floor ? "samples" : "pixels", outcome.worst, outcome.mean, outcome.efficiency);
+    }
+    return outcome;
+}
+
+TEST(FarmBalance, GpuRanksShareAStillEvenly) {
+    // The 4 x H200 run of session 3 (results/session3_2026-11-22/h200x4):
+    // imbalance 1.22 at 1200x675 4096 spp and 1.11 at 3840x2160 1024 spp,
+    // with GPU ranks waiting at the end on the dealer's floor of a band.
+    struct Case {
+        int gpus;
+        uint32_t width, height, spp;
+    };
+    for (const Case c : {Case{4, 1200, 675, 4096}, Case{4, 3840, 2160, 1024}, Case{2, 3840, 2160, 1024}}) {
+        const Outcome pixels = run_gpu_stills(c.gpus, c.width, c.height, c.spp, false, 6);
+        const Outcome samples = run_gpu_stills(c.gpus, c.width, c.height, c.spp, true, 6);
+        EXPECT_LE(samples.worst, 1.05) << c.gpus << " GPUs " << c.width << "x" << c.height;
+        EXPECT_LE(samples.mean, pixels.mean + 0.005) << c.gpus << " GPUs " << c.width << "x" << c.height;
+        if (c.width == 1200) {
+            EXPECT_GT(pixels.mean, 1.1) << "the model no longer shows the pixel floor's tail";
+        }
     }
 }
 
