@@ -13,21 +13,24 @@ namespace farmrt {
 
 namespace {
 
-// FARMRT_CPU_TAIL_SPLIT=0 turns the split tail off (for the scaling
-// measurements of scripts/simd_scaling_probe.sh); anything else, or unset, on.
+// FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail off or on (for the scaling
+// measurements of scripts/simd_scaling_probe.sh); unset: on.
 bool tail_split_enabled() {
     const char* value = std::getenv("FARMRT_CPU_TAIL_SPLIT");
-    return !value || std::strcmp(value, "0") != 0;
+    if (!value || std::strcmp(value, "1") == 0) return true;
+    if (std::strcmp(value, "0") == 0) return false;
+    throw InputError(std::string("FARMRT_CPU_TAIL_SPLIT: expected 0 or 1, got '") + value + "'");
 }
 
-// FARMRT_SIMD_TRAVERSAL=wide|scalar forces the closest-hit query of a SIMD
-// level (for measurements); unset or auto: wide_traversal_pays().
+// FARMRT_SIMD_TRAVERSAL=wide|scalar|auto forces the closest-hit query of a
+// SIMD level (for measurements); unset or auto: wide_traversal_pays().
 CpuRenderer::Traversal traversal_from_environment(CpuRenderer::Traversal requested) {
     const char* value = std::getenv("FARMRT_SIMD_TRAVERSAL");
     if (requested != CpuRenderer::Traversal::Auto || !value) return requested;
     if (std::strcmp(value, "wide") == 0) return CpuRenderer::Traversal::Wide;
     if (std::strcmp(value, "scalar") == 0) return CpuRenderer::Traversal::Scalar;
-    return CpuRenderer::Traversal::Auto;
+    if (std::strcmp(value, "auto") == 0) return CpuRenderer::Traversal::Auto;
+    throw InputError(std::string("FARMRT_SIMD_TRAVERSAL: expected wide, scalar or auto, got '") + value + "'");
 }
 
 }  // namespace

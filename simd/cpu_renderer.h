@@ -28,8 +28,8 @@ public:
 
     // threads <= 0: every hardware thread (or OMP_NUM_THREADS). `simd` must be
     // supported (resolve_simd_level); Off traces with the scalar binary BVH.
-    // The environment variable FARMRT_SIMD_TRAVERSAL=wide|scalar overrides
-    // Auto (measurements), FARMRT_CPU_TAIL_SPLIT=0 turns the split tail of
+    // The environment variable FARMRT_SIMD_TRAVERSAL=wide|scalar|auto overrides
+    // Auto (measurements), FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail of
     // cpu_work_units off.
     CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd = SimdLevel::Off,
                 Traversal traversal = Traversal::Auto);

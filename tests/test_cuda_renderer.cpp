@@ -16,6 +16,7 @@
 #include "cuda_renderer.h"
 #include "errors.h"
 #include "render_job.h"
+#include "scoped_environment.h"
 #include "scene_loader.h"
 #include "wide_bvh_gpu.h"
 
@@ -79,22 +80,6 @@ double rmse(const std::vector<float>& a, const std::vector<float>& b, uint32_t s
     }
     return std::sqrt(total / double(a.size()));
 }
-
-// Sets an environment variable for one scope.
-class ScopedEnvironment {
-public:
-    ScopedEnvironment(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-        if (value) setenv(name, value, 1); else unsetenv(name);
-    }
-    ~ScopedEnvironment() {
-        if (had_) setenv(name_.c_str(), old_.c_str(), 1); else unsetenv(name_.c_str());
-    }
-
-private:
-    std::string name_, old_;
-    bool had_ = false;
-};
 
 #define REQUIRE_GPU()                                                                          \
     do {                                                                                       \

@@ -17,6 +17,7 @@
 #include "integrator.h"
 #include "render_job.h"
 #include "scene_loader.h"
+#include "scoped_environment.h"
 #include "simd_kernels.h"
 #include "simd_level.h"
 #include "wide_accelerator.h"
@@ -371,6 +372,33 @@ TEST(SimdDispatch, WideTraversalOnlyWhereItPays) {
     if (simd_level_supported(SimdLevel::Sse42) && simd_level_compiled(SimdLevel::Sse42)) {
         EXPECT_FALSE(CpuRenderer(few.view(), 1, 16, SimdLevel::Sse42).wide_traversal());
         EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, SimdLevel::Sse42).wide_traversal());
+    }
+}
+
+// The measurement switches read from the environment take only the values
+// they document; anything else is one InputError naming the variable.
+TEST(SimdDispatch, EnvironmentSwitchesRejectUnknownValues) {
+    Scene many = random_mixed_scene(2, 300);
+    many.build_acceleration();
+    const SimdLevel level = SimdLevel::Sse42;
+    if (!simd_level_supported(level) || !simd_level_compiled(level)) GTEST_SKIP() << "no SSE4.2 kernels here";
+    {
+        const ScopedEnvironment traversal("FARMRT_SIMD_TRAVERSAL", "scalar");
+        EXPECT_FALSE(CpuRenderer(many.view(), 1, 16, level).wide_traversal());
+    }
+    {
+        const ScopedEnvironment traversal("FARMRT_SIMD_TRAVERSAL", "auto");
+        EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level).wide_traversal());
+    }
+    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"}}) {
+        const ScopedEnvironment setting(name, value);
+        try {
+            CpuRenderer renderer(many.view(), 1, 16, level);
+            ADD_FAILURE() << name << "=" << value << " was accepted";
+        } catch (const InputError& error) {
+            EXPECT_NE(std::string(error.what()).find(name), std::string::npos) << error.what();
+            EXPECT_NE(std::string(error.what()).find(value), std::string::npos) << error.what();
+        }
     }
 }
 
