@@ -81,6 +81,26 @@ echo "signal runs: ${big[*]} (reference ${elapsed_ms} ms)"
 # SIGTERM as an order to kill the job (the Slurm scripts send SIGUSR1).
 signals=(TERM USR1)
 [ -n "$mpiexec" ] && signals=(USR1)
+# Whether this mpirun forwards SIGUSR1 to its ranks at all, found with a shell
+# rank: Debian 12's Open MPI does; the GPU host's (Ubuntu 24.04, Open MPI
+# 4.1.6, in a container) does not, and farmrt cannot see a signal that never
+# reaches it. The farm's own handling is still checked wherever it arrives.
+if [ -n "$mpiexec" ]; then
+    cat > probe.sh <<'PROBE'
+trap 'touch "$1.forwarded"; exit 0' USR1
+touch "$1.ready"
+for _ in $(seq 1 100); do sleep 0.05; done
+PROBE
+    "$mpiexec" -n 1 bash probe.sh "$PWD/probe" &
+    probe_pid=$!
+    for _ in $(seq 1 400); do [ -f probe.ready ] && break; sleep 0.05; done
+    kill -USR1 $probe_pid 2>/dev/null
+    wait $probe_pid
+    if [ ! -f probe.forwarded ]; then
+        echo "SKIPPED: $mpiexec does not forward SIGUSR1 to its ranks here (a shell rank never saw it)"
+        signals=()
+    fi
+fi
 for signal in "${signals[@]}"; do
     rm -f sig.pfm sig.pfm.checkpoint
     interrupted=0
