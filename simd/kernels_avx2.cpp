@@ -5,13 +5,7 @@
 namespace farmrt {
 namespace simd {
 
-using Avx2Arch = xsimd::avx2;
-const Kernels kAvx2Kernels = {SimdLevel::Avx2,
-                               WideTraversal<Avx2Arch>::N,
-                               &WideTraversal<Avx2Arch>::closest_hit,
-                               &PhiloxLanes<Avx2Arch>::blocks,
-                               PhiloxLanes<Avx2Arch>::kBlocks,
-                               &UnitKernel<Avx2Arch>::render_unit};
+const Kernels kAvx2Kernels = kernels_of<xsimd::avx2>(SimdLevel::Avx2);
 
 }  // namespace simd
 }  // namespace farmrt

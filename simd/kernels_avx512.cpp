@@ -5,13 +5,7 @@
 namespace farmrt {
 namespace simd {
 
-using Avx512Arch = xsimd::avx512bw;
-const Kernels kAvx512Kernels = {SimdLevel::Avx512,
-                               WideTraversal<Avx512Arch>::N,
-                               &WideTraversal<Avx512Arch>::closest_hit,
-                               &PhiloxLanes<Avx512Arch>::blocks,
-                               PhiloxLanes<Avx512Arch>::kBlocks,
-                               &UnitKernel<Avx512Arch>::render_unit};
+const Kernels kAvx512Kernels = kernels_of<xsimd::avx512bw>(SimdLevel::Avx512);
 
 }  // namespace simd
 }  // namespace farmrt

@@ -5,13 +5,7 @@
 namespace farmrt {
 namespace simd {
 
-using Sse42Arch = xsimd::sse4_2;
-const Kernels kSse42Kernels = {SimdLevel::Sse42,
-                               WideTraversal<Sse42Arch>::N,
-                               &WideTraversal<Sse42Arch>::closest_hit,
-                               &PhiloxLanes<Sse42Arch>::blocks,
-                               PhiloxLanes<Sse42Arch>::kBlocks,
-                               &UnitKernel<Sse42Arch>::render_unit};
+const Kernels kSse42Kernels = kernels_of<xsimd::sse4_2>(SimdLevel::Sse42);
 
 }  // namespace simd
 }  // namespace farmrt

@@ -45,6 +45,18 @@ struct UnitKernel {
     }
 };
 
+// The level's kernel table: constant data (a constant expression, so no code
+// runs at start-up on a CPU that lacks the level).
+template <class Arch>
+constexpr Kernels kernels_of(SimdLevel level) {
+    return Kernels{level,
+                   WideTraversal<Arch>::N,
+                   &WideTraversal<Arch>::closest_hit,
+                   &PhiloxLanes<Arch>::blocks,
+                   PhiloxLanes<Arch>::kBlocks,
+                   &UnitKernel<Arch>::render_unit};
+}
+
 }  // namespace
 }  // namespace simd
 }  // namespace farmrt
