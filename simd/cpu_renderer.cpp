@@ -33,30 +33,12 @@ CpuRenderer::Traversal traversal_from_environment(CpuRenderer::Traversal request
     throw InputError(std::string("FARMRT_SIMD_TRAVERSAL: expected wide, scalar or auto, got '") + value + "'");
 }
 
-// FARMRT_SIMD_WIDTH=auto|4|8|16 forces the wide BVH's node width where the
-// level has kernels of that width (AVX-512: 8 or 16; for measurements);
-// unset or auto: wide_node_width().
-int width_from_environment() {
-    const char* value = std::getenv("FARMRT_SIMD_WIDTH");
-    if (!value || std::strcmp(value, "auto") == 0) return 0;
-    for (const int width : {4, 8, 16}) {
-        if (std::to_string(width) == value) return width;
-    }
-    throw InputError(std::string("FARMRT_SIMD_WIDTH: expected auto, 4, 8 or 16, got '") + value + "'");
-}
-
 }  // namespace
 
 bool wide_traversal_pays(const SceneView& scene) {
     uint32_t geometry = 0;  // top-level primitives that the wide BVH packs (instances stay scalar)
     for (uint32_t i = 0; i < scene.primitive_count; ++i) geometry += scene.primitives[i].type() != PrimitiveType::Instance;
     return geometry >= kWideTraversalMinPrimitives;
-}
-
-int wide_node_width(const SceneView& scene, SimdLevel level) {
-    (void)scene;
-    (void)level;
-    return 0;
 }
 
 std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows, uint32_t tile, int threads,
@@ -93,8 +75,7 @@ std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows,
     return units;
 }
 
-CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd, Traversal traversal,
-                         int node_width)
+CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd, Traversal traversal)
     : scene_(scene),
       threads_(threads > 0 ? threads : omp_get_max_threads()),
       tile_size_(std::max(1, tile_size)),
@@ -112,17 +93,13 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
     }
     traversal = traversal_from_environment(traversal);
     if (traversal == Traversal::Wide || (traversal == Traversal::Auto && wide_traversal_pays(scene_))) {
-        if (node_width == 0) node_width = width_from_environment();
-        if (node_width == 0) node_width = wide_node_width(scene_, simd_);
-        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_, simd::WideBvhOptions{}, node_width);
+        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
     }
     // Otherwise exactly the scalar path (the level's Philox blocks alone did
     // not measurably pay on these scenes, whose paths are short).
 }
 
 CpuRenderer::~CpuRenderer() = default;
-
-int CpuRenderer::node_width() const { return accelerator_ ? accelerator_->width() : 0; }
 
 std::string CpuRenderer::description() const {
     return std::string("cpu-") + (simd_ == SimdLevel::Off ? "scalar" : simd_level_name(simd_));

@@ -30,10 +30,9 @@ public:
     // supported (resolve_simd_level); Off traces with the scalar binary BVH.
     // The environment variable FARMRT_SIMD_TRAVERSAL=wide|scalar|auto overrides
     // Auto (measurements), FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail of
-    // cpu_work_units off. `node_width`: the wide BVH's (kernels_for); 0: the
-    // environment's FARMRT_SIMD_WIDTH=auto|4|8|16, else wide_node_width().
+    // cpu_work_units off.
     CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd = SimdLevel::Off,
-                Traversal traversal = Traversal::Auto, int node_width = 0);
+                Traversal traversal = Traversal::Auto);
     ~CpuRenderer() override;
 
     void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
@@ -45,8 +44,6 @@ public:
     SimdLevel simd_level() const { return simd_; }
     // Whether closest hits go through the wide BVH (a SIMD level on a scene where it pays).
     bool wide_traversal() const { return accelerator_ != nullptr; }
-    // The wide BVH's node width (0 without one).
-    int node_width() const;
 
     // A rectangle of pixels that one thread traces (simd/unit_pixels.h).
     using WorkUnit = farmrt::WorkUnit;
@@ -69,10 +66,6 @@ private:
 // (stress.yaml). cornell.yaml (18 quads) gains 1.6x from it.
 constexpr uint32_t kWideTraversalMinPrimitives = 8;
 bool wide_traversal_pays(const SceneView& scene);
-
-// The node width of `level`'s wide BVH for `scene` (kernels_for): 0, the
-// level's full register width, except where narrower nodes measured faster.
-int wide_node_width(const SceneView& scene, SimdLevel level);
 
 // The units of a band in the order threads take them: tiles of `tile` pixels,
 // row by row, the last 2 x `threads` of them (with split_tail and more than

@@ -39,12 +39,9 @@ struct Kernels {
 extern const Kernels kSse42Kernels;
 extern const Kernels kAvx2Kernels;
 extern const Kernels kAvx512Kernels;
-extern const Kernels kAvx512NarrowKernels;  // AVX-512 with 8-wide nodes
 
-// The table of a level this binary carries (nullptr for Off or when built
-// without SIMD), of node width `width`; 0: the level's full register width.
-// nullptr where the level has no table of that width.
-const Kernels* kernels_for(SimdLevel level, int width = 0);
+// The table of a level this binary carries (nullptr for Off or when built without SIMD).
+const Kernels* kernels_for(SimdLevel level);
 
 }  // namespace simd
 }  // namespace farmrt

@@ -24,9 +24,7 @@ struct LevelSampler : BlockSampler {
     using BlockSampler::BlockSampler;
 };
 
-// Arch: the traversal's vectors (node and packet width); SamplerArch: the
-// Philox blocks' (AVX-512 traverses 8-wide nodes with its 16-lane Philox).
-template <class Arch, class SamplerArch = Arch>
+template <class Arch>
 struct UnitKernel {
     using Traversal = WideTraversal<Arch>;
 
@@ -39,9 +37,9 @@ struct UnitKernel {
         render_unit_pixels(frame, unit, row_begin, sample_begin, sample_end, sums,
                            [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
                                alignas(64) uint64_t words[4 * kMaxLaneBlocks];
-                               PhiloxLanes<SamplerArch>::blocks(frame.key, pixel_index, sample, words);
-                               LevelSampler<SamplerArch> sampler(frame.key, pixel_index, sample, words,
-                                                                 uint32_t(PhiloxLanes<SamplerArch>::kBlocks));
+                               PhiloxLanes<Arch>::blocks(frame.key, pixel_index, sample, words);
+                               LevelSampler<Arch> sampler(frame.key, pixel_index, sample, words,
+                                                          uint32_t(PhiloxLanes<Arch>::kBlocks));
                                return trace_sample(scene, frame, x, y, sampler, query);
                            });
     }
@@ -49,14 +47,14 @@ struct UnitKernel {
 
 // The level's kernel table: constant data (a constant expression, so no code
 // runs at start-up on a CPU that lacks the level).
-template <class Arch, class SamplerArch = Arch>
+template <class Arch>
 constexpr Kernels kernels_of(SimdLevel level) {
     return Kernels{level,
                    WideTraversal<Arch>::N,
                    &WideTraversal<Arch>::closest_hit,
-                   &PhiloxLanes<SamplerArch>::blocks,
-                   PhiloxLanes<SamplerArch>::kBlocks,
-                   &UnitKernel<Arch, SamplerArch>::render_unit};
+                   &PhiloxLanes<Arch>::blocks,
+                   PhiloxLanes<Arch>::kBlocks,
+                   &UnitKernel<Arch>::render_unit};
 }
 
 }  // namespace

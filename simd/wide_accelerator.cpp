@@ -5,29 +5,24 @@
 namespace farmrt {
 namespace simd {
 
-const Kernels* kernels_for(SimdLevel level, int width) {
-    const Kernels* table = nullptr;
+const Kernels* kernels_for(SimdLevel level) {
 #if FARMRT_HAVE_SIMD
     switch (level) {
     case SimdLevel::Off: return nullptr;
-    case SimdLevel::Sse42: table = &kSse42Kernels; break;
-    case SimdLevel::Avx2: table = &kAvx2Kernels; break;
-    case SimdLevel::Avx512: table = width == 8 ? &kAvx512NarrowKernels : &kAvx512Kernels; break;
+    case SimdLevel::Sse42: return &kSse42Kernels;
+    case SimdLevel::Avx2: return &kAvx2Kernels;
+    case SimdLevel::Avx512: return &kAvx512Kernels;
     }
 #else
     (void)level;
 #endif
-    return table && (width == 0 || table->width == width) ? table : nullptr;
+    return nullptr;
 }
 
-WideAccelerator::WideAccelerator(const SceneView& scene, SimdLevel level, const WideBvhOptions& options, int width)
-    : kernels_(kernels_for(level, width)) {
-    if (!kernels_for(level) || !simd_level_supported(level)) {
+WideAccelerator::WideAccelerator(const SceneView& scene, SimdLevel level, const WideBvhOptions& options)
+    : kernels_(kernels_for(level)) {
+    if (!kernels_ || !simd_level_supported(level)) {
         throw RenderError(std::string("SIMD level ") + simd_level_name(level) + " is not available on this CPU");
-    }
-    if (!kernels_) {
-        throw InputError(std::string("SIMD level ") + simd_level_name(level) + " has no kernels of node width " +
-                         std::to_string(width));
     }
     switch (kernels_->width) {
     case 4:

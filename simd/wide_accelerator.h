@@ -23,9 +23,8 @@ struct WideClosestHit {
 
 class WideAccelerator {
 public:
-    // `level` must be supported by this CPU (simd_level_supported) and not Off;
-    // `width`: its node width (kernels_for), 0 for its full register width.
-    WideAccelerator(const SceneView& scene, SimdLevel level, const WideBvhOptions& options = {}, int width = 0);
+    // `level` must be supported by this CPU (simd_level_supported) and not Off.
+    WideAccelerator(const SceneView& scene, SimdLevel level, const WideBvhOptions& options = {});
     ~WideAccelerator();
     WideAccelerator(const WideAccelerator&) = delete;
     WideAccelerator& operator=(const WideAccelerator&) = delete;

@@ -13,7 +13,7 @@ status=0
 for object in "$@"; do
     # Defined, non-local symbols other than the table and the personality reference.
     unexpected=$(nm -C --defined-only "$object" | awk '$2 !~ /^[tdbrn]$/' |
-        grep -v -E ' [DR] farmrt::simd::k(Sse42|Avx2|Avx512|Avx512Narrow)Kernels$' |
+        grep -v -E ' [DR] farmrt::simd::k(Sse42|Avx2|Avx512)Kernels$' |
         grep -v -E ' V DW\.ref\.__gxx_personality_v0$' |
         { if [ "$sanitized" = 1 ]; then grep -v -E ' [BD] __odr_asan\.'; else cat; fi; } || true)
     if [ -n "$unexpected" ]; then

@@ -27,21 +27,11 @@ namespace {
 
 const SimdLevel kSimdLevels[] = {SimdLevel::Sse42, SimdLevel::Avx2, SimdLevel::Avx512};
 
-// Every kernel table: each level at its register width, and AVX-512 with
-// 8-wide nodes too (kernels_for).
-struct KernelsUnderTest {
-    SimdLevel level;
-    int width;  // 0: the level's register width
-};
-const KernelsUnderTest kKernelsUnderTest[] = {
-    {SimdLevel::Sse42, 0}, {SimdLevel::Avx2, 0}, {SimdLevel::Avx512, 0}, {SimdLevel::Avx512, 8}};
-
-std::string level_test_name(const testing::TestParamInfo<KernelsUnderTest>& info) {
-    const std::string width = info.param.width ? "_width" + std::to_string(info.param.width) : "";
-    switch (info.param.level) {
-    case SimdLevel::Sse42: return "sse42" + width;
-    case SimdLevel::Avx2: return "avx2" + width;
-    case SimdLevel::Avx512: return "avx512" + width;
+std::string level_test_name(const testing::TestParamInfo<SimdLevel>& info) {
+    switch (info.param) {
+    case SimdLevel::Sse42: return "sse42";
+    case SimdLevel::Avx2: return "avx2";
+    case SimdLevel::Avx512: return "avx512";
     default: return "off";
     }
 }
@@ -202,19 +192,15 @@ TEST(ClosestHitRule, NextFloatUp) {
 
 // ---- every SIMD level against the scalar path ---------------------------------
 
-class SimdLevelTest : public testing::TestWithParam<KernelsUnderTest> {
-protected:
-    static SimdLevel level() { return GetParam().level; }
-    static int width() { return GetParam().width; }
-};
+class SimdLevelTest : public testing::TestWithParam<SimdLevel> {};
 
 TEST_P(SimdLevelTest, SameClosestHitsAsScalarOnRandomMixedScenes) {
-    SKIP_UNLESS_SUPPORTED(level());
+    SKIP_UNLESS_SUPPORTED(GetParam());
     for (uint32_t seed = 1; seed <= 12; ++seed) {
         Scene scene = random_mixed_scene(seed, seed <= 2 ? 3 : 40 * int(seed));
         scene.build_acceleration();
         const SceneView view = scene.view();
-        const simd::WideAccelerator accelerator(view, level(), {}, width());
+        const simd::WideAccelerator accelerator(view, GetParam());
         const simd::WideClosestHit wide = accelerator.closest_hit();
         const std::vector<RandomQuery> queries = random_queries(1000 + seed, 3000);
         for (size_t i = 0; i < queries.size(); ++i) {
@@ -225,46 +211,13 @@ TEST_P(SimdLevelTest, SameClosestHitsAsScalarOnRandomMixedScenes) {
             const bool found = wide(view, q.ray, q.t_min, hit);
             const std::string where = "seed " + std::to_string(seed) + ", ray " + std::to_string(i);
             expect_same_hit(brute_found, brute, expected_found, expected, where + " (scalar BVH vs brute force)");
-            expect_same_hit(expected_found, expected, found, hit, where + " (" + simd_level_name(level()) + ")");
+            expect_same_hit(expected_found, expected, found, hit, where + " (" + simd_level_name(GetParam()) + ")");
         }
     }
-}
-
-// Secondary rays start on a sphere (its packet lane has c ~ 0, either sign,
-// and one root ~ 0, either side of t_min): the wide test must agree with the
-// scalar one there too, ties and rounding included.
-TEST_P(SimdLevelTest, SameClosestHitsForRaysLeavingSpheres) {
-    SKIP_UNLESS_SUPPORTED(level());
-    SceneRandom random(31);
-    Scene scene;
-    scene.materials.push_back(Material{});
-    for (int i = 0; i < 300; ++i) {
-        scene.spheres.push_back(Sphere{random.point(5.0f), random.uniform(0.05f, 1.0f), Vec3(0.0f), 0});
-    }
-    scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});  // the book's ground
-    scene.build_acceleration();
-    const SceneView view = scene.view();
-    const simd::WideAccelerator accelerator(view, level(), {}, width());
-    int leaving = 0;
-    for (int i = 0; i < 4000; ++i) {
-        const Ray primary{random.point(8.0f), random.direction(), 0.0f};
-        Hit first;
-        if (!intersect_closest(view, primary, kMinHitDistance, first)) continue;
-        // From the hit point: away from the sphere, into it, and grazing.
-        const Ray secondary{primary.at(first.t), random.direction(), 0.0f};
-        for (const float t_min : {kMinHitDistance, 0.0f}) {
-            Hit expected, hit;
-            const bool expected_found = intersect_closest(view, secondary, t_min, expected);
-            const bool found = accelerator.closest_hit()(view, secondary, t_min, hit);
-            expect_same_hit(expected_found, expected, found, hit, "ray " + std::to_string(i));
-        }
-        ++leaving;
-    }
-    EXPECT_GT(leaving, 1000);
 }
 
 TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
-    SKIP_UNLESS_SUPPORTED(level());
+    SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene = random_mixed_scene(77, 150);
     const std::vector<RandomQuery> queries = random_queries(78, 2000);
     for (int variant = 0; variant < 3; ++variant) {
@@ -276,7 +229,7 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
             options.max_leaf_primitives = variant == 1 ? 1 : 64;
         }
         const SceneView view = scene.view();
-        const simd::WideAccelerator accelerator(view, level(), options, width());
+        const simd::WideAccelerator accelerator(view, GetParam(), options);
         for (size_t i = 0; i < queries.size(); ++i) {
             const RandomQuery& q = queries[i];
             Hit expected = q.start, hit = q.start;
@@ -289,20 +242,20 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
 }
 
 TEST_P(SimdLevelTest, EmptySceneHasNoHits) {
-    SKIP_UNLESS_SUPPORTED(level());
+    SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene;
     scene.build_acceleration();
-    const simd::WideAccelerator accelerator(scene.view(), level(), {}, width());
+    const simd::WideAccelerator accelerator(scene.view(), GetParam());
     Hit hit;
     EXPECT_FALSE(accelerator.closest_hit()(scene.view(), Ray{Vec3(0.0f), Vec3(0, 0, -1), 0}, kMinHitDistance, hit));
     EXPECT_EQ(hit.t, kInfinity);
 }
 
 TEST_P(SimdLevelTest, WideBvhHoldsEveryPrimitiveOnce) {
-    SKIP_UNLESS_SUPPORTED(level());
+    SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene = random_mixed_scene(5, 300);
     scene.build_acceleration();
-    const simd::WideAccelerator accelerator(scene.view(), level(), {}, width());
+    const simd::WideAccelerator accelerator(scene.view(), GetParam());
     const simd::WideBvhStats stats = accelerator.stats();
     EXPECT_EQ(stats.used_packet_lanes, scene.primitive_count());
     EXPECT_LE(stats.packets * size_t(accelerator.width()), scene.primitive_count() + stats.leaves * 3 * size_t(accelerator.width()));
@@ -311,25 +264,22 @@ TEST_P(SimdLevelTest, WideBvhHoldsEveryPrimitiveOnce) {
 
 // Whole renders: the per-pixel float sums, hence every output byte, are equal.
 std::vector<float> render_sums(const SceneDescription& description, SimdLevel level, int threads,
-                               CpuRenderer::Traversal traversal = CpuRenderer::Traversal::Wide, int node_width = 0) {
+                               CpuRenderer::Traversal traversal = CpuRenderer::Traversal::Wide) {
     const FrameSettings frame = make_frame_settings(description.settings, 0);
-    CpuRenderer renderer(description.scene.view(), threads, 8, level, traversal, node_width);
+    CpuRenderer renderer(description.scene.view(), threads, 8, level, traversal);
     if (traversal == CpuRenderer::Traversal::Wide) {
         EXPECT_EQ(renderer.wide_traversal(), level != SimdLevel::Off);
-        if (node_width) {
-            EXPECT_EQ(renderer.node_width(), node_width);
-        }
     }
     std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
     renderer.render(frame, RowRange{0, frame.height}, SampleRange{0, description.settings.spp}, sums.data(), nullptr);
     return sums;
 }
 
-void expect_identical_renders(SceneDescription description, KernelsUnderTest kernels) {
+void expect_identical_renders(SceneDescription description, SimdLevel level) {
     description.scene.build_acceleration();
     const std::vector<float> scalar = render_sums(description, SimdLevel::Off, 2);
     for (const CpuRenderer::Traversal traversal : {CpuRenderer::Traversal::Wide, CpuRenderer::Traversal::Auto}) {
-        const std::vector<float> wide = render_sums(description, kernels.level, 2, traversal, kernels.width);
+        const std::vector<float> wide = render_sums(description, level, 2, traversal);
         ASSERT_EQ(scalar.size(), wide.size());
         size_t different = 0;
         for (size_t i = 0; i < scalar.size(); ++i) different += float_bits(scalar[i]) != float_bits(wide[i]);
@@ -339,7 +289,7 @@ void expect_identical_renders(SceneDescription description, KernelsUnderTest ker
 }
 
 TEST_P(SimdLevelTest, SpheresRenderIsByteIdentical) {
-    SKIP_UNLESS_SUPPORTED(level());
+    SKIP_UNLESS_SUPPORTED(GetParam());
     expect_identical_renders(load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/spheres.yaml",
                                              {{"image.width=64", ""},
                                               {"image.height=36", ""},
@@ -349,7 +299,7 @@ TEST_P(SimdLevelTest, SpheresRenderIsByteIdentical) {
 }
 
 TEST_P(SimdLevelTest, MixedSceneRenderIsByteIdentical) {
-    SKIP_UNLESS_SUPPORTED(level());
+    SKIP_UNLESS_SUPPORTED(GetParam());
     const std::string text = R"(
 image: {width: 48, height: 32, output: mixed.ppm}
 sampling: {spp: 4, max_depth: 12, seed: 3}
@@ -376,8 +326,8 @@ objects:
 // and the sampler built on them returns PixelSampler's values in every
 // dimension, those past the precomputed blocks included.
 TEST_P(SimdLevelTest, LanePhiloxBlocksAndSamplerMatchScalar) {
-    SKIP_UNLESS_SUPPORTED(level());
-    const simd::Kernels* kernels = simd::kernels_for(level(), width());
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    const simd::Kernels* kernels = simd::kernels_for(GetParam());
     ASSERT_NE(kernels, nullptr);
     ASSERT_GE(kernels->philox_block_count, 2);
     ASSERT_LE(kernels->philox_block_count, simd::kMaxLaneBlocks);
@@ -440,23 +390,7 @@ TEST(SimdDispatch, EnvironmentSwitchesRejectUnknownValues) {
         const ScopedEnvironment traversal("FARMRT_SIMD_TRAVERSAL", "auto");
         EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level).wide_traversal());
     }
-    {
-        const ScopedEnvironment width("FARMRT_SIMD_WIDTH", "4");
-        EXPECT_EQ(CpuRenderer(many.view(), 1, 16, level).node_width(), 4);
-    }
-    {
-        // SSE4.2 has no 8-wide kernels: an error naming the level and the width.
-        const ScopedEnvironment width("FARMRT_SIMD_WIDTH", "8");
-        try {
-            CpuRenderer renderer(many.view(), 1, 16, level);
-            ADD_FAILURE() << "FARMRT_SIMD_WIDTH=8 was accepted for sse4.2";
-        } catch (const InputError& error) {
-            EXPECT_NE(std::string(error.what()).find("sse4.2"), std::string::npos) << error.what();
-            EXPECT_NE(std::string(error.what()).find("width 8"), std::string::npos) << error.what();
-        }
-    }
-    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
-                                      std::pair{"FARMRT_SIMD_WIDTH", "12"}}) {
+    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"}}) {
         const ScopedEnvironment setting(name, value);
         try {
             CpuRenderer renderer(many.view(), 1, 16, level);
@@ -500,7 +434,7 @@ TEST(CpuWorkUnits, CoverEveryPixelOnce) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, SimdLevelTest, testing::ValuesIn(kKernelsUnderTest), level_test_name);
+INSTANTIATE_TEST_SUITE_P(Levels, SimdLevelTest, testing::ValuesIn(kSimdLevels), level_test_name);
 
 // ---- choosing a level -----------------------------------------------------------
 
