@@ -216,6 +216,39 @@ TEST_P(SimdLevelTest, SameClosestHitsAsScalarOnRandomMixedScenes) {
     }
 }
 
+// Secondary rays start on a sphere (its packet lane has c ~ 0, either sign,
+// and one root ~ 0, either side of t_min): the wide test must agree with the
+// scalar one there too, ties and rounding included.
+TEST_P(SimdLevelTest, SameClosestHitsForRaysLeavingSpheres) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    SceneRandom random(31);
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int i = 0; i < 300; ++i) {
+        scene.spheres.push_back(Sphere{random.point(5.0f), random.uniform(0.05f, 1.0f), Vec3(0.0f), 0});
+    }
+    scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});  // the book's ground
+    scene.build_acceleration();
+    const SceneView view = scene.view();
+    const simd::WideAccelerator accelerator(view, GetParam());
+    int leaving = 0;
+    for (int i = 0; i < 4000; ++i) {
+        const Ray primary{random.point(8.0f), random.direction(), 0.0f};
+        Hit first;
+        if (!intersect_closest(view, primary, kMinHitDistance, first)) continue;
+        // From the hit point: away from the sphere, into it, and grazing.
+        const Ray secondary{primary.at(first.t), random.direction(), 0.0f};
+        for (const float t_min : {kMinHitDistance, 0.0f}) {
+            Hit expected, hit;
+            const bool expected_found = intersect_closest(view, secondary, t_min, expected);
+            const bool found = accelerator.closest_hit()(view, secondary, t_min, hit);
+            expect_same_hit(expected_found, expected, found, hit, "ray " + std::to_string(i));
+        }
+        ++leaving;
+    }
+    EXPECT_GT(leaving, 1000);
+}
+
 TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene = random_mixed_scene(77, 150);
