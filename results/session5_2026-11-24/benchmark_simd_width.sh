@@ -6,6 +6,8 @@
 # 3); within a repeat the variants run one after another so that a noisy
 # machine slows them alike. The crossover decides wide_node_width()
 # (simd/cpu_renderer.cpp).
+# Needs FARMRT_SIMD_WIDTH and the 8-wide AVX-512 tables of commit 5fb36d5
+# (reverted after this measurement): kept here as the record of how it ran.
 #
 #   scripts/benchmark_simd_width.sh BUILD_DIR [OUT_DIR]
 #
