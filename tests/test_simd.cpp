@@ -155,6 +155,16 @@ void expect_same_hit(bool expected_found, const Hit& expected, bool found, const
     ASSERT_EQ(float_bits(expected.v), float_bits(hit.v)) << where;
 }
 
+// The wide accelerator's closest hit for `ray` equals the scalar BVH's, both
+// starting from `start` (none, or a finite t_max).
+void expect_wide_matches_scalar(const SceneView& view, const simd::WideAccelerator& accelerator, const Ray& ray,
+                                float t_min, const Hit& start, const std::string& where) {
+    Hit expected = start, hit = start;
+    const bool expected_found = intersect_closest(view, ray, t_min, expected);
+    const bool found = accelerator.closest_hit()(view, ray, t_min, hit);
+    expect_same_hit(expected_found, expected, found, hit, where);
+}
+
 // ---- the tie rule (core, scalar) ----------------------------------------------
 
 TEST(ClosestHitRule, EqualDistanceTakesTheSmallerReferenceInAnyOrder) {
@@ -239,10 +249,7 @@ TEST_P(SimdLevelTest, SameClosestHitsForRaysLeavingSpheres) {
         // From the hit point: away from the sphere, into it, and grazing.
         const Ray secondary{primary.at(first.t), random.direction(), 0.0f};
         for (const float t_min : {kMinHitDistance, 0.0f}) {
-            Hit expected, hit;
-            const bool expected_found = intersect_closest(view, secondary, t_min, expected);
-            const bool found = accelerator.closest_hit()(view, secondary, t_min, hit);
-            expect_same_hit(expected_found, expected, found, hit, "ray " + std::to_string(i));
+            expect_wide_matches_scalar(view, accelerator, secondary, t_min, Hit{}, "ray " + std::to_string(i));
         }
         ++leaving;
     }
@@ -265,11 +272,8 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
         const simd::WideAccelerator accelerator(view, GetParam(), options);
         for (size_t i = 0; i < queries.size(); ++i) {
             const RandomQuery& q = queries[i];
-            Hit expected = q.start, hit = q.start;
-            const bool expected_found = intersect_closest(view, q.ray, q.t_min, expected);
-            const bool found = accelerator.closest_hit()(view, q.ray, q.t_min, hit);
-            expect_same_hit(expected_found, expected, found, hit,
-                            "variant " + std::to_string(variant) + ", ray " + std::to_string(i));
+            expect_wide_matches_scalar(view, accelerator, q.ray, q.t_min, q.start,
+                                       "variant " + std::to_string(variant) + ", ray " + std::to_string(i));
         }
     }
 }
