@@ -15,6 +15,14 @@ namespace simd {
 // contract and the same results, bit for bit, as intersect_closest().
 using ClosestHitFunction = bool (*)(const void* wide_bvh_view, const Ray& ray, float t_min, Hit& hit);
 
+// Closest hits in (t_min, infinity) of rays [0, count) (count <= width),
+// traced together as one packet: each the same as ClosestHitFunction's from
+// no hit. Returns false, leaving `hits` and `found` untouched, when they
+// cannot share a packet: a wide BVH with more than spheres, or rays whose
+// direction signs differ.
+using PacketClosestHitsFunction = bool (*)(const void* wide_bvh_view, const Ray* rays, int count, float t_min,
+                                           Hit* hits, bool* found);
+
 // Philox blocks 0 .. philox_block_count - 1 of one (pixel, sample): the
 // values of philox4x32_10 (src/sampler.h), several blocks per instruction,
 // in BlockSampler's layout (`words`: 4 * kMaxLaneBlocks, 64-byte aligned).
@@ -31,6 +39,7 @@ struct Kernels {
     SimdLevel level;
     int width;  // floats per register: node width and packet width of its wide BVH
     ClosestHitFunction closest_hit;
+    PacketClosestHitsFunction packet_closest_hits;
     PhiloxBlocksFunction philox_blocks;
     int philox_block_count;  // 64-bit lanes per register: 2, 4 or 8
     RenderUnitFunction render_unit;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "block_sampler.h"
+#include "packet_traversal.h"
 #include "philox_lanes.h"
 #include "unit_pixels.h"
 #include "wide_traversal.h"
@@ -27,13 +28,25 @@ struct LevelSampler : BlockSampler {
 template <class Arch>
 struct UnitKernel {
     using Traversal = WideTraversal<Arch>;
+    using Packet = PacketTraversal<Arch>;
+    static constexpr int N = Traversal::N;
 
     // Renders a work unit as CpuRenderer does with the scalar path, bit for
     // bit: the same samples, the same closest hits, the same sums.
     static void render_unit(const SceneView& scene, const void* wide_bvh_view, const FrameSettings& frame,
                             const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin, uint32_t sample_end,
                             float* sums) {
-        const typename Traversal::Query query{static_cast<const WideBvhView<Traversal::N>*>(wide_bvh_view)};
+        const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(wide_bvh_view);
+        const typename Traversal::Query query{&bvh};
+        if (Packet::usable(bvh)) {
+            for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* sum) {
+                for (uint32_t first = sample_begin; first < sample_end; first += N) {
+                    add_samples_in_packet(scene, bvh, query, frame, x, y, pixel_index, first,
+                                          std::min<uint32_t>(N, sample_end - first), sum);
+                }
+            });
+            return;
+        }
         render_unit_pixels(frame, unit, row_begin, sample_begin, sample_end, sums,
                            [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
                                alignas(64) uint64_t words[4 * kMaxLaneBlocks];
@@ -42,6 +55,35 @@ struct UnitKernel {
                                                           uint32_t(PhiloxLanes<Arch>::kBlocks));
                                return trace_sample(scene, frame, x, y, sampler, query);
                            });
+    }
+
+    // Samples [first, first + count) of pixel (x, y), added to `sum` in
+    // sample order: their camera rays traced together in one packet, the
+    // rest of each path on its own.
+    static FARMRT_INLINE void add_samples_in_packet(const SceneView& scene, const WideBvhView<N>& bvh,
+                                                    const typename Traversal::Query& query,
+                                                    const FrameSettings& frame, uint32_t x, uint32_t y,
+                                                    uint32_t pixel_index, uint32_t first, uint32_t count,
+                                                    float* sum) {
+        alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
+        Ray rays[N];
+        Hit hits[N];
+        bool found[N];
+        for (uint32_t i = 0; i < count; ++i) {
+            PhiloxLanes<Arch>::blocks(frame.key, pixel_index, first + i, words[i]);
+            LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
+                                       uint32_t(PhiloxLanes<Arch>::kBlocks));
+            rays[i] = frame.camera.generate_ray(x, y, sampler);
+        }
+        if (!Packet::trace(bvh, rays, int(count), kMinHitDistance, hits, found)) {
+            for (uint32_t i = 0; i < count; ++i) found[i] = query(scene, rays[i], kMinHitDistance, hits[i]);
+        }
+        for (uint32_t i = 0; i < count; ++i) {
+            LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
+                                       uint32_t(PhiloxLanes<Arch>::kBlocks));
+            add_sample(sum, trace_path_from_first_hit(scene, rays[i], found[i], hits[i], sampler, frame.max_depth,
+                                                      query));
+        }
     }
 };
 
@@ -52,6 +94,7 @@ constexpr Kernels kernels_of(SimdLevel level) {
     return Kernels{level,
                    WideTraversal<Arch>::N,
                    &WideTraversal<Arch>::closest_hit,
+                   &PacketTraversal<Arch>::closest_hits,
                    &PhiloxLanes<Arch>::blocks,
                    PhiloxLanes<Arch>::kBlocks,
                    &UnitKernel<Arch>::render_unit};

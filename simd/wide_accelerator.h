@@ -32,6 +32,10 @@ public:
     SimdLevel level() const { return kernels_->level; }
     int width() const { return kernels_->width; }
     WideClosestHit closest_hit() const { return WideClosestHit{kernels_->closest_hit, view_}; }
+    // Kernels::packet_closest_hits on this accelerator's wide BVH.
+    bool packet_closest_hits(const Ray* rays, int count, float t_min, Hit* hits, bool* found) const {
+        return kernels_->packet_closest_hits(view_, rays, count, t_min, hits, found);
+    }
     const Kernels& kernels() const { return *kernels_; }
     // The level's whole tracer for one work unit (Kernels::render_unit).
     void render_unit(const SceneView& scene, const FrameSettings& frame, const WorkUnit& unit, uint32_t row_begin,

@@ -233,6 +233,7 @@ WideBvhView<N> WideBvh<N>::view() const {
     v.scene = &scene_;
     v.node_count = uint32_t(nodes_.size());
     v.triangle_packet_count = uint32_t(triangles_.size());
+    v.spheres_only = spheres_.size() == packet_refs_.size();
     return v;
 }
 

@@ -78,6 +78,7 @@ struct WideBvhView {
     const SceneView* scene = nullptr;
     uint32_t node_count = 0;
     uint32_t triangle_packet_count = 0;
+    bool spheres_only = false;  // every leaf entry is a sphere packet (no quads, triangles or instances)
 };
 
 struct WideBvhOptions {

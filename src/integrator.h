@@ -88,6 +88,20 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, S
     return path.radiance;
 }
 
+// trace_path() when the camera ray's closest-hit query has already run
+// (tracers that find the first hits of several paths together); max_depth >= 1.
+template <class ClosestHit, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
+                                                             const Hit& hit, Sampler& sampler, int max_depth,
+                                                             const ClosestHit& closest_hit) {
+    PathState path = start_path(ray);
+    if (continue_path(scene, path, sampler, found, hit)) {
+        while (path.depth < max_depth && extend_path(scene, path, sampler, closest_hit)) {
+        }
+    }
+    return path.radiance;
+}
+
 // Adds one sample's radiance to a pixel sum. A NaN from a degenerate path
 // would poison the whole pixel: drop it.
 FARMRT_CPU_GPU FARMRT_INLINE void add_sample(float* sum, const Color& c) {

@@ -256,6 +256,78 @@ TEST_P(SimdLevelTest, SameClosestHitsForRaysLeavingSpheres) {
     EXPECT_GT(leaving, 1000);
 }
 
+// Bundles of rays traced as one packet (the camera rays of a pixel's
+// samples): every lane's hit equals the scalar BVH's for that ray alone, on
+// spheres that move, overlap, repeat exactly (ties) and include the book's
+// ground; bundles from one point, from a lens-sized disk, and leaving a surface.
+TEST_P(SimdLevelTest, PacketsOfRaysGiveEachRaysClosestHit) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    SceneRandom random(57);
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int i = 0; i < 400; ++i) {
+        Sphere sphere{random.point(5.0f), random.uniform(0.05f, 1.0f), Vec3(0.0f), 0};
+        if (random.integer(0, 3) == 0) sphere.velocity = random.point(0.5f);
+        if (i % 10 == 9) sphere = scene.spheres[size_t(random.integer(0, i - 1))];  // an exact duplicate
+        scene.spheres.push_back(sphere);
+    }
+    scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});
+    scene.build_acceleration();
+    const SceneView view = scene.view();
+    const simd::WideAccelerator accelerator(view, GetParam());
+    const int width = accelerator.width();
+    int traced = 0, refused = 0;
+    for (int bundle = 0; bundle < 3000; ++bundle) {
+        const int count = random.integer(1, width);
+        Vec3 origin = random.point(8.0f);
+        const Vec3 direction = random.direction();
+        if (bundle % 3 == 2) {  // leaving the surface that a first ray hits
+            Hit first;
+            if (!intersect_closest(view, Ray{origin, direction, 0.0f}, kMinHitDistance, first)) continue;
+            origin = Ray{origin, direction, 0.0f}.at(first.t);
+        }
+        const float origin_spread = bundle % 3 == 1 ? 0.05f : 0.0f;
+        const float direction_spread = random.integer(0, 3) == 0 ? 0.0f : random.uniform(0.0f, 0.3f);
+        const float t_min = random.integer(0, 4) == 0 ? 0.0f : kMinHitDistance;
+        std::vector<Ray> rays;
+        for (int i = 0; i < count; ++i) {
+            rays.push_back(Ray{origin + random.point(origin_spread), direction + random.point(direction_spread),
+                               random.uniform(0.0f, 1.0f)});
+        }
+        std::vector<Hit> hits(static_cast<size_t>(count));
+        bool found[16] = {};
+        if (!accelerator.packet_closest_hits(rays.data(), count, t_min, hits.data(), found)) {
+            bool signs_differ = false;
+            for (const Ray& ray : rays) {
+                for (int axis = 0; axis < 3; ++axis) {
+                    signs_differ |= (1.0f / ray.direction[axis] < 0) != (1.0f / rays[0].direction[axis] < 0);
+                }
+            }
+            ASSERT_TRUE(signs_differ) << "bundle " << bundle << ": refused although its rays share direction signs";
+            ++refused;
+            continue;
+        }
+        ++traced;
+        for (int i = 0; i < count; ++i) {
+            Hit expected;
+            const bool expected_found = intersect_closest(view, rays[size_t(i)], t_min, expected);
+            expect_same_hit(expected_found, expected, found[i], hits[size_t(i)],
+                            "bundle " + std::to_string(bundle) + ", ray " + std::to_string(i));
+        }
+    }
+    EXPECT_GT(traced, 1500);
+    EXPECT_GT(refused, 10);  // bundles with mixed signs went to the single-ray traversal
+
+    // More than spheres: no packets (the caller traces each ray on its own).
+    Scene mixed = random_mixed_scene(5, 200);
+    mixed.build_acceleration();
+    const simd::WideAccelerator mixed_accelerator(mixed.view(), GetParam());
+    Hit hit;
+    bool hit_found = false;
+    const Ray ray{Vec3(0.0f), Vec3(1.0f, 1.0f, 1.0f), 0.0f};
+    EXPECT_FALSE(mixed_accelerator.packet_closest_hits(&ray, 1, kMinHitDistance, &hit, &hit_found));
+}
+
 TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene = random_mixed_scene(77, 150);
