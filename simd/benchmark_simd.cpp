@@ -37,10 +37,13 @@ struct RaySet {
 // The rays a render traces, recorded from the path tracer itself (one sample
 // per pixel of a small frame): camera rays alone (coherent) and every path
 // segment (camera rays and all bounces: the real mix).
+// `pixel_samples`: the camera rays of 16 samples of each pixel, pixel by
+// pixel (what the SIMD tracer traces as packets: simd/packet_traversal.h).
 struct TraversalWorkload {
     SceneDescription description;
-    RaySet camera, paths;
+    RaySet camera, paths, pixel_samples;
 };
+constexpr uint32_t kPixelSamples = 16;
 
 struct RecordingClosestHit {
     std::vector<Ray>* rays;
@@ -67,6 +70,10 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
             const Ray ray = frame.camera.generate_ray(x, y, sampler);
             w.camera.rays.push_back(ray);
             trace_path(scene, ray, sampler, frame.max_depth, RecordingClosestHit{&w.paths.rays});
+            for (uint32_t sample = 0; sample < kPixelSamples; ++sample) {
+                PixelSampler pixel_sampler(frame.key, y * frame.width + x, sample);
+                w.pixel_samples.rays.push_back(frame.camera.generate_ray(x, y, pixel_sampler));
+            }
         }
     }
     return w;
@@ -101,6 +108,52 @@ void run_traversal(benchmark::State& state, const std::string& scene_file, bool 
         const simd::WideAccelerator accelerator(scene, level, wide_options());
         trace_all(state, scene, rays, accelerator.closest_hit());
     }
+}
+
+// The pixel-sample camera rays one by one (`packets` false: the scalar BVH
+// or the level's single-ray traversal) or in packets of the level's width.
+// Items = rays.
+void run_pixel_samples(benchmark::State& state, const std::string& scene_file, SimdLevel level, bool packets) {
+    if (!simd_level_supported(level)) {
+        state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
+        return;
+    }
+    const TraversalWorkload& w = traversal_workload(scene_file);
+    const SceneView scene = w.description.scene.view();
+    const std::vector<Ray>& rays = w.pixel_samples.rays;
+    if (!packets) {
+        if (level == SimdLevel::Off) {
+            trace_all(state, scene, w.pixel_samples, BvhClosestHit());
+        } else {
+            const simd::WideAccelerator accelerator(scene, level, wide_options());
+            trace_all(state, scene, w.pixel_samples, accelerator.closest_hit());
+        }
+        return;
+    }
+    const simd::WideAccelerator accelerator(scene, level, wide_options());
+    const int width = accelerator.width();
+    size_t hits = 0, refused = 0;
+    Hit packet_hits[16];
+    bool found[16];
+    for (auto _ : state) {
+        for (size_t first = 0; first < rays.size(); first += kPixelSamples) {
+            for (uint32_t offset = 0; offset < kPixelSamples; offset += uint32_t(width)) {
+                const Ray* packet = &rays[first + offset];
+                if (accelerator.packet_closest_hits(packet, width, kMinHitDistance, packet_hits, found)) {
+                    for (int i = 0; i < width; ++i) hits += found[i];
+                } else {
+                    ++refused;
+                    for (int i = 0; i < width; ++i) {
+                        Hit hit;
+                        hits += accelerator.closest_hit()(scene, packet[i], kMinHitDistance, hit);
+                    }
+                }
+            }
+        }
+    }
+    benchmark::DoNotOptimize(hits);
+    state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(rays.size()));
+    state.counters["refused_packets"] = double(refused) / double(state.iterations());
 }
 
 // Whole frames on one thread (the CPU renderer's tile loop, shading included):
@@ -193,6 +246,19 @@ int register_benchmarks() {
                                          (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
                 benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
                     run_traversal(state, scene, paths, level);
+                })->Unit(benchmark::kMillisecond);
+            }
+        }
+    }
+    for (const char* scene : {"spheres.yaml", "many_spheres.yaml"}) {
+        for (SimdLevel level : kLevels) {
+            for (bool packets : {false, true}) {
+                if (packets && level == SimdLevel::Off) continue;
+                const std::string name = std::string("traversal/") + scene +
+                                         (packets ? "/pixel_samples_packets/" : "/pixel_samples/") +
+                                         (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+                    run_pixel_samples(state, scene, level, packets);
                 })->Unit(benchmark::kMillisecond);
             }
         }

@@ -133,7 +133,9 @@ struct PacketTraversal {
     // Closest hits of rays [0, count) (count <= N) in (t_min, infinity), as
     // WideTraversal's Query gives them one by one. False when the rays cannot
     // share a packet (load_rays); `hits` and `found` are then untouched.
-    static bool trace(const WideBvhView<N>& bvh, const Ray* rays, int count, float t_min, Hit* hits, bool* found) {
+    // Out of line: called once per packet, and inlined it would double the
+    // tracer's hot code next to the single-ray traversal.
+    __attribute__((noinline)) static bool trace(const WideBvhView<N>& bvh, const Ray* rays, int count, float t_min, Hit* hits, bool* found) {
         Rays packet;
         if (!load_rays(rays, count, t_min, packet)) return false;
         const Hit none;

@@ -76,7 +76,8 @@ struct UnitKernel {
             rays[i] = frame.camera.generate_ray(x, y, sampler);
         }
         if (!Packet::trace(bvh, rays, int(count), kMinHitDistance, hits, found)) {
-            for (uint32_t i = 0; i < count; ++i) found[i] = query(scene, rays[i], kMinHitDistance, hits[i]);
+            // Rare (direction signs differ within the pixel): the out-of-line single-ray query.
+            for (uint32_t i = 0; i < count; ++i) found[i] = Traversal::closest_hit(&bvh, rays[i], kMinHitDistance, hits[i]);
         }
         for (uint32_t i = 0; i < count; ++i) {
             LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],

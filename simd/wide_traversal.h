@@ -486,7 +486,7 @@ struct WideTraversal {
         }
     };
 
-    static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
+    __attribute__((noinline)) static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
         const Query query{static_cast<const WideBvhView<N>*>(view)};
         return query(*static_cast<const WideBvhView<N>*>(view)->scene, ray, t_min, hit);
     }
