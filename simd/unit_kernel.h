@@ -37,11 +37,12 @@ struct UnitKernel {
                             const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin, uint32_t sample_end,
                             float* sums) {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(wide_bvh_view);
-        const typename Traversal::Query query{&bvh};
+        const typename Traversal::template Query<> query{&bvh};
         if (Packet::usable(bvh)) {
+            const typename Traversal::template Query<true> sphere_query{&bvh};
             for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* sum) {
                 for (uint32_t first = sample_begin; first < sample_end; first += N) {
-                    add_samples_in_packet(scene, bvh, query, frame, x, y, pixel_index, first,
+                    add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
                                           std::min<uint32_t>(N, sample_end - first), sum);
                 }
             });
@@ -61,7 +62,7 @@ struct UnitKernel {
     // sample order: their camera rays traced together in one packet, the
     // rest of each path on its own.
     static FARMRT_INLINE void add_samples_in_packet(const SceneView& scene, const WideBvhView<N>& bvh,
-                                                    const typename Traversal::Query& query,
+                                                    const typename Traversal::template Query<true>& query,
                                                     const FrameSettings& frame, uint32_t x, uint32_t y,
                                                     uint32_t pixel_index, uint32_t first, uint32_t count,
                                                     float* sum) {

@@ -379,12 +379,19 @@ struct WideTraversal {
         return mask_bits(t0 <= t1);
     }
 
+    // kSpheresOnly: for wide BVHs whose leaves hold sphere packets only
+    // (WideBvhView::spheres_only), without the other primitives' code.
+    template <bool kSpheresOnly>
     static FARMRT_INLINE void intersect_leaf(const WideBvhView<N>& bvh, uint32_t first, uint32_t count,
                                              const RayLanes<Arch>& ray, Closest& closest) {
         for (uint32_t i = 0; i < count; ++i) {
             const uint32_t ref = bvh.packet_refs[first + i];
             const uint32_t index = ref & kPacketIndexMask;
             const uint32_t lanes = (2u << ((ref >> kPacketLanesShift) & 31u)) - 1u;  // lanes in use, as bits
+            if constexpr (kSpheresOnly) {
+                intersect_packet<Arch>(bvh.spheres[index], lanes, ray, closest);
+                continue;
+            }
             switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
             case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], lanes, ray, closest); break;
             case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], lanes, ray, closest); break;
@@ -403,6 +410,7 @@ struct WideTraversal {
     // One ray's traversal as a resumable state: step() visits one inner node
     // or one leaf and moves to the next child. (Traversing several rays in
     // turns with it was measured and did not pay: results/simd.md.)
+    template <bool kSpheresOnly>
     struct RayTraversal {
         RayLanes<Arch> ray;
         Closest closest;
@@ -411,12 +419,12 @@ struct WideTraversal {
         StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
 
         FARMRT_INLINE RayTraversal(const WideBvhView<N>& bvh, const Ray& ray_in, float t_min, const Hit& hit)
-            : ray(ray_in, t_min, bvh.triangle_packet_count > 0), closest(Closest::from(hit)) {}
+            : ray(ray_in, t_min, !kSpheresOnly && bvh.triangle_packet_count > 0), closest(Closest::from(hit)) {}
 
         // Returns false when the traversal has finished.
         FARMRT_INLINE bool step(const WideBvhView<N>& bvh) {
             if (packet_count > 0) {
-                intersect_leaf(bvh, child, packet_count, ray, closest);
+                intersect_leaf<kSpheresOnly>(bvh, child, packet_count, ray, closest);
             } else {
                 alignas(64) float entry[N];
                 const WideNode<N>& node = bvh.nodes[child];
@@ -475,11 +483,13 @@ struct WideTraversal {
         }
     };
 
-    // The closest-hit query of trace_path() (src/integrator.h) on this level's wide BVH.
+    // The closest-hit query of trace_path() (src/integrator.h) on this level's
+    // wide BVH (kSpheresOnly: one whose view has spheres_only).
+    template <bool kSpheresOnly = false>
     struct Query {
         const WideBvhView<N>* bvh;
         FARMRT_INLINE bool operator()(const SceneView&, const Ray& ray, float t_min, Hit& hit) const {
-            RayTraversal traversal(*bvh, ray, t_min, hit);
+            RayTraversal<kSpheresOnly> traversal(*bvh, ray, t_min, hit);
             while (traversal.step(*bvh)) {
             }
             return traversal.finish(hit);
@@ -487,7 +497,7 @@ struct WideTraversal {
     };
 
     __attribute__((noinline)) static bool closest_hit(const void* view, const Ray& ray, float t_min, Hit& hit) {
-        const Query query{static_cast<const WideBvhView<N>*>(view)};
+        const Query<> query{static_cast<const WideBvhView<N>*>(view)};
         return query(*static_cast<const WideBvhView<N>*>(view)->scene, ray, t_min, hit);
     }
 };
