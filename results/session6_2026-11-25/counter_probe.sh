@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The packet probe's variants measured in user-mode cycles (perf_event_open
-# through .deps/tools/count, a static helper built from count.c; the host has
+# through .deps/tools/count: gcc -O2 -static results/session6_2026-11-25/count.c; the host has
 # no perf): cycles do not move with the host's clock frequency, whose changes
 # are most of its +-25% run-to-run noise. Needs the builds of packet_probe.sh.
 #   OUT=... [REPEATS=5] results/session6_2026-11-25/counter_probe.sh
