@@ -45,7 +45,7 @@ struct PacketTraversal {
     struct ClosestLanes {
         Float t, t_inclusive;
         Int flipped_ref;  // ref ^ kSignFlip
-        Mask found;
+        uint32_t found;  // lanes with a hit, as bits
     };
 
     struct StackEntry {
@@ -118,7 +118,7 @@ struct PacketTraversal {
             const Float up = xsimd::bitwise_cast<Float>(xsimd::bitwise_cast<Int>(root) + Int(1));
             closest.t_inclusive = xsimd::select(accept, up, closest.t_inclusive);
             closest.flipped_ref = xsimd::select(xsimd::bool_cast(accept), flipped_ref, closest.flipped_ref);
-            closest.found = closest.found | accept;
+            closest.found |= accepted;
         }
     }
 
@@ -140,7 +140,7 @@ struct PacketTraversal {
         if (!load_rays(rays, count, t_min, packet)) return false;
         const Hit none;
         ClosestLanes closest{Float(none.t), Float(next_float_up(none.t)),
-                             Int(int32_t(top_level_key(none) ^ kSignFlip)), Mask(false)};
+                             Int(int32_t(top_level_key(none) ^ kSignFlip)), 0u};
         StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
         int stack_size = 0;
         uint32_t child = 0, packet_count = 0, lanes = packet.lanes;  // the root, an inner node
@@ -161,7 +161,7 @@ struct PacketTraversal {
         alignas(64) int32_t flipped_ref[N];
         closest.t.store_aligned(t);
         closest.flipped_ref.store_aligned(flipped_ref);
-        const uint32_t found_bits = mask_bits(closest.found);
+        const uint32_t found_bits = closest.found;
         for (int lane = 0; lane < count; ++lane) {
             found[lane] = (found_bits >> lane) & 1u;
             if (!found[lane]) continue;
