@@ -94,20 +94,23 @@ void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& ra
     state.counters["rays"] = double(rays.rays.size());
 }
 
-void run_traversal(benchmark::State& state, const std::string& scene_file, bool paths, SimdLevel level) {
-    if (!simd_level_supported(level)) {
-        state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
-        return;
-    }
-    const TraversalWorkload& w = traversal_workload(scene_file);
-    const SceneView scene = w.description.scene.view();
-    const RaySet& rays = paths ? w.paths : w.camera;
+// trace_all() through the scalar BVH (Off) or the level's single-ray traversal.
+void trace_all_at_level(benchmark::State& state, const SceneView& scene, const RaySet& rays, SimdLevel level) {
     if (level == SimdLevel::Off) {
         trace_all(state, scene, rays, BvhClosestHit());
     } else {
         const simd::WideAccelerator accelerator(scene, level, wide_options());
         trace_all(state, scene, rays, accelerator.closest_hit());
     }
+}
+
+void run_traversal(benchmark::State& state, const std::string& scene_file, bool paths, SimdLevel level) {
+    if (!simd_level_supported(level)) {
+        state.SkipWithError((std::string("CPU lacks ") + simd_level_name(level)).c_str());
+        return;
+    }
+    const TraversalWorkload& w = traversal_workload(scene_file);
+    trace_all_at_level(state, w.description.scene.view(), paths ? w.paths : w.camera, level);
 }
 
 // The pixel-sample camera rays one by one (`packets` false: the scalar BVH
@@ -122,19 +125,14 @@ void run_pixel_samples(benchmark::State& state, const std::string& scene_file, S
     const SceneView scene = w.description.scene.view();
     const std::vector<Ray>& rays = w.pixel_samples.rays;
     if (!packets) {
-        if (level == SimdLevel::Off) {
-            trace_all(state, scene, w.pixel_samples, BvhClosestHit());
-        } else {
-            const simd::WideAccelerator accelerator(scene, level, wide_options());
-            trace_all(state, scene, w.pixel_samples, accelerator.closest_hit());
-        }
+        trace_all_at_level(state, scene, w.pixel_samples, level);
         return;
     }
     const simd::WideAccelerator accelerator(scene, level, wide_options());
     const int width = accelerator.width();
     size_t hits = 0, refused = 0;
-    Hit packet_hits[16];
-    bool found[16];
+    Hit packet_hits[kPixelSamples];  // a packet holds at most 16 rays (AVX-512)
+    bool found[kPixelSamples];
     for (auto _ : state) {
         for (size_t first = 0; first < rays.size(); first += kPixelSamples) {
             for (uint32_t offset = 0; offset < kPixelSamples; offset += uint32_t(width)) {

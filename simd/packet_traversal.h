@@ -124,9 +124,10 @@ struct PacketTraversal {
 
     // The mask of the lanes whose bits are set.
     static FARMRT_INLINE Mask lane_mask(uint32_t bits) {
-        alignas(64) int32_t lane_bit[N];
-        for (int lane = 0; lane < N; ++lane) lane_bit[lane] = int32_t(1u << lane);
-        const Int bit = Int::load_aligned(lane_bit);
+        alignas(64) static constexpr int32_t kLaneBit[16] = {1 << 0,  1 << 1,  1 << 2,  1 << 3,  1 << 4,  1 << 5,
+                                                             1 << 6,  1 << 7,  1 << 8,  1 << 9,  1 << 10, 1 << 11,
+                                                             1 << 12, 1 << 13, 1 << 14, 1 << 15};
+        const Int bit = Int::load_aligned(kLaneBit);
         return xsimd::bool_cast((bit & Int(int32_t(bits))) != Int(0));
     }
 

@@ -37,7 +37,6 @@ struct UnitKernel {
                             const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin, uint32_t sample_end,
                             float* sums) {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(wide_bvh_view);
-        const typename Traversal::template Query<> query{&bvh};
         if (Packet::usable(bvh)) {
             const typename Traversal::template Query<true> sphere_query{&bvh};
             for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* sum) {
@@ -48,6 +47,7 @@ struct UnitKernel {
             });
             return;
         }
+        const typename Traversal::template Query<> query{&bvh};
         render_unit_pixels(frame, unit, row_begin, sample_begin, sample_end, sums,
                            [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
                                alignas(64) uint64_t words[4 * kMaxLaneBlocks];
