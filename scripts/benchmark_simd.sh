@@ -11,7 +11,10 @@
 # against that ceiling.
 # Every figure is the median of the repeats; within a repeat the levels run
 # one after another, so that a noisy machine slows them alike, and ratios are
-# taken within this run. Only the render phase is timed (farmrt --stats).
+# taken within this run; "vs scalar within repeats" is the median (and
+# quartiles) of each repeat's own ratio, steadier than the ratio of medians on
+# a host whose speed drifts between repeats. Only the render phase is timed
+# (farmrt --stats).
 #
 #   scripts/benchmark_simd.sh BUILD_DIR [OUT_DIR]
 #
@@ -140,18 +143,33 @@ python3 - "$raw" "$LEVELS" "$threads_all" > "$tmp/table.md" <<'PY'
 import collections, sys
 raw, levels, threads_all = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
 runs = collections.defaultdict(list)
+by_repeat = {}  # (scene, threads, level, repeat) -> samples/s of the timed runs
 for line in open(raw):
     f = dict(kv.split("=", 1) for kv in line.split())
     runs[(f["scene"], int(f["threads"]), f["level"], f.get("kind", "run"))].append(float(f["samples_per_second"]))
+    if f.get("kind", "run") == "run":
+        by_repeat[(f["scene"], int(f["threads"]), f["level"], f["repeat"])] = float(f["samples_per_second"])
 def median(v):
     v = sorted(v)
     return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+def quartiles(v):
+    v = sorted(v)
+    return median(v[:len(v) // 2]), median(v[(len(v) + 1) // 2:])
+# The level's rate over scalar's within each repeat (they ran back to back, so
+# a slow spell of a noisy host slows both): median and quartiles.
+def paired(scene, threads, level):
+    ratios = [rate / by_repeat[(scene, threads, "off", r)] for (s, t, l, r), rate in by_repeat.items()
+              if (s, t, l) == (scene, threads, level) and (scene, threads, "off", r) in by_repeat]
+    if not ratios: return "-"
+    if len(ratios) < 4: return f"{median(ratios):.2f}x"
+    low, high = quartiles(ratios)
+    return f"{median(ratios):.2f}x ({low:.2f}-{high:.2f})"
 name = lambda level: "scalar" if level == "off" else level
 pct = lambda x: f"{100 * x:.0f}%"
 scenes = list(dict.fromkeys(k[0] for k in runs if k[3] == "run"))
-print(f"| scene | threads | level | samples/s (median) | runs | vs scalar | efficiency vs {threads_all} x 1 thread | "
-      f"efficiency vs ceiling (ours) |")
-print("|---|---:|---|---:|---:|---:|---:|---:|")
+print(f"| scene | threads | level | samples/s (median) | runs | vs scalar | vs scalar within repeats (quartiles) | "
+      f"efficiency vs {threads_all} x 1 thread | efficiency vs ceiling (ours) |")
+print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
 summary = []
 for scene in scenes:
     thread_counts = sorted(set(k[1] for k in runs if k[0] == scene and k[3] == "run"))
@@ -169,7 +187,8 @@ for scene in scenes:
             if threads == threads_all and threads > 1 and ceiling and len(ceiling) == threads_all:
                 ours = pct(m / sum(ceiling))
                 summary.append((scene, level, m, sum(ceiling), median(one) if one else None, min(ceiling), max(ceiling)))
-            print(f"| {scene} | {threads} | {name(level)} | {m:.4g} | {len(v)} | {ratio} | {eff} | {ours} |")
+            within = paired(scene, threads, level) if base else "-"
+            print(f"| {scene} | {threads} | {name(level)} | {m:.4g} | {len(v)} | {ratio} | {within} | {eff} | {ours} |")
 if summary:
     print()
     print(f"Ceiling = {threads_all} farmrt processes on 1 thread each, at the same time; its rate is the sum of theirs. "
