@@ -155,6 +155,22 @@ void expect_same_hit(bool expected_found, const Hit& expected, bool found, const
     ASSERT_EQ(float_bits(expected.v), float_bits(hit.v)) << where;
 }
 
+// `count` spheres of radius 0.05 to 1 around the origin, then the book's
+// ground. `variety`: a quarter of them move, and
+// every tenth repeats an earlier one exactly (ties).
+Scene random_sphere_scene(SceneRandom& random, int count, bool variety) {
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int i = 0; i < count; ++i) {
+        Sphere sphere{random.point(5.0f), random.uniform(0.05f, 1.0f), Vec3(0.0f), 0};
+        if (variety && random.integer(0, 3) == 0) sphere.velocity = random.point(0.5f);
+        if (variety && i % 10 == 9) sphere = scene.spheres[size_t(random.integer(0, i - 1))];
+        scene.spheres.push_back(sphere);
+    }
+    scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});  // the book's ground
+    return scene;
+}
+
 // The wide accelerator's closest hit for `ray` equals the scalar BVH's, both
 // starting from `start` (none, or a finite t_max).
 void expect_wide_matches_scalar(const SceneView& view, const simd::WideAccelerator& accelerator, const Ray& ray,
@@ -232,12 +248,7 @@ TEST_P(SimdLevelTest, SameClosestHitsAsScalarOnRandomMixedScenes) {
 TEST_P(SimdLevelTest, SameClosestHitsForRaysLeavingSpheres) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     SceneRandom random(31);
-    Scene scene;
-    scene.materials.push_back(Material{});
-    for (int i = 0; i < 300; ++i) {
-        scene.spheres.push_back(Sphere{random.point(5.0f), random.uniform(0.05f, 1.0f), Vec3(0.0f), 0});
-    }
-    scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});  // the book's ground
+    Scene scene = random_sphere_scene(random, 300, false);
     scene.build_acceleration();
     const SceneView view = scene.view();
     const simd::WideAccelerator accelerator(view, GetParam());
@@ -263,15 +274,7 @@ TEST_P(SimdLevelTest, SameClosestHitsForRaysLeavingSpheres) {
 TEST_P(SimdLevelTest, PacketsOfRaysGiveEachRaysClosestHit) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     SceneRandom random(57);
-    Scene scene;
-    scene.materials.push_back(Material{});
-    for (int i = 0; i < 400; ++i) {
-        Sphere sphere{random.point(5.0f), random.uniform(0.05f, 1.0f), Vec3(0.0f), 0};
-        if (random.integer(0, 3) == 0) sphere.velocity = random.point(0.5f);
-        if (i % 10 == 9) sphere = scene.spheres[size_t(random.integer(0, i - 1))];  // an exact duplicate
-        scene.spheres.push_back(sphere);
-    }
-    scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});
+    Scene scene = random_sphere_scene(random, 400, true);
     scene.build_acceleration();
     const SceneView view = scene.view();
     const simd::WideAccelerator accelerator(view, GetParam());
