@@ -12,7 +12,10 @@ template <int N>
 class WideBvh<N>::Builder {
 public:
     Builder(const SceneView& scene, const WideBvhOptions& options, WideBvh<N>& out)
-        : scene_(scene), out_(out), leaf_limit_(options.max_leaf_primitives > 0 ? options.max_leaf_primitives : N) {
+        : scene_(scene),
+          out_(out),
+          leaf_limit_(options.max_leaf_primitives > 0 ? options.max_leaf_primitives : N),
+          collapse_(options.collapse) {
         // Binary subtrees cover contiguous primitive ranges (the builder
         // partitions in place), children follow their parents: one backward pass.
         begin_.resize(scene.node_count);
@@ -33,6 +36,7 @@ public:
                 instances_[i] = instances_[i + 1] + instances_[node.offset];
             }
         }
+        if (collapse_ == WideCollapse::SahOptimal) plan_collapse(options);
     }
 
     void build() {
@@ -60,29 +64,111 @@ private:
     }
 
     uint32_t count(uint32_t binary) const { return end_[binary] - begin_[binary]; }
+
     // Instances are traversed one by one by the scalar core: packed into a
     // leaf with other primitives, every ray entering the leaf would pay for
     // each of them (the object-space ray, the bottom-level root), where their
     // own boxes in a wide node cull them all at once (stress.yaml and
     // textured.yaml rendered slower than scalar that way). So a binary subtree
     // holding an instance becomes a leaf only where the binary BVH has one.
-    bool becomes_leaf(uint32_t binary) const {
+    bool may_become_leaf(uint32_t binary) const {
         return scene_.nodes[binary].is_leaf() || scene_.node_count == 1 ||
                (count(binary) <= uint32_t(leaf_limit_) && instances_[binary] == 0);
     }
 
-    // Opens the largest-area inner child until N children (the usual collapse
-    // of Wald et al. 2008 / Embree's BVH-N builders), then recurses.
-    uint32_t build_node(uint32_t binary_root) {
-        const uint32_t index = uint32_t(out_.nodes_.size());
-        out_.nodes_.push_back(empty_node());
-        std::vector<uint32_t> children;
-        if (becomes_leaf(binary_root)) {
-            children.push_back(binary_root);
-        } else {
-            children.push_back(binary_root + 1);
-            children.push_back(scene_.nodes[binary_root].offset);
+    // The packets (and instance entries) that emit_leaf would write for the
+    // primitives of a binary subtree.
+    uint32_t leaf_packets(uint32_t binary) const {
+        uint32_t per_type[4] = {0, 0, 0, 0};
+        for (uint32_t p = begin_[binary]; p < end_[binary]; ++p) ++per_type[uint32_t(scene_.primitives[p].type()) & 3u];
+        uint32_t packets = per_type[uint32_t(PrimitiveType::Instance)];
+        for (PrimitiveType type : {PrimitiveType::Sphere, PrimitiveType::Quad, PrimitiveType::Triangle}) {
+            packets += (per_type[uint32_t(type)] + N - 1) / N;
         }
+        return packets;
+    }
+
+    // The SAH-optimal collapse of the binary BVH into N-ary nodes (Ylitie,
+    // Karras and Laine, "Efficient incoherent ray traversal on GPUs through
+    // compressed wide BVHs", HPG 2017): for every binary subtree and every
+    // i <= N, the least expected cost of cutting it into at most i subtrees,
+    // each a leaf of packets or a wide node of its own; costs by surface area,
+    // a wide-node visit and a packet test weighted by the options. Children
+    // follow their parents in the binary array: one backward pass.
+    struct Plan {
+        float cost[N + 1];  // cost[i]: at most i subtrees (i >= 1)
+        // split[i] (i >= 2): 0 when i - 1 subtrees cost as little; else how
+        // many of the i go to the left child (the rest to the right one).
+        uint8_t split[N + 1];
+        bool leaf;            // as one subtree: a leaf (else a wide node of its own)
+        uint8_t inner_split;  // as a wide node: how many of its N slots the left child gets
+    };
+
+    void plan_collapse(const WideBvhOptions& options) {
+        plans_.resize(scene_.node_count);
+        for (uint32_t i = scene_.node_count; i-- > 0;) {
+            Plan& plan = plans_[i];
+            const BvhNode& node = scene_.nodes[i];
+            const float area = node.bounds.surface_area();
+            const float leaf_cost =
+                may_become_leaf(i) ? area * options.packet_cost * float(leaf_packets(i)) : kInfinity;
+            plan.cost[0] = kInfinity;
+            for (int slots = 0; slots <= N; ++slots) plan.split[slots] = 0;
+            plan.inner_split = 0;
+            if (node.is_leaf() || scene_.node_count == 1) {
+                plan.leaf = true;
+                for (int slots = 1; slots <= N; ++slots) plan.cost[slots] = leaf_cost;
+                continue;
+            }
+            const Plan& left = plans_[i + 1];
+            const Plan& right = plans_[node.offset];
+            float distribute[N + 1];
+            uint8_t distribute_split[N + 1];
+            for (int slots = 2; slots <= N; ++slots) {
+                distribute[slots] = kInfinity;
+                distribute_split[slots] = 1;
+                for (int k = 1; k < slots; ++k) {
+                    const float cost = left.cost[k] + right.cost[slots - k];
+                    if (cost < distribute[slots]) {
+                        distribute[slots] = cost;
+                        distribute_split[slots] = uint8_t(k);
+                    }
+                }
+            }
+            const float inner_cost = area * options.node_cost + distribute[N];
+            plan.leaf = leaf_cost <= inner_cost;
+            plan.inner_split = distribute_split[N];
+            plan.cost[1] = plan.leaf ? leaf_cost : inner_cost;
+            for (int slots = 2; slots <= N; ++slots) {
+                if (distribute[slots] < plan.cost[slots - 1]) {
+                    plan.cost[slots] = distribute[slots];
+                    plan.split[slots] = distribute_split[slots];
+                } else {
+                    plan.cost[slots] = plan.cost[slots - 1];
+                }
+            }
+        }
+    }
+
+    // The subtrees that hold `binary` in at most `slots` children of a wide node.
+    void cut(uint32_t binary, int slots, std::vector<uint32_t>& out) const {
+        const Plan& plan = plans_[binary];
+        while (slots > 1 && plan.split[slots] == 0) --slots;
+        if (slots == 1) {
+            out.push_back(binary);
+            return;
+        }
+        cut(binary + 1, plan.split[slots], out);
+        cut(scene_.nodes[binary].offset, slots - plan.split[slots], out);
+    }
+
+    // The collapse of Wald et al. 2008 and Embree's BVH-N builders, kept as
+    // the baseline of the SAH-optimal one: leaves are the largest subtrees
+    // that may become one; a wide node opens its largest-area inner child
+    // until it has N children.
+    void open_largest(uint32_t binary, std::vector<uint32_t>& children) const {
+        children.push_back(binary + 1);
+        children.push_back(scene_.nodes[binary].offset);
         while (children.size() < size_t(N)) {
             int best = -1;
             float best_area = -1.0f;
@@ -98,6 +184,26 @@ private:
             const uint32_t opened = children[size_t(best)];
             children[size_t(best)] = opened + 1;
             children.insert(children.begin() + best + 1, scene_.nodes[opened].offset);
+        }
+    }
+
+    bool becomes_leaf(uint32_t binary) const {
+        return collapse_ == WideCollapse::LargestArea ? may_become_leaf(binary) : plans_[binary].leaf;
+    }
+
+    // A wide node for a binary subtree and, recursively, its children.
+    uint32_t build_node(uint32_t binary_root) {
+        const uint32_t index = uint32_t(out_.nodes_.size());
+        out_.nodes_.push_back(empty_node());
+        std::vector<uint32_t> children;
+        if (becomes_leaf(binary_root)) {
+            children.push_back(binary_root);  // the root of a small scene
+        } else if (collapse_ == WideCollapse::LargestArea) {
+            open_largest(binary_root, children);
+        } else {
+            const int left_slots = plans_[binary_root].inner_split;
+            cut(binary_root + 1, left_slots, children);
+            cut(scene_.nodes[binary_root].offset, N - left_slots, children);
         }
         int slot = 0;
         for (uint32_t child : children) {
@@ -213,12 +319,14 @@ private:
     const SceneView& scene_;
     WideBvh<N>& out_;
     int leaf_limit_;
+    WideCollapse collapse_;
     std::vector<uint32_t> begin_, end_;
     std::vector<uint32_t> instances_;  // instances in each binary subtree
+    std::vector<Plan> plans_;          // the collapse, per binary node
 };
 
 template <int N>
-WideBvh<N>::WideBvh(const SceneView& scene, const WideBvhOptions& options) : scene_(scene) {
+WideBvh<N>::WideBvh(const SceneView& scene, const WideBvhOptions& options) : scene_(scene), options_(options) {
     Builder(scene, options, *this).build();
 }
 
@@ -248,6 +356,14 @@ WideBvhStats WideBvh<N>::stats() const {
             if (node.bounds[0][i] <= node.bounds[1][i]) {
                 ++s.used_child_slots;
                 if (node.packet_count[i] > 0) ++s.leaves;
+                Aabb box;
+                for (int axis = 0; axis < 3; ++axis) {
+                    box.lower[axis] = node.bounds[2 * axis][i];
+                    box.upper[axis] = node.bounds[2 * axis + 1][i];
+                }
+                s.sah_cost += double(box.surface_area()) *
+                              (node.packet_count[i] > 0 ? double(options_.packet_cost) * node.packet_count[i]
+                                                        : double(options_.node_cost));
             }
         }
     }

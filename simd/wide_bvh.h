@@ -81,15 +81,29 @@ struct WideBvhView {
     bool spheres_only = false;  // every leaf entry is a sphere packet (no quads, triangles or instances)
 };
 
+// How the binary BVH is cut into wide nodes and leaves (wide_bvh.cpp).
+enum class WideCollapse {
+    SahOptimal,   // least expected cost under the options' cost model
+    LargestArea,  // open the largest child until N children (the earlier builder)
+};
+
 struct WideBvhOptions {
-    // A binary subtree with at most this many primitives becomes one leaf
+    // A binary subtree with at most this many primitives may become one leaf
     // (0: the packet width).
     int max_leaf_primitives = 0;
+    WideCollapse collapse = WideCollapse::SahOptimal;
+    // The cost model (relative): one wide-node visit, one packet test.
+    float node_cost = 1.0f;
+    float packet_cost = 1.0f;
 };
 
 struct WideBvhStats {
     size_t nodes = 0, leaves = 0, packets = 0;
     size_t used_child_slots = 0, used_packet_lanes = 0;
+    // The tree's expected cost under the options' cost model, without the
+    // root's own visit: the sum over child slots of the slot box's area times
+    // a node visit (inner) or its packet tests (leaf).
+    double sah_cost = 0;
 };
 
 // Node width N = packet width W = the SIMD width in floats (4, 8 or 16).
@@ -104,6 +118,7 @@ public:
 private:
     class Builder;
     SceneView scene_;
+    WideBvhOptions options_;
     std::vector<WideNode<N>> nodes_;
     std::vector<uint32_t> packet_refs_;
     std::vector<SpherePacket<N>> spheres_;

@@ -21,6 +21,7 @@
 #include "simd_kernels.h"
 #include "simd_level.h"
 #include "wide_accelerator.h"
+#include "wide_bvh.h"
 
 namespace farmrt {
 namespace {
@@ -335,13 +336,15 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene = random_mixed_scene(77, 150);
     const std::vector<RandomQuery> queries = random_queries(78, 2000);
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < 5; ++variant) {
         simd::WideBvhOptions options;
         if (variant == 0) {
             scene.build_linear_list();
         } else {
             scene.build_acceleration();
-            options.max_leaf_primitives = variant == 1 ? 1 : 64;
+            options.max_leaf_primitives = variant == 1 ? 1 : (variant == 2 ? 64 : 0);
+            if (variant == 3) options.collapse = simd::WideCollapse::LargestArea;
+            if (variant == 4) options.packet_cost = 0.25f;  // other cuts
         }
         const SceneView view = scene.view();
         const simd::WideAccelerator accelerator(view, GetParam(), options);
@@ -372,6 +375,47 @@ TEST_P(SimdLevelTest, WideBvhHoldsEveryPrimitiveOnce) {
     EXPECT_EQ(stats.used_packet_lanes, scene.primitive_count());
     EXPECT_LE(stats.packets * size_t(accelerator.width()), scene.primitive_count() + stats.leaves * 3 * size_t(accelerator.width()));
     EXPECT_LT(stats.nodes, scene.nodes().size());
+}
+
+// The SAH-optimal collapse searches every cut of the binary BVH into at most
+// N children (the largest-area collapse's among them): its tree's expected
+// cost is never higher, and on the larger scenes lower. Building is portable
+// code, so every width is checked whatever this CPU runs.
+template <int N>
+void expect_sah_collapse_no_costlier(const SceneView& view, size_t primitives, const std::string& where) {
+    for (const float packet_cost : {1.0f, 0.5f, 3.0f}) {
+        simd::WideBvhOptions options;
+        options.packet_cost = packet_cost;
+        const simd::WideBvhStats optimal = simd::WideBvh<N>(view, options).stats();
+        options.collapse = simd::WideCollapse::LargestArea;
+        const simd::WideBvhStats largest = simd::WideBvh<N>(view, options).stats();
+        const std::string label = where + ", width " + std::to_string(N) + ", packet cost " + std::to_string(packet_cost);
+        EXPECT_EQ(optimal.used_packet_lanes, primitives) << label;
+        EXPECT_EQ(largest.used_packet_lanes, primitives) << label;
+        EXPECT_LE(optimal.sah_cost, largest.sah_cost * (1.0 + 1e-6)) << label;
+        if (primitives > 1000) {
+            EXPECT_LT(optimal.sah_cost, largest.sah_cost) << label;
+        }
+    }
+}
+
+TEST(WideBvhCollapse, SahOptimalCostsNoMoreThanLargestArea) {
+    std::vector<std::pair<std::string, Scene>> scenes;
+    scenes.emplace_back("mixed", random_mixed_scene(11, 400));
+    SceneRandom random(12);
+    Scene spheres = random_sphere_scene(random, 3000, true);
+    spheres.spheres.pop_back();  // without the ground, whose box would outweigh the rest of the cost
+    scenes.emplace_back("spheres", std::move(spheres));
+    scenes.emplace_back("spheres.yaml", load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/spheres.yaml",
+                                                        {{"image.output=spheres.ppm", ""}})
+                                            .scene);
+    for (auto& [name, scene] : scenes) {
+        scene.build_acceleration();
+        const SceneView view = scene.view();
+        expect_sah_collapse_no_costlier<4>(view, scene.primitive_count(), name);
+        expect_sah_collapse_no_costlier<8>(view, scene.primitive_count(), name);
+        expect_sah_collapse_no_costlier<16>(view, scene.primitive_count(), name);
+    }
 }
 
 // Whole renders: the per-pixel float sums, hence every output byte, are equal.
