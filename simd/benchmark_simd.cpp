@@ -24,12 +24,12 @@ namespace farmrt {
 namespace {
 
 // Design experiments: FARMRT_WIDE_LEAF=N, leaves of at most N primitives;
-// FARMRT_WIDE_COLLAPSE=largest_area, the earlier collapse; FARMRT_WIDE_NODE_COST,
+// FARMRT_SIMD_COLLAPSE=largest_area, the earlier collapse; FARMRT_WIDE_NODE_COST,
 // FARMRT_WIDE_PACKET_COST, the SAH-optimal collapse's cost model.
 simd::WideBvhOptions wide_options() {
     simd::WideBvhOptions options;
     if (const char* leaf = std::getenv("FARMRT_WIDE_LEAF")) options.max_leaf_primitives = std::atoi(leaf);
-    if (const char* collapse = std::getenv("FARMRT_WIDE_COLLAPSE")) {
+    if (const char* collapse = std::getenv("FARMRT_SIMD_COLLAPSE")) {
         if (std::string(collapse) == "largest_area") options.collapse = simd::WideCollapse::LargestArea;
     }
     if (const char* node = std::getenv("FARMRT_WIDE_NODE_COST")) options.node_cost = float(std::atof(node));

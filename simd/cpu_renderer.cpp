@@ -33,6 +33,20 @@ CpuRenderer::Traversal traversal_from_environment(CpuRenderer::Traversal request
     throw InputError(std::string("FARMRT_SIMD_TRAVERSAL: expected wide, scalar or auto, got '") + value + "'");
 }
 
+// FARMRT_SIMD_COLLAPSE=largest_area builds the wide BVH with the earlier
+// collapse (design comparisons: results/simd.md); sah (the default) or unset:
+// the SAH-optimal one.
+simd::WideBvhOptions wide_options_from_environment() {
+    simd::WideBvhOptions options;
+    const char* value = std::getenv("FARMRT_SIMD_COLLAPSE");
+    if (!value || std::strcmp(value, "sah") == 0) return options;
+    if (std::strcmp(value, "largest_area") == 0) {
+        options.collapse = simd::WideCollapse::LargestArea;
+        return options;
+    }
+    throw InputError(std::string("FARMRT_SIMD_COLLAPSE: expected sah or largest_area, got '") + value + "'");
+}
+
 }  // namespace
 
 bool wide_traversal_pays(const SceneView& scene) {
@@ -93,7 +107,7 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
     }
     traversal = traversal_from_environment(traversal);
     if (traversal == Traversal::Wide || (traversal == Traversal::Auto && wide_traversal_pays(scene_))) {
-        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_);
+        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_, wide_options_from_environment());
     }
     // Otherwise exactly the scalar path (the level's Philox blocks alone did
     // not measurably pay on these scenes, whose paths are short).

@@ -546,7 +546,12 @@ TEST(SimdDispatch, EnvironmentSwitchesRejectUnknownValues) {
         const ScopedEnvironment traversal("FARMRT_SIMD_TRAVERSAL", "auto");
         EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level).wide_traversal());
     }
-    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"}}) {
+    for (const char* collapse : {"sah", "largest_area"}) {
+        const ScopedEnvironment setting("FARMRT_SIMD_COLLAPSE", collapse);
+        EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level).wide_traversal()) << collapse;
+    }
+    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
+                                      std::pair{"FARMRT_SIMD_COLLAPSE", "greedy"}}) {
         const ScopedEnvironment setting(name, value);
         try {
             CpuRenderer renderer(many.view(), 1, 16, level);
