@@ -110,7 +110,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
             const uint32_t first = p & kWideMaxFirstPrimitive;
             const uint32_t count = (p & ~kWideLeaf) >> kWideLeafCountShift;
             for (uint32_t j = 0; j < count; ++j) {
-                found |= Traits::intersect(scene, scene.primitives[first + j], ray, t_min, hit);
+                found |= Traits::intersect(scene, scene.primitives[first + j], ray, tester, t_min, hit);
             }
         }
         // The next postponed node still in reach (entry() widens exits by

@@ -110,7 +110,14 @@ struct PacketTraversal {
             const Mask near_ok = ~((near_root <= rays.t_min) | (t_max <= near_root));
             const Mask far_ok = ~((far_root <= rays.t_min) | (t_max <= far_root));
             const Float root = xsimd::select(near_ok, near_root, far_root);
-            const uint32_t accepted = mask_bits(has_roots & (near_ok | far_ok)) & lanes;
+            uint32_t accepted = mask_bits(has_roots & (near_ok | far_ok)) & lanes;
+            if (accepted == 0) continue;
+            // hit_within_bounds (src/primitives.h) in every lane: the slab
+            // test of the sphere's own box within [t_min, root].
+            const Aabb box = packet_lane_bounds(p, j);
+            const float planes[6] = {box.lower.x, box.upper.x, box.lower.y, box.upper.y, box.lower.z, box.upper.z};
+            Float entry;
+            accepted &= mask_bits(overlaps(planes, rays, root, entry));
             if (accepted == 0) continue;
             const Mask accept = lane_mask(accepted);
             closest.t = xsimd::select(accept, root, closest.t);
@@ -179,6 +186,21 @@ struct PacketTraversal {
         return count >= 1 && count <= N && usable(bvh) && trace(bvh, rays, count, t_min, hits, found);
     }
 
+    // The slab test of RayBoxTester::entry for one box (`planes`: lower x,
+    // upper x, lower y, ... as WideNode::bounds) and every ray: whether each
+    // ray is in the box somewhere in [t_min, t_max], its entry in `entry`.
+    static FARMRT_INLINE Mask overlaps(const float* planes, const Rays& rays, const Float& t_max, Float& entry) {
+        const Float tx0 = (Float(planes[rays.near_plane[0]]) - rays.origin[0]) * rays.inverse_direction[0];
+        const Float tx1 = (Float(planes[rays.far_plane[0]]) - rays.origin[0]) * rays.inverse_direction[0];
+        const Float ty0 = (Float(planes[rays.near_plane[1]]) - rays.origin[1]) * rays.inverse_direction[1];
+        const Float ty1 = (Float(planes[rays.far_plane[1]]) - rays.origin[1]) * rays.inverse_direction[1];
+        const Float tz0 = (Float(planes[rays.near_plane[2]]) - rays.origin[2]) * rays.inverse_direction[2];
+        const Float tz1 = (Float(planes[rays.far_plane[2]]) - rays.origin[2]) * rays.inverse_direction[2];
+        entry = xsimd::max(xsimd::max(tx0, ty0), xsimd::max(tz0, rays.t_min));
+        const Float exit = xsimd::min(xsimd::min(tx1, ty1), xsimd::min(tz1, t_max)) * Float(kExitWidening);
+        return entry <= exit;
+    }
+
     // Tests the node's children against the rays in `lanes` (test_children,
     // lane-wise per child); pushes the entered ones far to near and moves to
     // the nearest. False when no ray enters any child.
@@ -190,15 +212,10 @@ struct PacketTraversal {
         float order[N];  // sort key: the entry of the child's first ray
         int entered_count = 0;
         for (int i = 0; i < N; ++i) {
-            const Float tx0 = (Float(node.bounds[rays.near_plane[0]][i]) - rays.origin[0]) * rays.inverse_direction[0];
-            const Float tx1 = (Float(node.bounds[rays.far_plane[0]][i]) - rays.origin[0]) * rays.inverse_direction[0];
-            const Float ty0 = (Float(node.bounds[rays.near_plane[1]][i]) - rays.origin[1]) * rays.inverse_direction[1];
-            const Float ty1 = (Float(node.bounds[rays.far_plane[1]][i]) - rays.origin[1]) * rays.inverse_direction[1];
-            const Float tz0 = (Float(node.bounds[rays.near_plane[2]][i]) - rays.origin[2]) * rays.inverse_direction[2];
-            const Float tz1 = (Float(node.bounds[rays.far_plane[2]][i]) - rays.origin[2]) * rays.inverse_direction[2];
-            const Float t0 = xsimd::max(xsimd::max(tx0, ty0), xsimd::max(tz0, rays.t_min));
-            const Float t1 = xsimd::min(xsimd::min(tx1, ty1), xsimd::min(tz1, t_max)) * Float(kExitWidening);
-            const uint32_t bits = mask_bits(t0 <= t1) & lanes;
+            const float planes[6] = {node.bounds[0][i], node.bounds[1][i], node.bounds[2][i],
+                                     node.bounds[3][i], node.bounds[4][i], node.bounds[5][i]};
+            Float t0;
+            const uint32_t bits = mask_bits(overlaps(planes, rays, t_max, t0)) & lanes;
             if (bits == 0) continue;
             alignas(64) float entry[N];
             t0.store_aligned(entry);

@@ -75,19 +75,19 @@ struct RayLanes {
     TriangleRayFrame triangle_frame;  // the watertight triangle test's permutation and shear
     Float shear_x, shear_y, shear_z;
     Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
+    RayBoxTester box_tester;  // its slab test, for hit_within_bounds (src/primitives.h)
     float scalar_t_min;
     float scalar_direction_length_squared;
 
     // `triangles`: whether the scene has triangle packets (the watertight
     // test's per-ray frame costs three divisions, so sphere scenes skip it).
-    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_, bool triangles) {
-        // As RayBoxTester: the same reciprocal, the same sign test.
-        const float inverse[3] = {1.0f / ray.direction.x, 1.0f / ray.direction.y, 1.0f / ray.direction.z};
+    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_, bool triangles) : box_tester(ray) {
+        // RayBoxTester's reciprocal and sign test, in every lane.
         for (int axis = 0; axis < 3; ++axis) {
             origin[axis] = Float(ray.origin[axis]);
             direction[axis] = Float(ray.direction[axis]);
-            inverse_direction[axis] = Float(inverse[axis]);
-            const int negative = inverse[axis] < 0;
+            inverse_direction[axis] = Float(box_tester.inverse_direction[axis]);
+            const int negative = box_tester.direction_negative[axis];
             near_plane[axis] = 2 * axis + negative;
             far_plane[axis] = 2 * axis + 1 - negative;
         }
@@ -203,6 +203,59 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
 
 // ---- primitive packets: the scalar tests of src/primitives.h, lane-wise ----
 
+// The primitive in one lane of a packet, for bounds_of (src/primitives.h):
+// the same values, so the same box as the BVH builders'.
+template <int W>
+FARMRT_INLINE Aabb packet_lane_bounds(const SpherePacket<W>& p, int lane) {
+    Sphere sphere{};
+    for (int axis = 0; axis < 3; ++axis) {
+        sphere.center[axis] = p.center[axis][lane];
+        sphere.velocity[axis] = p.velocity[axis][lane];
+    }
+    sphere.radius = p.radius[lane];
+    return bounds_of(sphere);
+}
+template <int W>
+FARMRT_INLINE Aabb packet_lane_bounds(const QuadPacket<W>& p, int lane) {
+    Quad quad{};
+    for (int axis = 0; axis < 3; ++axis) {
+        quad.corner[axis] = p.corner[axis][lane];
+        quad.edge_u[axis] = p.edge_u[axis][lane];
+        quad.edge_v[axis] = p.edge_v[axis][lane];
+    }
+    return bounds_of(quad);
+}
+template <int W>
+FARMRT_INLINE Triangle packet_lane_triangle(const TrianglePacket<W>& p, int lane) {
+    Triangle triangle{};
+    for (int axis = 0; axis < 3; ++axis) {
+        triangle.vertex0[axis] = p.vertex0[axis][lane];
+        triangle.vertex1[axis] = p.vertex1[axis][lane];
+        triangle.vertex2[axis] = p.vertex2[axis][lane];
+    }
+    return triangle;
+}
+template <int W>
+FARMRT_INLINE Aabb packet_lane_bounds(const TrianglePacket<W>& p, int lane) {
+    return bounds_of(packet_lane_triangle(p, lane));
+}
+
+// The lanes of `bits` whose hit at `t` passes hit_within_bounds, as the
+// scalar core accepts hits (rare misses: rounding outside the lane's box).
+template <class Arch, class Packet>
+FARMRT_INLINE uint32_t hits_within_bounds(uint32_t bits, const Packet& p, const typename Lanes<Arch>::Float& t,
+                                          const RayLanes<Arch>& ray) {
+    alignas(64) float ts[Lanes<Arch>::kWidth];
+    t.store_aligned(ts);
+    for (uint32_t rest = bits; rest; rest &= rest - 1) {
+        const int lane = lowest_bit(rest);
+        if (!hit_within_bounds(ray.box_tester, packet_lane_bounds(p, lane), ray.scalar_t_min, ts[lane])) {
+            bits &= ~(1u << lane);
+        }
+    }
+    return bits;
+}
+
 template <class Arch, int W>
 FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
@@ -238,6 +291,7 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, co
                 root = (hs[lane] + root_d) / a_scalar;
                 if (root <= ray.scalar_t_min || t_max <= root) continue;
             }
+            if (!hit_within_bounds(ray.box_tester, packet_lane_bounds(p, lane), ray.scalar_t_min, root)) continue;
             closest.take_sphere(root, ref);
         }
         return;
@@ -252,7 +306,9 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, co
     const Mask far_ok = ~((far_root <= ray.t_min) | (t_max <= far_root));
     const Float root = xsimd::select(near_ok, near_root, far_root);
     const Mask accept = has_roots & (near_ok | far_ok);
-    if (const uint32_t bits = mask_bits(accept) & lanes) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+    if (uint32_t bits = mask_bits(accept) & lanes) {
+        if ((bits = hits_within_bounds<Arch>(bits, p, root, ray))) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+    }
 }
 
 template <class Arch, int W>
@@ -280,7 +336,9 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, uint32_t lanes, cons
     const Float beta = (wx * (uy * pz - uz * py) + wy * (uz * px - ux * pz)) + wz * (ux * py - uy * px);
     const Float lo(-kQuadEdgeTolerance), hi(1.0f + kQuadEdgeTolerance);
     accept = accept & (alpha >= lo) & (alpha <= hi) & (beta >= lo) & (beta <= hi);
-    if (const uint32_t bits = mask_bits(accept) & lanes) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+    if (uint32_t bits = mask_bits(accept) & lanes) {
+        if ((bits = hits_within_bounds<Arch>(bits, p, t, ray))) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+    }
 }
 
 // The watertight test of intersect_triangle (src/primitives.h), lane-wise.
@@ -319,23 +377,21 @@ FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, uint32_t lanes, 
         const Float t = scaled_t * inverse_determinant;
         const Float t_max = lane_bounds<Arch>(p.ref, closest);
         accept = accept & (t > ray.t_min) & (t < t_max);
-        if (const uint32_t bits = mask_bits(accept) & lanes) {
-            const Float b1 = e1 * inverse_determinant, b2 = e2 * inverse_determinant;
-            take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
+        if (uint32_t bits = mask_bits(accept) & lanes) {
+            if ((bits = hits_within_bounds<Arch>(bits, p, t, ray))) {
+                const Float b1 = e1 * inverse_determinant, b2 = e2 * inverse_determinant;
+                take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
+            }
         }
     }
     for (uint32_t bits = scalar_lanes; bits; bits &= bits - 1) {
         const int lane = lowest_bit(bits);
-        Triangle triangle{};
-        for (int axis = 0; axis < 3; ++axis) {
-            triangle.vertex0[axis] = p.vertex0[axis][lane];
-            triangle.vertex1[axis] = p.vertex1[axis][lane];
-            triangle.vertex2[axis] = p.vertex2[axis][lane];
-        }
+        const Triangle triangle = packet_lane_triangle(p, lane);
         const uint32_t ref = p.ref[lane];
         const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
         float t, b1, b2;
-        if (intersect_triangle(triangle, ray.scalar, ray.scalar_t_min, t_max, t, b1, b2)) {
+        if (intersect_triangle(triangle, ray.scalar, ray.scalar_t_min, t_max, t, b1, b2) &&
+            hit_within_bounds(ray.box_tester, bounds_of(triangle), ray.scalar_t_min, t)) {
             Hit hit;
             hit.t = t;
             hit.primitive.bits = ref;

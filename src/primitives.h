@@ -80,7 +80,7 @@ struct Hit {
 
 // ---- bounds -----------------------------------------------------------------
 
-inline Aabb bounds_of(const Sphere& s) {
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Sphere& s) {
     Aabb box;
     const Vec3 r(fabsf(s.radius));
     box.expand(s.center - r);
@@ -98,7 +98,7 @@ inline Aabb bounds_of(const Sphere& s) {
 // tracers disagreed (tiny.yaml: one pixel in 120x80 at 16 spp).
 constexpr float kQuadBoundsMargin = 2e-5f;
 
-inline Aabb bounds_of(const Quad& q) {
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Quad& q) {
     Aabb box;
     const Vec3 u_margin = kQuadBoundsMargin * q.edge_u, v_margin = kQuadBoundsMargin * q.edge_v;
     const Vec3 low = q.corner - u_margin - v_margin;
@@ -117,12 +117,26 @@ inline Aabb bounds_of(const Quad& q) {
     return box;
 }
 
-inline Aabb bounds_of(const Triangle& t) {
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Triangle& t) {
     Aabb box;
     box.expand(t.vertex0);
     box.expand(t.vertex1);
     box.expand(t.vertex2);
     return box;
+}
+
+// Whether the ray, as the traversal's slab test sees it (`tester`, widening
+// included), is inside the primitive's own box somewhere in [t_min, t]: every
+// tracer accepts a primitive's hit at t only then. Rounding can put a hit
+// just outside the box (a grazing ray far from a sphere, where |oc|^2 - r^2
+// cancels), and whether a tracer reached it would otherwise depend on its
+// tree: a wide ancestor box lets the ray in, the binary BVH's tight one culls
+// it (many_spheres.yaml: one pixel in 300x169 at 512 spp differed between the
+// scalar and the AVX-512 path). Every ancestor box contains this box, and the
+// slab test is monotone in the planes, so a hit that passes here is reached
+// by every tree: the binary BVH, each SIMD width, the GPU's.
+FARMRT_CPU_GPU FARMRT_INLINE bool hit_within_bounds(const RayBoxTester& tester, const Aabb& box, float t_min, float t) {
+    return tester.entry(box, t_min, t) != kInfinity;
 }
 
 Quad make_quad(const Vec3& corner, const Vec3& edge_u, const Vec3& edge_v, uint32_t material);

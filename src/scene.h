@@ -124,20 +124,28 @@ FARMRT_CPU_GPU FARMRT_INLINE float instance_hit_bound(const Hit& hit, uint32_t i
 // One sphere, quad or triangle (never an instance) against (t_min, t_max): the
 // per-primitive functions of primitives.h behind one tag switch. Fills t,
 // primitive, u, v of `hit` when found; the caller sets hit.instance.
+// `tester`: the ray's, for hit_within_bounds.
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
-                                                     float t_min, float t_max, Hit& hit) {
+                                                     const RayBoxTester& tester, float t_min, float t_max, Hit& hit) {
     float t, u = 0, v = 0;
     bool found = false;
     switch (ref.type()) {
     case PrimitiveType::Sphere: {
         const Sphere sphere = scene.spheres[ref.index()];  // a copy: whole-sphere (vector) loads on the GPU
-        found = intersect_sphere(sphere, ray, t_min, t_max, t);
+        found = intersect_sphere(sphere, ray, t_min, t_max, t) && hit_within_bounds(tester, bounds_of(sphere), t_min, t);
         break;
     }
-    case PrimitiveType::Quad: found = intersect_quad(scene.quads[ref.index()], ray, t_min, t_max, t, u, v); break;
-    case PrimitiveType::Triangle:
-        found = intersect_triangle(scene.triangles[ref.index()], ray, t_min, t_max, t, u, v);
+    case PrimitiveType::Quad: {
+        const Quad& quad = scene.quads[ref.index()];
+        found = intersect_quad(quad, ray, t_min, t_max, t, u, v) && hit_within_bounds(tester, bounds_of(quad), t_min, t);
         break;
+    }
+    case PrimitiveType::Triangle: {
+        const Triangle& triangle = scene.triangles[ref.index()];
+        found = intersect_triangle(triangle, ray, t_min, t_max, t, u, v) &&
+                hit_within_bounds(tester, bounds_of(triangle), t_min, t);
+        break;
+    }
     case PrimitiveType::Instance: break;
     }
     if (found) {
@@ -174,7 +182,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_instance(const SceneView& scene, uin
             if (node.is_leaf()) {
                 for (uint32_t i = 0; i < node.count; ++i) {
                     const PrimitiveRef ref = scene.instance_primitives[node.offset + i];
-                    if (intersect_geometry(scene, ref, ray, t_min, instance_hit_bound(hit, instance_index, ref), hit)) {
+                    if (intersect_geometry(scene, ref, ray, tester, t_min, instance_hit_bound(hit, instance_index, ref),
+                                           hit)) {
                         hit.instance = instance_index;
                         found = true;
                     }
@@ -199,15 +208,21 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_instance(const SceneView& scene, uin
 // kInstances = false compiles the instance path out, for scenes without
 // instances: on the GPU the nested instance traversal costs a third more
 // registers per thread (fewer resident warps) even where it never runs.
+// `tester`: the ray's (traversals pass the one they test boxes with).
 template <bool kInstances = true>
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
-                                                      float t_min, Hit& hit) {
+                                                      const RayBoxTester& tester, float t_min, Hit& hit) {
     if (kInstances && ref.type() == PrimitiveType::Instance) {
         return intersect_instance(scene, ref.index(), ray, t_min, hit);
     }
-    if (!intersect_geometry(scene, ref, ray, t_min, closest_hit_bound(hit, ref), hit)) return false;
+    if (!intersect_geometry(scene, ref, ray, tester, t_min, closest_hit_bound(hit, ref), hit)) return false;
     hit.instance = kNoInstance;
     return true;
+}
+template <bool kInstances = true>
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                      float t_min, Hit& hit) {
+    return intersect_primitive<kInstances>(scene, ref, ray, RayBoxTester(ray), t_min, hit);
 }
 
 // On the GPU, a leaf waits until at least this many lanes of its warp are
@@ -238,11 +253,12 @@ struct TraversalTraits {
 
     // One leaf's primitive, as intersect_primitive.
     FARMRT_CPU_GPU FARMRT_INLINE static bool intersect(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
-                                                       float t_min, Hit& hit) {
-        if (!kSpheresOnly) return intersect_primitive<kInstances>(scene, ref, ray, t_min, hit);
+                                                       const RayBoxTester& tester, float t_min, Hit& hit) {
+        if (!kSpheresOnly) return intersect_primitive<kInstances>(scene, ref, ray, tester, t_min, hit);
         float t;
         const Sphere sphere = scene.spheres[ref.index()];
         if (!intersect_sphere(sphere, ray, t_min, closest_hit_bound(hit, ref), t)) return false;
+        if (!hit_within_bounds(tester, bounds_of(sphere), t_min, t)) return false;
         hit.t = t;
         hit.primitive = ref;
         hit.u = 0;
@@ -296,7 +312,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
         if (done || at_leaf != leaves_now) continue;  // this lane waits a step
         if (at_leaf) {
             for (uint32_t i = 0; i < node.count; ++i) {
-                found |= Traits::intersect(scene, scene.primitives[node.offset + i], ray, t_min, hit);
+                found |= Traits::intersect(scene, scene.primitives[node.offset + i], ray, tester, t_min, hit);
             }
         } else {
             const uint32_t left_index = node_index + 1, right_index = node.offset;
@@ -340,18 +356,21 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
 
 // Every primitive, no BVH at any level: the reference that tests compare traversal against.
 inline bool intersect_closest_brute_force(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) {
+    const RayBoxTester tester(ray);
     bool found = false;
     for (uint32_t i = 0; i < scene.primitive_count; ++i) {
         const PrimitiveRef ref = scene.primitives[i];
         if (ref.type() != PrimitiveType::Instance) {
-            found |= intersect_primitive(scene, ref, ray, t_min, hit);
+            found |= intersect_primitive(scene, ref, ray, tester, t_min, hit);
             continue;
         }
         const Instance& instance = scene.instances[ref.index()];
         const Ray local = object_ray(instance, ray);
+        const RayBoxTester local_tester(local);
         for (uint32_t j = 0; j < instance.primitive_count; ++j) {
             const PrimitiveRef inner = scene.instance_primitives[instance.primitive_offset + j];
-            if (intersect_geometry(scene, inner, local, t_min, instance_hit_bound(hit, ref.index(), inner), hit)) {
+            if (intersect_geometry(scene, inner, local, local_tester, t_min, instance_hit_bound(hit, ref.index(), inner),
+                                   hit)) {
                 hit.instance = ref.index();
                 found = true;
             }

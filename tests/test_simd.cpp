@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -356,6 +357,58 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
     }
 }
 
+// Rays grazing the tops of distant small spheres: rounding in the sphere test
+// (|oc|^2 - r^2 cancels) accepts some of them at points just outside the
+// sphere's box. Such hits count nowhere (hit_within_bounds), so the binary
+// BVH, the linear list (no boxes above the primitives) and each wide BVH,
+// whose leaf boxes differ, find the same closest hits.
+TEST_P(SimdLevelTest, GrazingHitsOutsideTheirBoxesCountNowhere) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    SceneRandom random(31);
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int i = 0; i < 2000; ++i) {
+        const Vec3 center(random.uniform(-80.0f, 80.0f), 0.2f, random.uniform(-80.0f, 80.0f));
+        scene.spheres.push_back(Sphere{center, i % 50 == 0 ? 1.0f : 0.2f, Vec3(0.0f), 0});
+    }
+    Scene linear = scene;
+    scene.build_acceleration();
+    linear.build_linear_list();
+    const SceneView view = scene.view(), linear_view = linear.view();
+    std::vector<std::unique_ptr<simd::WideAccelerator>> accelerators;
+    for (const simd::WideCollapse collapse : {simd::WideCollapse::SahOptimal, simd::WideCollapse::LargestArea}) {
+        simd::WideBvhOptions options;
+        options.collapse = collapse;
+        accelerators.push_back(std::make_unique<simd::WideAccelerator>(view, GetParam(), options));
+    }
+    int outside = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const Sphere& target = scene.spheres[size_t(random.integer(0, 1999))];
+        const Ray ray{Vec3(random.uniform(-3.0f, 3.0f), random.uniform(0.3f, 0.45f), random.uniform(-3.0f, 3.0f)),
+                      target.center + Vec3(random.uniform(-0.01f, 0.01f), target.radius * random.uniform(0.999f, 1.0001f),
+                                           random.uniform(-0.01f, 0.01f)),
+                      0.0f};
+        const Ray aimed{ray.origin, ray.direction - ray.origin, 0.0f};
+        float t;
+        if (intersect_sphere(target, aimed, kMinHitDistance, kInfinity, t) &&
+            !hit_within_bounds(RayBoxTester(aimed), bounds_of(target), kMinHitDistance, t)) {
+            ++outside;
+        }
+        Hit expected;
+        const bool expected_found = intersect_closest(linear_view, aimed, kMinHitDistance, expected);
+        Hit binary;
+        const bool binary_found = intersect_closest(view, aimed, kMinHitDistance, binary);
+        expect_same_hit(expected_found, expected, binary_found, binary, "binary BVH, ray " + std::to_string(i));
+        for (size_t a = 0; a < accelerators.size(); ++a) {
+            Hit wide;
+            const bool wide_found = accelerators[a]->closest_hit()(view, aimed, kMinHitDistance, wide);
+            expect_same_hit(expected_found, expected, wide_found, wide,
+                            "wide BVH " + std::to_string(a) + ", ray " + std::to_string(i));
+        }
+    }
+    EXPECT_GT(outside, 0) << "no grazing hit fell outside its box: the test does not exercise the rule";
+}
+
 TEST_P(SimdLevelTest, EmptySceneHasNoHits) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene;
@@ -647,3 +700,4 @@ TEST(SimdDispatch, RendererDescriptionNamesTheLevel) {
 
 }  // namespace
 }  // namespace farmrt
+
