@@ -80,13 +80,15 @@ struct Hit {
 
 // ---- bounds -----------------------------------------------------------------
 
+// The box over the whole motion: the boxes at shutter open and close joined
+// (c - r <= c + r, so two min/max per axis suffice; hit_within_bounds builds
+// it for every accepted hit).
 FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Sphere& s) {
-    Aabb box;
     const Vec3 r(fabsf(s.radius));
-    box.expand(s.center - r);
-    box.expand(s.center + r);
-    box.expand(s.center + s.velocity - r);
-    box.expand(s.center + s.velocity + r);
+    const Vec3 end = s.center + s.velocity;
+    Aabb box;
+    box.lower = min_vec(s.center - r, end - r);
+    box.upper = max_vec(s.center + r, end + r);
     return box;
 }
 
