@@ -9,8 +9,8 @@ struct Aabb {
     Vec3 lower{kInfinity, kInfinity, kInfinity};
     Vec3 upper{-kInfinity, -kInfinity, -kInfinity};
 
-    FARMRT_CPU_GPU void expand(const Vec3& p) { lower = min_vec(lower, p); upper = max_vec(upper, p); }
-    FARMRT_CPU_GPU void expand(const Aabb& b) { lower = min_vec(lower, b.lower); upper = max_vec(upper, b.upper); }
+    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Vec3& p) { lower = min_vec(lower, p); upper = max_vec(upper, p); }
+    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Aabb& b) { lower = min_vec(lower, b.lower); upper = max_vec(upper, b.upper); }
     FARMRT_CPU_GPU Vec3 centroid() const { return 0.5f * (lower + upper); }
     FARMRT_CPU_GPU bool empty() const { return lower.x > upper.x || lower.y > upper.y || lower.z > upper.z; }
     FARMRT_CPU_GPU float surface_area() const {
@@ -30,7 +30,7 @@ struct RayBoxTester {
     Vec3 inverse_direction;
     int direction_negative[3];
 
-    FARMRT_CPU_GPU explicit RayBoxTester(const Ray& ray) : origin(ray.origin) {
+    FARMRT_CPU_GPU FARMRT_INLINE explicit RayBoxTester(const Ray& ray) : origin(ray.origin) {
         inverse_direction = Vec3(1.0f / ray.direction.x, 1.0f / ray.direction.y, 1.0f / ray.direction.z);
         direction_negative[0] = inverse_direction.x < 0;
         direction_negative[1] = inverse_direction.y < 0;
@@ -38,7 +38,7 @@ struct RayBoxTester {
     }
 
     // The slabs' overlap within [t_min, t_max]: its entry, or kInfinity when empty.
-    FARMRT_CPU_GPU static float overlap_entry(float t0, float t1, float ty0, float ty1, float tz0, float tz1,
+    FARMRT_CPU_GPU FARMRT_INLINE static float overlap_entry(float t0, float t1, float ty0, float ty1, float tz0, float tz1,
                                               float t_min, float t_max) {
         t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
         t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
@@ -49,7 +49,7 @@ struct RayBoxTester {
     }
 
     // Entry distance into the box within [t_min, t_max], or kInfinity on a miss.
-    FARMRT_CPU_GPU float entry(const Aabb& box, float t_min, float t_max) const {
+    FARMRT_CPU_GPU FARMRT_INLINE float entry(const Aabb& box, float t_min, float t_max) const {
         const Vec3& lo = box.lower;
         const Vec3& hi = box.upper;
         float t0 = ((direction_negative[0] ? hi.x : lo.x) - origin.x) * inverse_direction.x;

@@ -11,7 +11,7 @@ struct Background {
     Color zenith{0.5f, 0.7f, 1.0f};
     Color color{0, 0, 0};
 
-    FARMRT_CPU_GPU Color radiance(const Ray& ray) const {
+    FARMRT_CPU_GPU FARMRT_INLINE Color radiance(const Ray& ray) const {
         if (!is_sky) return color;
         const Vec3 unit_direction = unit_vector(ray.direction);
         const float a = 0.5f * (unit_direction.y + 1.0f);

@@ -33,7 +33,7 @@ struct alignas(16) Sphere {
     Vec3 velocity;
     uint32_t material;
 
-    FARMRT_CPU_GPU Vec3 center_at(float time) const { return center + time * velocity; }
+    FARMRT_CPU_GPU FARMRT_INLINE Vec3 center_at(float time) const { return center + time * velocity; }
 };
 
 // The parallelogram corner + a*edge_u + b*edge_v, a, b in [0, 1] ("The Next Week").

@@ -10,7 +10,7 @@ struct Ray {
     Vec3 direction;  // not necessarily unit length, as in the books
     float time = 0;
 
-    FARMRT_CPU_GPU Vec3 at(float t) const { return origin + t * direction; }
+    FARMRT_CPU_GPU FARMRT_INLINE Vec3 at(float t) const { return origin + t * direction; }
 };
 
 }  // namespace farmrt
