@@ -21,7 +21,7 @@ echo "== tests done $SECONDS s"
 variants=("off off" "sah2 avx2" "la2 avx2 FARMRT_SIMD_COLLAPSE=largest_area" "p2 avx2 XW_PACKET=0.5 XW_LEAF=16"
           "sah5 avx512" "la5 avx512 FARMRT_SIMD_COLLAPSE=largest_area" "p5 avx512 XW_PACKET=0.5 XW_LEAF=32")
 THREADS=16 SPP=512 TMPDIR=$OUT $here/ab_env.sh build-cpu/farmrt ${REPEATS16:-8} "${variants[@]}" > $OUT/ab16.txt 2> $OUT/ab16.err
-echo "== 16 threads done $SECONDS s"; python3 $here/ab_summary.py $OUT/ab16.txt off; cat $OUT/ab16.err
+echo "== 16 threads done $SECONDS s"; python3 results/session7_2026-11-25/ab_summary.py $OUT/ab16.txt off; cat $OUT/ab16.err
 THREADS=1 SPP=16 TMPDIR=$OUT $here/ab_env.sh build-cpu/farmrt ${REPEATS1:-25} "${variants[@]}" > $OUT/ab1.txt 2> $OUT/ab1.err
-echo "== 1 thread done $SECONDS s"; python3 $here/ab_summary.py $OUT/ab1.txt off; cat $OUT/ab1.err
+echo "== 1 thread done $SECONDS s"; python3 results/session7_2026-11-25/ab_summary.py $OUT/ab1.txt off; cat $OUT/ab1.err
 rm -f $OUT/*.pfm $OUT/abe_s.json

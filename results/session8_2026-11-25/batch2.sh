@@ -19,7 +19,7 @@ grep -E "PASSED|FAILED|SKIPPED" $OUT/simd_tests.log | head
 mkdir -p $OUT/tmp
 variants=("off off" "avx2 avx2" "la2 avx2 FARMRT_SIMD_COLLAPSE=largest_area" "avx512 avx512")
 THREADS=16 SPP=512 TMPDIR=$OUT/tmp $here/ab_env.sh build-cpu/farmrt ${REPEATS16:-4} "${variants[@]}" > $OUT/ab16.txt 2> $OUT/ab16.err
-echo "== 16 threads done $SECONDS s"; python3 $here/ab_summary.py $OUT/ab16.txt off; cat $OUT/ab16.err
+echo "== 16 threads done $SECONDS s"; python3 results/session7_2026-11-25/ab_summary.py $OUT/ab16.txt off; cat $OUT/ab16.err
 THREADS=1 SPP=16 TMPDIR=$OUT/tmp $here/ab_env.sh build-cpu/farmrt ${REPEATS1:-12} "${variants[@]}" > $OUT/ab1.txt 2> $OUT/ab1.err
-echo "== 1 thread done $SECONDS s"; python3 $here/ab_summary.py $OUT/ab1.txt off; cat $OUT/ab1.err
+echo "== 1 thread done $SECONDS s"; python3 results/session7_2026-11-25/ab_summary.py $OUT/ab1.txt off; cat $OUT/ab1.err
 rm -rf $OUT/tmp
