@@ -105,7 +105,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
             payload[0] = payload[1];
             payload[1] = payload[2];
             payload[2] = payload[3];
-            if (e == kInfinity || e > hit.t * 1.00000036f) break;  // this one and every later one is out of reach
+            if (e == kInfinity || e > hit.t * kSlabExitWidening) break;  // this one and every later one is out of reach
             if ((p & kWideLeaf) == 0) continue;
             const uint32_t first = p & kWideMaxFirstPrimitive;
             const uint32_t count = (p & ~kWideLeaf) >> kWideLeafCountShift;
@@ -118,7 +118,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
         for (;;) {
             if (stack_size == 0) return found;
             --stack_size;
-            if (stack_entry[stack_size] <= hit.t * 1.00000036f) {
+            if (stack_entry[stack_size] <= hit.t * kSlabExitWidening) {
                 node_index = stack_node[stack_size];
                 break;
             }

@@ -87,7 +87,7 @@ struct PacketTraversal {
     }
 
     // Every sphere of the packet against every ray in `lanes`.
-    static FARMRT_INLINE void intersect_spheres(const SpherePacket<N>& p, int sphere_count, uint32_t lanes,
+    static FARMRT_INLINE void intersect_spheres(const SpherePacket<N>& p, const LaneBox* boxes, int sphere_count, uint32_t lanes,
                                                 const Rays& rays, ClosestLanes& closest) {
         for (int j = 0; j < sphere_count; ++j) {
             // center_at(time) = center + time * velocity; oc = center - origin.
@@ -114,8 +114,8 @@ struct PacketTraversal {
             if (accepted == 0) continue;
             // hit_within_bounds (src/primitives.h) in every lane: the slab
             // test of the sphere's own box within [t_min, root].
-            const Aabb box = packet_lane_bounds(p, j);
-            const float planes[6] = {box.lower.x, box.upper.x, box.lower.y, box.upper.y, box.lower.z, box.upper.z};
+            const LaneBox& box = boxes[j];
+            const float planes[6] = {box.lower[0], box.upper[0], box.lower[1], box.upper[1], box.lower[2], box.upper[2]};
             Float entry;
             accepted &= mask_bits(overlaps(planes, rays, root, entry));
             if (accepted == 0) continue;
@@ -157,7 +157,7 @@ struct PacketTraversal {
                 for (uint32_t i = 0; i < packet_count; ++i) {
                     const uint32_t ref = bvh.packet_refs[child + i];
                     const int sphere_count = int((ref >> kPacketLanesShift) & 31u) + 1;
-                    intersect_spheres(bvh.spheres[ref & kPacketIndexMask], sphere_count, lanes, packet, closest);
+                    intersect_spheres(bvh.spheres[ref & kPacketIndexMask], bvh.sphere_boxes + size_t(ref & kPacketIndexMask) * N, sphere_count, lanes, packet, closest);
                 }
             } else if (visit_node(bvh.nodes[child], packet, closest, lanes, stack, stack_size, child, packet_count,
                                   lanes)) {

@@ -269,6 +269,7 @@ private:
                 }
                 p.radius[lane] = s.radius;
                 p.ref[lane] = ref.bits;
+                out_.sphere_boxes_.push_back(lane_box(bounds_of(s)));
             }
             break;
         }
@@ -287,6 +288,7 @@ private:
                 }
                 p.plane_offset[lane] = q.plane_offset;
                 p.ref[lane] = ref.bits;
+                out_.quad_boxes_.push_back(lane_box(bounds_of(q)));
             }
             break;
         }
@@ -302,6 +304,7 @@ private:
                     p.vertex2[axis][lane] = t.vertex2[axis];
                 }
                 p.ref[lane] = ref.bits;
+                out_.triangle_boxes_.push_back(lane_box(bounds_of(t)));
             }
             break;
         }
@@ -309,6 +312,10 @@ private:
         }
         if (index > kPacketIndexMask) throw_too_large("packets of one primitive type");
         return (uint32_t(type) << kPacketTypeShift) | (uint32_t(count - 1) << kPacketLanesShift) | index;
+    }
+
+    static LaneBox lane_box(const Aabb& box) {
+        return LaneBox{{box.lower.x, box.lower.y, box.lower.z, 0.0f}, {box.upper.x, box.upper.y, box.upper.z, 0.0f}};
     }
 
     static void throw_too_large(const char* what) {
@@ -336,6 +343,9 @@ WideBvhView<N> WideBvh<N>::view() const {
     v.nodes = nodes_.data();
     v.packet_refs = packet_refs_.data();
     v.spheres = spheres_.data();
+    v.sphere_boxes = sphere_boxes_.data();
+    v.quad_boxes = quad_boxes_.data();
+    v.triangle_boxes = triangle_boxes_.data();
     v.quads = quads_.data();
     v.triangles = triangles_.data();
     v.scene = &scene_;

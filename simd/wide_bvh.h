@@ -65,6 +65,16 @@ struct alignas(64) TrianglePacket {
     uint32_t ref[W];
 };
 
+// One packet lane's box (bounds_of in src/primitives.h), as two rows of
+// four floats (x, y, z, 0) that one 128-bit load each brings in, for the
+// hit_within_bounds check of an accepted hit (wide_traversal.h). Kept apart
+// from the packets, which every leaf visit reads, since only accepted hits
+// read these: building them there cost 5% of a frame (results/simd.md).
+struct alignas(32) LaneBox {
+    float lower[4];
+    float upper[4];
+};
+
 // What the kernels read: plain pointers, like SceneView.
 template <int N>
 struct WideBvhView {
@@ -73,6 +83,10 @@ struct WideBvhView {
     const SpherePacket<N>* spheres = nullptr;
     const QuadPacket<N>* quads = nullptr;
     const TrianglePacket<N>* triangles = nullptr;
+    // N lane boxes per packet, in packet order: box (p, lane) at p * N + lane.
+    const LaneBox* sphere_boxes = nullptr;
+    const LaneBox* quad_boxes = nullptr;
+    const LaneBox* triangle_boxes = nullptr;
     // Instances in leaves (packet refs of type Instance, index = instance) go
     // to the scalar intersect_instance of src/scene.h on this scene.
     const SceneView* scene = nullptr;
@@ -124,6 +138,7 @@ private:
     std::vector<SpherePacket<N>> spheres_;
     std::vector<QuadPacket<N>> quads_;
     std::vector<TrianglePacket<N>> triangles_;
+    std::vector<LaneBox> sphere_boxes_, quad_boxes_, triangle_boxes_;
     size_t used_lanes_ = 0;
 };
 

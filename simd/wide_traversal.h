@@ -75,13 +75,16 @@ struct RayLanes {
     TriangleRayFrame triangle_frame;  // the watertight triangle test's permutation and shear
     Float shear_x, shear_y, shear_z;
     Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
-    RayBoxTester box_tester;  // its slab test, for hit_within_bounds (src/primitives.h)
+    // RayBoxTester's values, one row per 128-bit register (x, y, z, 0), for
+    // lane_hit_within_bounds.
+    __m128 box_origin, box_inverse_direction, box_negative;
     float scalar_t_min;
     float scalar_direction_length_squared;
 
     // `triangles`: whether the scene has triangle packets (the watertight
     // test's per-ray frame costs three divisions, so sphere scenes skip it).
-    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_, bool triangles) : box_tester(ray) {
+    FARMRT_INLINE RayLanes(const Ray& ray, float t_min_, bool triangles) {
+        const RayBoxTester box_tester(ray);
         // RayBoxTester's reciprocal and sign test, in every lane.
         for (int axis = 0; axis < 3; ++axis) {
             origin[axis] = Float(ray.origin[axis]);
@@ -91,6 +94,10 @@ struct RayLanes {
             near_plane[axis] = 2 * axis + negative;
             far_plane[axis] = 2 * axis + 1 - negative;
         }
+        const Vec3& inverse = box_tester.inverse_direction;
+        box_origin = _mm_setr_ps(ray.origin.x, ray.origin.y, ray.origin.z, 0.0f);
+        box_inverse_direction = _mm_setr_ps(inverse.x, inverse.y, inverse.z, 0.0f);
+        box_negative = _mm_cmplt_ps(box_inverse_direction, _mm_setzero_ps());  // as direction_negative
         time = Float(ray.time);
         scalar_direction_length_squared = length_squared(ray.direction);
         direction_length_squared = Float(scalar_direction_length_squared);
@@ -203,28 +210,7 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
 
 // ---- primitive packets: the scalar tests of src/primitives.h, lane-wise ----
 
-// The primitive in one lane of a packet, for bounds_of (src/primitives.h):
-// the same values, so the same box as the BVH builders'.
-template <int W>
-FARMRT_INLINE Aabb packet_lane_bounds(const SpherePacket<W>& p, int lane) {
-    Sphere sphere{};
-    for (int axis = 0; axis < 3; ++axis) {
-        sphere.center[axis] = p.center[axis][lane];
-        sphere.velocity[axis] = p.velocity[axis][lane];
-    }
-    sphere.radius = p.radius[lane];
-    return bounds_of(sphere);
-}
-template <int W>
-FARMRT_INLINE Aabb packet_lane_bounds(const QuadPacket<W>& p, int lane) {
-    Quad quad{};
-    for (int axis = 0; axis < 3; ++axis) {
-        quad.corner[axis] = p.corner[axis][lane];
-        quad.edge_u[axis] = p.edge_u[axis][lane];
-        quad.edge_v[axis] = p.edge_v[axis][lane];
-    }
-    return bounds_of(quad);
-}
+// The triangle in one lane of a packet (the scalar test of on-edge lanes).
 template <int W>
 FARMRT_INLINE Triangle packet_lane_triangle(const TrianglePacket<W>& p, int lane) {
     Triangle triangle{};
@@ -235,29 +221,51 @@ FARMRT_INLINE Triangle packet_lane_triangle(const TrianglePacket<W>& p, int lane
     }
     return triangle;
 }
-template <int W>
-FARMRT_INLINE Aabb packet_lane_bounds(const TrianglePacket<W>& p, int lane) {
-    return bounds_of(packet_lane_triangle(p, lane));
+
+// hit_within_bounds (src/primitives.h) for a packet lane's box (built by
+// bounds_of, so the scalar core's box), one axis per lane of a 128-bit
+// register: RayBoxTester::entry's operations on the same values in the same
+// order (max(max(x, y), max(z, t_min)), the exits likewise), so the same
+// answer from a third of the instructions.
+template <class Arch>
+FARMRT_INLINE bool lane_hit_within_bounds(const RayLanes<Arch>& ray, const LaneBox& box, float t) {
+    const __m128 lower = _mm_load_ps(box.lower), upper = _mm_load_ps(box.upper);
+    const __m128 near = _mm_blendv_ps(lower, upper, ray.box_negative);
+    const __m128 far = _mm_blendv_ps(upper, lower, ray.box_negative);
+    // (t_x, t_y, t_z, bound): the planes' distances, t_min or t in the last lane.
+    const __m128 entries = _mm_blend_ps(_mm_mul_ps(_mm_sub_ps(near, ray.box_origin), ray.box_inverse_direction),
+                                        _mm_set1_ps(ray.scalar_t_min), 8);
+    const __m128 exits =
+        _mm_blend_ps(_mm_mul_ps(_mm_sub_ps(far, ray.box_origin), ray.box_inverse_direction), _mm_set1_ps(t), 8);
+    // (x, z) against (y, bound), then the two results.
+    const __m128 entry_pairs = _mm_max_ps(_mm_shuffle_ps(entries, entries, _MM_SHUFFLE(2, 0, 2, 0)),
+                                          _mm_shuffle_ps(entries, entries, _MM_SHUFFLE(3, 1, 3, 1)));
+    const __m128 exit_pairs = _mm_min_ps(_mm_shuffle_ps(exits, exits, _MM_SHUFFLE(2, 0, 2, 0)),
+                                         _mm_shuffle_ps(exits, exits, _MM_SHUFFLE(3, 1, 3, 1)));
+    const float entry = _mm_cvtss_f32(_mm_max_ss(entry_pairs, _mm_movehdup_ps(entry_pairs)));
+    const float exit = _mm_cvtss_f32(_mm_min_ss(exit_pairs, _mm_movehdup_ps(exit_pairs))) * kSlabExitWidening;
+    return entry <= exit;
 }
 
 // The lanes of `bits` whose hit at `t` passes hit_within_bounds, as the
 // scalar core accepts hits (rare misses: rounding outside the lane's box).
-template <class Arch, class Packet>
-FARMRT_INLINE uint32_t hits_within_bounds(uint32_t bits, const Packet& p, const typename Lanes<Arch>::Float& t,
+template <class Arch>
+FARMRT_INLINE uint32_t hits_within_bounds(uint32_t bits, const LaneBox* boxes, const typename Lanes<Arch>::Float& t,
                                           const RayLanes<Arch>& ray) {
     alignas(64) float ts[Lanes<Arch>::kWidth];
     t.store_aligned(ts);
     for (uint32_t rest = bits; rest; rest &= rest - 1) {
         const int lane = lowest_bit(rest);
-        if (!hit_within_bounds(ray.box_tester, packet_lane_bounds(p, lane), ray.scalar_t_min, ts[lane])) {
-            bits &= ~(1u << lane);
-        }
+        if (!lane_hit_within_bounds(ray, boxes[lane], ts[lane])) bits &= ~(1u << lane);
     }
     return bits;
 }
 
+// Each packet test takes the packet's lane boxes (`boxes`: WideBvhView's
+// sphere_boxes, quad_boxes or triangle_boxes from this packet's first lane).
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
+FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* boxes, uint32_t lanes,
+                                    const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
@@ -291,7 +299,7 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, co
                 root = (hs[lane] + root_d) / a_scalar;
                 if (root <= ray.scalar_t_min || t_max <= root) continue;
             }
-            if (!hit_within_bounds(ray.box_tester, packet_lane_bounds(p, lane), ray.scalar_t_min, root)) continue;
+            if (!lane_hit_within_bounds(ray, boxes[lane], root)) continue;
             closest.take_sphere(root, ref);
         }
         return;
@@ -307,12 +315,13 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, uint32_t lanes, co
     const Float root = xsimd::select(near_ok, near_root, far_root);
     const Mask accept = has_roots & (near_ok | far_ok);
     if (uint32_t bits = mask_bits(accept) & lanes) {
-        if ((bits = hits_within_bounds<Arch>(bits, p, root, ray))) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+        if ((bits = hits_within_bounds<Arch>(bits, boxes, root, ray))) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
     }
 }
 
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
+FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const LaneBox* boxes, uint32_t lanes,
+                                    const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
@@ -337,7 +346,7 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, uint32_t lanes, cons
     const Float lo(-kQuadEdgeTolerance), hi(1.0f + kQuadEdgeTolerance);
     accept = accept & (alpha >= lo) & (alpha <= hi) & (beta >= lo) & (beta <= hi);
     if (uint32_t bits = mask_bits(accept) & lanes) {
-        if ((bits = hits_within_bounds<Arch>(bits, p, t, ray))) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+        if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
     }
 }
 
@@ -345,7 +354,8 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, uint32_t lanes, cons
 // Lanes with an edge function exactly 0 in float (the scalar test redecides
 // those in double) run the scalar function itself.
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, uint32_t lanes, const RayLanes<Arch>& ray, Closest& closest) {
+FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const LaneBox* boxes, uint32_t lanes,
+                                    const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
@@ -378,7 +388,7 @@ FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, uint32_t lanes, 
         const Float t_max = lane_bounds<Arch>(p.ref, closest);
         accept = accept & (t > ray.t_min) & (t < t_max);
         if (uint32_t bits = mask_bits(accept) & lanes) {
-            if ((bits = hits_within_bounds<Arch>(bits, p, t, ray))) {
+            if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) {
                 const Float b1 = e1 * inverse_determinant, b2 = e2 * inverse_determinant;
                 take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
             }
@@ -391,7 +401,7 @@ FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, uint32_t lanes, 
         const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
         float t, b1, b2;
         if (intersect_triangle(triangle, ray.scalar, ray.scalar_t_min, t_max, t, b1, b2) &&
-            hit_within_bounds(ray.box_tester, bounds_of(triangle), ray.scalar_t_min, t)) {
+            lane_hit_within_bounds(ray, boxes[lane], t)) {
             Hit hit;
             hit.t = t;
             hit.primitive.bits = ref;
@@ -410,7 +420,7 @@ struct WideTraversal {
     using Float = typename L::Float;
     static constexpr int N = L::kWidth;
     // Widening of a box's exit distance, as RayBoxTester::entry.
-    static constexpr float kExitWidening = 1.00000036f;
+    static constexpr float kExitWidening = kSlabExitWidening;
 
     struct StackEntry {
         uint32_t child;
@@ -445,13 +455,13 @@ struct WideTraversal {
             const uint32_t index = ref & kPacketIndexMask;
             const uint32_t lanes = (2u << ((ref >> kPacketLanesShift) & 31u)) - 1u;  // lanes in use, as bits
             if constexpr (kSpheresOnly) {
-                intersect_packet<Arch>(bvh.spheres[index], lanes, ray, closest);
+                intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, lanes, ray, closest);
                 continue;
             }
             switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
-            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], lanes, ray, closest); break;
-            case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], lanes, ray, closest); break;
-            case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], lanes, ray, closest); break;
+            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, lanes, ray, closest); break;
+            case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], bvh.quad_boxes + size_t(index) * N, lanes, ray, closest); break;
+            case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], bvh.triangle_boxes + size_t(index) * N, lanes, ray, closest); break;
             case PrimitiveType::Instance: {
                 // The instance's bottom-level BVH, by the scalar core (one
                 // code for every tracer; its hits follow the same (t, key) rule).

@@ -24,6 +24,12 @@ struct Aabb {
     }
 };
 
+// The slab test widens each exit by float rounding error (pbrt's
+// 1 + 2 gamma(3)) so that rounding never makes a ray slip between the boxes
+// of adjacent primitives. Every traversal drops postponed nodes by the same
+// factor.
+constexpr float kSlabExitWidening = 1.00000036f;
+
 // Precomputed per-ray values for the slab test.
 struct RayBoxTester {
     Vec3 origin;
@@ -42,9 +48,7 @@ struct RayBoxTester {
                                               float t_min, float t_max) {
         t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
         t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
-        // Widen the exit by float rounding error (pbrt's 1 + 2 gamma(3)) so that
-        // rounding never makes a ray slip between the boxes of adjacent primitives.
-        t1 *= 1.00000036f;
+        t1 *= kSlabExitWidening;
         return t0 <= t1 ? t0 : kInfinity;
     }
 

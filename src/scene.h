@@ -344,7 +344,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, cons
                 break;
             }
             --stack_size;
-            if (stack_entry[stack_size] <= hit.t * 1.00000036f) {
+            if (stack_entry[stack_size] <= hit.t * kSlabExitWidening) {
                 node_index = stack_node[stack_size];
                 node = scene.nodes[node_index];
                 break;

@@ -409,6 +409,55 @@ TEST_P(SimdLevelTest, GrazingHitsOutsideTheirBoxesCountNowhere) {
     EXPECT_GT(outside, 0) << "no grazing hit fell outside its box: the test does not exercise the rule";
 }
 
+// Rays along the axes and diagonals of a lattice (direction components
+// exactly 0: infinite reciprocals), from origins exactly on box planes (0 x
+// infinity is NaN in the slab test) and at primitives' boxes' edges: the
+// wide traversal's hit_within_bounds for lane boxes, four axes at a time,
+// takes the scalar slab test's answer there too.
+TEST_P(SimdLevelTest, SameClosestHitsForAxisAlignedRaysOnBoxPlanes) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int x = -2; x <= 2; ++x) {
+        for (int z = -2; z <= 2; ++z) {
+            const Vec3 at(float(x), 0.0f, float(z));
+            if ((x + z) % 3 == 0) {
+                scene.spheres.push_back(Sphere{at, 0.5f, Vec3(0.0f), 0});
+            } else if ((x + z) % 3 == 1) {
+                scene.quads.push_back(make_quad(at - Vec3(0.5f, 0.0f, 0.5f), Vec3(1, 0, 0), Vec3(0, 0, 1), 0));
+            } else {
+                scene.triangles.push_back(
+                    Triangle{at - Vec3(0.5f, 0.5f, 0.0f), at + Vec3(0.5f, -0.5f, 0.0f), at + Vec3(0.0f, 0.5f, 0.0f), {}, {}, {}, {}, 0});
+            }
+        }
+    }
+    scene.build_acceleration();
+    const SceneView view = scene.view();
+    const simd::WideAccelerator accelerator(view, GetParam());
+    const float planes[] = {-2.5f, -2.0f, -1.5f, -1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 2.5f};
+    const Vec3 directions[] = {Vec3(1, 0, 0), Vec3(-1, 0, 0), Vec3(0, 1, 0),  Vec3(0, -1, 0), Vec3(0, 0, 1),
+                               Vec3(0, 0, -1), Vec3(1, 1, 0), Vec3(-1, 0, 1), Vec3(0, -1, -1), Vec3(1, -1, 1)};
+    int found_count = 0, query = 0;
+    for (const float a : planes) {
+        for (const float b : planes) {
+            for (const Vec3& direction : directions) {
+                // Start 4 units back along the direction, then shift onto the planes.
+                const Vec3 origins[] = {Vec3(a, b, 0.0f) - 4.0f * direction, Vec3(a, 0.0f, b) - 4.0f * direction,
+                                        Vec3(0.0f, a, b) - 4.0f * direction, Vec3(a, 0.5f, b)};
+                for (const Vec3& origin : origins) {
+                    const Ray ray{origin, direction, 0.0f};
+                    Hit expected, hit;
+                    const bool expected_found = intersect_closest_brute_force(view, ray, kMinHitDistance, expected);
+                    const bool found = accelerator.closest_hit()(view, ray, kMinHitDistance, hit);
+                    expect_same_hit(expected_found, expected, found, hit, "query " + std::to_string(query++));
+                    found_count += found;
+                }
+            }
+        }
+    }
+    EXPECT_GT(found_count, query / 10) << "too few rays hit anything to test the rule";
+}
+
 TEST_P(SimdLevelTest, EmptySceneHasNoHits) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene;
