@@ -87,13 +87,20 @@ struct PacketTraversal {
     }
 
     // Every sphere of the packet against every ray in `lanes`.
-    static FARMRT_INLINE void intersect_spheres(const SpherePacket<N>& p, const LaneBox* boxes, int sphere_count, uint32_t lanes,
-                                                const Rays& rays, ClosestLanes& closest) {
+    // `boxes`, `moving`: as for intersect_packet (wide_traversal.h).
+    static FARMRT_INLINE void intersect_spheres(const SpherePacket<N>& p, const LaneBox* boxes, bool moving,
+                                                int sphere_count, uint32_t lanes, const Rays& rays,
+                                                ClosestLanes& closest) {
         for (int j = 0; j < sphere_count; ++j) {
-            // center_at(time) = center + time * velocity; oc = center - origin.
-            const Float ocx = (Float(p.center[0][j]) + Float(p.velocity[0][j]) * rays.time) - rays.origin[0];
-            const Float ocy = (Float(p.center[1][j]) + Float(p.velocity[1][j]) * rays.time) - rays.origin[1];
-            const Float ocz = (Float(p.center[2][j]) + Float(p.velocity[2][j]) * rays.time) - rays.origin[2];
+            // center_at(time) = center + time * velocity (the centre itself
+            // unless `moving`); oc = center - origin.
+            Float cx(p.center[0][j]), cy(p.center[1][j]), cz(p.center[2][j]);
+            if (moving) {
+                cx = cx + Float(p.velocity[0][j]) * rays.time;
+                cy = cy + Float(p.velocity[1][j]) * rays.time;
+                cz = cz + Float(p.velocity[2][j]) * rays.time;
+            }
+            const Float ocx = cx - rays.origin[0], ocy = cy - rays.origin[1], ocz = cz - rays.origin[2];
             const Float& a = rays.length_squared;
             const Float h = (rays.direction[0] * ocx + rays.direction[1] * ocy) + rays.direction[2] * ocz;
             const Float radius(p.radius[j]);
@@ -157,7 +164,9 @@ struct PacketTraversal {
                 for (uint32_t i = 0; i < packet_count; ++i) {
                     const uint32_t ref = bvh.packet_refs[child + i];
                     const int sphere_count = int((ref >> kPacketLanesShift) & 31u) + 1;
-                    intersect_spheres(bvh.spheres[ref & kPacketIndexMask], bvh.sphere_boxes + size_t(ref & kPacketIndexMask) * N, sphere_count, lanes, packet, closest);
+                    const uint32_t index = ref & kPacketIndexMask;
+                    intersect_spheres(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, bvh.spheres_move,
+                                      sphere_count, lanes, packet, closest);
                 }
             } else if (visit_node(bvh.nodes[child], packet, closest, lanes, stack, stack_size, child, packet_count,
                                   lanes)) {

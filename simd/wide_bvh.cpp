@@ -1,6 +1,7 @@
 #include "wide_bvh.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "errors.h"
@@ -352,6 +353,15 @@ WideBvhView<N> WideBvh<N>::view() const {
     v.node_count = uint32_t(nodes_.size());
     v.triangle_packet_count = uint32_t(triangles_.size());
     v.spheres_only = spheres_.size() == packet_refs_.size();
+    v.spheres_move = false;
+    for (const SpherePacket<N>& p : spheres_) {
+        for (int axis = 0; axis < 3; ++axis) {
+            for (int lane = 0; lane < N; ++lane) {
+                const float velocity = p.velocity[axis][lane], center = p.center[axis][lane];
+                v.spheres_move |= velocity != 0.0f || std::signbit(velocity) || (center == 0.0f && std::signbit(center));
+            }
+        }
+    }
     return v;
 }
 

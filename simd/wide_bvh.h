@@ -93,6 +93,11 @@ struct WideBvhView {
     uint32_t node_count = 0;
     uint32_t triangle_packet_count = 0;
     bool spheres_only = false;  // every leaf entry is a sphere packet (no quads, triangles or instances)
+    // Some sphere packet lane has a velocity other than +0 or a centre
+    // coordinate of -0. Where none has, center + time * velocity is the
+    // centre itself, bit for bit, at every finite time (time * +0 is +-0,
+    // and c + +-0 is c for every c but -0): sphere tests skip that sum.
+    bool spheres_move = true;
 };
 
 // How the binary BVH is cut into wide nodes and leaves (wide_bvh.cpp).

@@ -263,16 +263,22 @@ FARMRT_INLINE uint32_t hits_within_bounds(uint32_t bits, const LaneBox* boxes, c
 
 // Each packet test takes the packet's lane boxes (`boxes`: WideBvhView's
 // sphere_boxes, quad_boxes or triangle_boxes from this packet's first lane).
+// `moving`: WideBvhView::spheres_move.
 template <class Arch, int W>
-FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* boxes, uint32_t lanes,
+FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* boxes, bool moving, uint32_t lanes,
                                     const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
     using Mask = typename L::Mask;
-    // center_at(time) = center + time * velocity; oc = center - origin.
-    const Float ocx = (L::load(p.center[0]) + L::load(p.velocity[0]) * ray.time) - ray.origin[0];
-    const Float ocy = (L::load(p.center[1]) + L::load(p.velocity[1]) * ray.time) - ray.origin[1];
-    const Float ocz = (L::load(p.center[2]) + L::load(p.velocity[2]) * ray.time) - ray.origin[2];
+    // center_at(time) = center + time * velocity (the centre itself unless
+    // `moving`); oc = center - origin.
+    Float cx = L::load(p.center[0]), cy = L::load(p.center[1]), cz = L::load(p.center[2]);
+    if (moving) {
+        cx = cx + L::load(p.velocity[0]) * ray.time;
+        cy = cy + L::load(p.velocity[1]) * ray.time;
+        cz = cz + L::load(p.velocity[2]) * ray.time;
+    }
+    const Float ocx = cx - ray.origin[0], ocy = cy - ray.origin[1], ocz = cz - ray.origin[2];
     const Float& a = ray.direction_length_squared;
     const Float h = (ray.direction[0] * ocx + ray.direction[1] * ocy) + ray.direction[2] * ocz;
     const Float radius = L::load(p.radius);
@@ -455,11 +461,11 @@ struct WideTraversal {
             const uint32_t index = ref & kPacketIndexMask;
             const uint32_t lanes = (2u << ((ref >> kPacketLanesShift) & 31u)) - 1u;  // lanes in use, as bits
             if constexpr (kSpheresOnly) {
-                intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, lanes, ray, closest);
+                intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, bvh.spheres_move, lanes, ray, closest);
                 continue;
             }
             switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
-            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, lanes, ray, closest); break;
+            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, bvh.spheres_move, lanes, ray, closest); break;
             case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], bvh.quad_boxes + size_t(index) * N, lanes, ray, closest); break;
             case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], bvh.triangle_boxes + size_t(index) * N, lanes, ray, closest); break;
             case PrimitiveType::Instance: {

@@ -333,6 +333,69 @@ TEST_P(SimdLevelTest, PacketsOfRaysGiveEachRaysClosestHit) {
     EXPECT_FALSE(mixed_accelerator.packet_closest_hits(&ray, 1, kMinHitDistance, &hit, &hit_found));
 }
 
+// Sphere tests skip center + time * velocity where no sphere moves
+// (WideBvhView::spheres_move): exact only while every velocity is +0 and no
+// centre coordinate is -0 (-0 + +0 is +0). Scenes of static spheres on
+// lattice points (centre and origin coordinates of 0: oc of +-0), then the
+// same with one velocity of -0, one centre coordinate of -0, one moving
+// sphere: the flag as stated, and single rays and camera packets at random
+// times find the scalar core's hits in each.
+TEST_P(SimdLevelTest, StaticSphereScenesSkipMotionExactly) {
+    SKIP_UNLESS_SUPPORTED(GetParam());
+    SceneRandom random(71);
+    const auto lattice = [] {
+        Scene scene;
+        scene.materials.push_back(Material{});
+        for (int x = -3; x <= 3; ++x) {
+            for (int z = -3; z <= 3; ++z) {
+                scene.spheres.push_back(Sphere{Vec3(float(x), 0.0f, float(z)), 0.3f + 0.02f * float(x + z), Vec3(0.0f), 0});
+            }
+        }
+        return scene;
+    };
+    struct Case {
+        const char* name;
+        bool moves;
+        void (*change)(Scene&);
+    };
+    const Case cases[] = {
+        {"static", false, [](Scene&) {}},
+        {"velocity -0", true, [](Scene& s) { s.spheres[3].velocity.y = -0.0f; }},
+        {"centre -0", true, [](Scene& s) { s.spheres[24].center.y = -0.0f; }},
+        {"moving", true, [](Scene& s) { s.spheres[10].velocity = Vec3(0.0f, 0.5f, 0.0f); }},
+    };
+    for (const Case& c : cases) {
+        Scene scene = lattice();
+        c.change(scene);
+        scene.build_acceleration();
+        const SceneView view = scene.view();
+        EXPECT_EQ(simd::WideBvh<8>(view).view().spheres_move, c.moves) << c.name;
+        const simd::WideAccelerator accelerator(view, GetParam());
+        for (int bundle = 0; bundle < 400; ++bundle) {
+            // Origins on lattice planes (a coordinate of exactly 0) half the time.
+            Vec3 origin = random.point(6.0f);
+            if (bundle % 2 == 0) origin[bundle / 2 % 3] = 0.0f;
+            const Vec3 direction = Vec3(0.0f, 0.0f, 0.0f) - origin + random.point(1.0f);
+            Ray rays[16];
+            const int count = accelerator.width();
+            for (int i = 0; i < count; ++i) {
+                rays[i] = Ray{origin, direction + random.point(0.05f), i == 0 ? 0.0f : random.uniform(0.0f, 1.0f)};
+            }
+            Hit hits[16];
+            bool found[16] = {};
+            const bool packed = accelerator.packet_closest_hits(rays, count, kMinHitDistance, hits, found);
+            for (int i = 0; i < count; ++i) {
+                Hit expected, single;
+                const bool expected_found = intersect_closest_brute_force(view, rays[i], kMinHitDistance, expected);
+                const bool single_found = accelerator.closest_hit()(view, rays[i], kMinHitDistance, single);
+                const std::string where = std::string(c.name) + ", bundle " + std::to_string(bundle) + ", ray " + std::to_string(i);
+                expect_same_hit(expected_found, expected, single_found, single, where);
+                if (packed) expect_same_hit(expected_found, expected, found[i], hits[i], where + " (packet)");
+            }
+        }
+    }
+}
+
 TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     Scene scene = random_mixed_scene(77, 150);
