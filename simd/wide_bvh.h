@@ -67,9 +67,10 @@ struct alignas(64) TrianglePacket {
 
 // One packet lane's box (bounds_of in src/primitives.h), as two rows of
 // four floats (x, y, z, 0) that one 128-bit load each brings in, for the
-// hit_within_bounds check of an accepted hit (wide_traversal.h). Kept apart
-// from the packets, which every leaf visit reads, since only accepted hits
-// read these: building them there cost 5% of a frame (results/simd.md).
+// hit_within_bounds check of an accepted hit (wide_traversal.h): building
+// the box from the packet's lanes at each accepted hit cost 5% of a frame
+// (results/simd.md, session 9). Kept apart from the packets, which every
+// leaf visit reads, since only accepted hits read these.
 struct alignas(32) LaneBox {
     float lower[4];
     float upper[4];
