@@ -122,7 +122,8 @@ struct PacketTraversal {
             // hit_within_bounds (src/primitives.h) in every lane: the slab
             // test of the sphere's own box within [t_min, root].
             const LaneBox& box = boxes[j];
-            const float planes[6] = {box.lower[0], box.upper[0], box.lower[1], box.upper[1], box.lower[2], box.upper[2]};
+            const float planes[6] = {box.lower[0], box.upper[0], box.lower[1],
+                                     box.upper[1], box.lower[2], box.upper[2]};
             Float entry;
             accepted &= mask_bits(overlaps(planes, rays, root, entry));
             if (accepted == 0) continue;
@@ -165,8 +166,8 @@ struct PacketTraversal {
                     const uint32_t ref = bvh.packet_refs[child + i];
                     const int sphere_count = int((ref >> kPacketLanesShift) & 31u) + 1;
                     const uint32_t index = ref & kPacketIndexMask;
-                    intersect_spheres(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, bvh.spheres_move,
-                                      sphere_count, lanes, packet, closest);
+                    intersect_spheres(bvh.spheres[index], bvh.packet_boxes(bvh.sphere_boxes, index),
+                                      bvh.spheres_move, sphere_count, lanes, packet, closest);
                 }
             } else if (visit_node(bvh.nodes[child], packet, closest, lanes, stack, stack_size, child, packet_count,
                                   lanes)) {

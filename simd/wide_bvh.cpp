@@ -271,6 +271,7 @@ private:
                 p.radius[lane] = s.radius;
                 p.ref[lane] = ref.bits;
                 out_.sphere_boxes_.push_back(lane_box(bounds_of(s)));
+                out_.spheres_move_ |= moves(s);
             }
             break;
         }
@@ -315,6 +316,16 @@ private:
         return (uint32_t(type) << kPacketTypeShift) | (uint32_t(count - 1) << kPacketLanesShift) | index;
     }
 
+    // Whether the sphere rules out WideBvhView::spheres_move = false.
+    static bool moves(const Sphere& s) {
+        bool moves = false;
+        for (int axis = 0; axis < 3; ++axis) {
+            const float velocity = s.velocity[axis], center = s.center[axis];
+            moves |= velocity != 0.0f || std::signbit(velocity) || (center == 0.0f && std::signbit(center));
+        }
+        return moves;
+    }
+
     static LaneBox lane_box(const Aabb& box) {
         return LaneBox{{box.lower.x, box.lower.y, box.lower.z, 0.0f}, {box.upper.x, box.upper.y, box.upper.z, 0.0f}};
     }
@@ -353,15 +364,7 @@ WideBvhView<N> WideBvh<N>::view() const {
     v.node_count = uint32_t(nodes_.size());
     v.triangle_packet_count = uint32_t(triangles_.size());
     v.spheres_only = spheres_.size() == packet_refs_.size();
-    v.spheres_move = false;
-    for (const SpherePacket<N>& p : spheres_) {
-        for (int axis = 0; axis < 3; ++axis) {
-            for (int lane = 0; lane < N; ++lane) {
-                const float velocity = p.velocity[axis][lane], center = p.center[axis][lane];
-                v.spheres_move |= velocity != 0.0f || std::signbit(velocity) || (center == 0.0f && std::signbit(center));
-            }
-        }
-    }
+    v.spheres_move = spheres_move_;
     return v;
 }
 

@@ -88,6 +88,10 @@ struct WideBvhView {
     const LaneBox* sphere_boxes = nullptr;
     const LaneBox* quad_boxes = nullptr;
     const LaneBox* triangle_boxes = nullptr;
+    // The lane boxes of packet `index` of one type (`boxes`: one of the above).
+    FARMRT_INLINE static const LaneBox* packet_boxes(const LaneBox* boxes, uint32_t index) {
+        return boxes + size_t(index) * N;
+    }
     // Instances in leaves (packet refs of type Instance, index = instance) go
     // to the scalar intersect_instance of src/scene.h on this scene.
     const SceneView* scene = nullptr;
@@ -145,6 +149,7 @@ private:
     std::vector<QuadPacket<N>> quads_;
     std::vector<TrianglePacket<N>> triangles_;
     std::vector<LaneBox> sphere_boxes_, quad_boxes_, triangle_boxes_;
+    bool spheres_move_ = false;  // WideBvhView::spheres_move
     size_t used_lanes_ = 0;
 };
 

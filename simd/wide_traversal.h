@@ -321,7 +321,9 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* box
     const Float root = xsimd::select(near_ok, near_root, far_root);
     const Mask accept = has_roots & (near_ok | far_ok);
     if (uint32_t bits = mask_bits(accept) & lanes) {
-        if ((bits = hits_within_bounds<Arch>(bits, boxes, root, ray))) take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+        if ((bits = hits_within_bounds<Arch>(bits, boxes, root, ray))) {
+            take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
+        }
     }
 }
 
@@ -352,7 +354,9 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const LaneBox* boxes
     const Float lo(-kQuadEdgeTolerance), hi(1.0f + kQuadEdgeTolerance);
     accept = accept & (alpha >= lo) & (alpha <= hi) & (beta >= lo) & (beta <= hi);
     if (uint32_t bits = mask_bits(accept) & lanes) {
-        if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+        if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) {
+            take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
+        }
     }
 }
 
@@ -461,13 +465,22 @@ struct WideTraversal {
             const uint32_t index = ref & kPacketIndexMask;
             const uint32_t lanes = (2u << ((ref >> kPacketLanesShift) & 31u)) - 1u;  // lanes in use, as bits
             if constexpr (kSpheresOnly) {
-                intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, bvh.spheres_move, lanes, ray, closest);
+                intersect_packet<Arch>(bvh.spheres[index], bvh.packet_boxes(bvh.sphere_boxes, index), bvh.spheres_move,
+                                       lanes, ray, closest);
                 continue;
             }
             switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
-            case PrimitiveType::Sphere: intersect_packet<Arch>(bvh.spheres[index], bvh.sphere_boxes + size_t(index) * N, bvh.spheres_move, lanes, ray, closest); break;
-            case PrimitiveType::Quad: intersect_packet<Arch>(bvh.quads[index], bvh.quad_boxes + size_t(index) * N, lanes, ray, closest); break;
-            case PrimitiveType::Triangle: intersect_packet<Arch>(bvh.triangles[index], bvh.triangle_boxes + size_t(index) * N, lanes, ray, closest); break;
+            case PrimitiveType::Sphere:
+                intersect_packet<Arch>(bvh.spheres[index], bvh.packet_boxes(bvh.sphere_boxes, index), bvh.spheres_move,
+                                       lanes, ray, closest);
+                break;
+            case PrimitiveType::Quad:
+                intersect_packet<Arch>(bvh.quads[index], bvh.packet_boxes(bvh.quad_boxes, index), lanes, ray, closest);
+                break;
+            case PrimitiveType::Triangle:
+                intersect_packet<Arch>(bvh.triangles[index], bvh.packet_boxes(bvh.triangle_boxes, index), lanes, ray,
+                                       closest);
+                break;
             case PrimitiveType::Instance: {
                 // The instance's bottom-level BVH, by the scalar core (one
                 // code for every tracer; its hits follow the same (t, key) rule).
