@@ -39,6 +39,8 @@ struct PacketTraversal {
         Float time, length_squared, t_min;
         int near_plane[3], far_plane[3];  // shared: every ray has the same direction signs
         uint32_t lanes;                    // rays in use, as bits
+        const Ray* scalar;                 // the rays themselves, for the spheres' double test
+        float scalar_t_min;
     };
 
     // The closest hit of each lane so far (Closest of wide_traversal.h, per lane).
@@ -82,6 +84,8 @@ struct PacketTraversal {
         out.time = L::load(values[9]);
         out.length_squared = L::load(values[10]);
         out.t_min = Float(t_min);
+        out.scalar = rays;
+        out.scalar_t_min = t_min;
         out.lanes = count >= 32 ? ~0u : (1u << count) - 1u;
         return true;
     }
@@ -103,22 +107,31 @@ struct PacketTraversal {
             const Float ocx = cx - rays.origin[0], ocy = cy - rays.origin[1], ocz = cz - rays.origin[2];
             const Float& a = rays.length_squared;
             const Float h = (rays.direction[0] * ocx + rays.direction[1] * ocy) + rays.direction[2] * ocz;
-            const Float radius(p.radius[j]);
-            const Float c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - radius * radius;
-            const Float discriminant = h * h - a * c;
-            const Mask has_roots = ~(discriminant < Float(0.0f));
-            if ((mask_bits(has_roots) & lanes) == 0) continue;
+            const Float oc_squared = (ocx * ocx + ocy * ocy) + ocz * ocz;
+            const uint32_t candidates =
+                mask_bits(sphere_filter_lanes<Arch>(a, h, oc_squared, Float(p.radius[j]))) & lanes;
+            if (candidates == 0) continue;
             const Int flipped_ref(int32_t(p.ref[j] ^ kSignFlip));
             const Mask below = xsimd::bool_cast(flipped_ref < closest.flipped_ref);
             const Float t_max = xsimd::select(below, closest.t_inclusive, closest.t);
-            const Float root_d = xsimd::sqrt(discriminant);
-            const Float near_root = (h - root_d) / a;
-            const Float far_root = (h + root_d) / a;
-            const Mask near_ok = ~((near_root <= rays.t_min) | (t_max <= near_root));
-            const Mask far_ok = ~((far_root <= rays.t_min) | (t_max <= far_root));
-            const Float root = xsimd::select(near_ok, near_root, far_root);
-            uint32_t accepted = mask_bits(has_roots & (near_ok | far_ok)) & lanes;
+            // The lanes that pass the filter get intersect_sphere's double
+            // test, in scalar code, on the same centre values.
+            alignas(64) float centers[3][N], t_maxes[N], roots[N] = {};
+            cx.store_aligned(centers[0]);
+            cy.store_aligned(centers[1]);
+            cz.store_aligned(centers[2]);
+            t_max.store_aligned(t_maxes);
+            uint32_t accepted = 0;
+            for (uint32_t bits = candidates; bits; bits &= bits - 1) {
+                const int lane = lowest_bit(bits);
+                const Vec3 center(centers[0][lane], centers[1][lane], centers[2][lane]);
+                if (intersect_sphere_exact(center, p.radius[j], rays.scalar[lane], rays.scalar_t_min, t_maxes[lane],
+                                           roots[lane])) {
+                    accepted |= 1u << lane;
+                }
+            }
             if (accepted == 0) continue;
+            const Float root = L::load(roots);
             // hit_within_bounds (src/primitives.h) in every lane: the slab
             // test of the sphere's own box within [t_min, root].
             const LaneBox& box = boxes[j];
@@ -129,7 +142,7 @@ struct PacketTraversal {
             if (accepted == 0) continue;
             const Mask accept = lane_mask(accepted);
             closest.t = xsimd::select(accept, root, closest.t);
-            // next_float_up(root): root > t_min > 0 and finite, so the next bit pattern.
+            // next_float_up(root): root > t_min >= 0 and finite, so the next bit pattern.
             const Float up = xsimd::bitwise_cast<Float>(xsimd::bitwise_cast<Int>(root) + Int(1));
             closest.t_inclusive = xsimd::select(accept, up, closest.t_inclusive);
             closest.flipped_ref = xsimd::select(xsimd::bool_cast(accept), flipped_ref, closest.flipped_ref);

@@ -57,13 +57,6 @@ FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
 
 FARMRT_INLINE int lowest_bit(uint32_t bits) { return __builtin_ctz(bits); }
 
-// Sphere packets with at most two lanes whose discriminant is >= 0 finish
-// those lanes in scalar code (results/simd_notes.md: 0, 1, 2, 4, 16 lanes measured).
-FARMRT_INLINE bool at_most_two_bits(uint32_t bits) {
-    const uint32_t rest = bits & (bits - 1);
-    return (rest & (rest - 1)) == 0;
-}
-
 // ---- the ray, broadcast, and the closest hit so far -----------------------
 
 template <class Arch>
@@ -261,6 +254,19 @@ FARMRT_INLINE uint32_t hits_within_bounds(uint32_t bits, const LaneBox* boxes, c
     return bits;
 }
 
+// sphere_filter_passes (src/primitives.h) in every lane: the same float
+// operations in the same order.
+template <class Arch>
+FARMRT_INLINE typename Lanes<Arch>::Mask sphere_filter_lanes(const typename Lanes<Arch>::Float& a,
+                                                              const typename Lanes<Arch>::Float& h,
+                                                              const typename Lanes<Arch>::Float& oc_squared,
+                                                              const typename Lanes<Arch>::Float& radius) {
+    using Float = typename Lanes<Arch>::Float;
+    const Float radius_squared = radius * radius;
+    const Float discriminant = h * h - a * (oc_squared - radius_squared);
+    return discriminant >= -(Float(kSphereFilterTolerance) * (a * (oc_squared + radius_squared)));
+}
+
 // Each packet test takes the packet's lane boxes (`boxes`: WideBvhView's
 // sphere_boxes, quad_boxes or triangle_boxes from this packet's first lane).
 // `moving`: WideBvhView::spheres_move.
@@ -269,7 +275,6 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* box
                                     const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
-    using Mask = typename L::Mask;
     // center_at(time) = center + time * velocity (the centre itself unless
     // `moving`); oc = center - origin.
     Float cx = L::load(p.center[0]), cy = L::load(p.center[1]), cz = L::load(p.center[2]);
@@ -281,49 +286,25 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* box
     const Float ocx = cx - ray.origin[0], ocy = cy - ray.origin[1], ocz = cz - ray.origin[2];
     const Float& a = ray.direction_length_squared;
     const Float h = (ray.direction[0] * ocx + ray.direction[1] * ocy) + ray.direction[2] * ocz;
-    const Float radius = L::load(p.radius);
-    const Float c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - radius * radius;
-    const Float discriminant = h * h - a * c;
-    const Mask has_roots = ~(discriminant < Float(0.0f));
-    const uint32_t candidates = mask_bits(has_roots) & lanes;
-    if (at_most_two_bits(candidates)) {
-        // Few lanes (the usual case: a ray meets one or two spheres of a
-        // leaf): scalar square roots and divisions, whose latency is a
-        // fraction of the full-width ones. The same operations on the same
-        // values as the lanes below and as intersect_sphere.
-        alignas(64) float hs[Lanes<Arch>::kWidth], ds[Lanes<Arch>::kWidth];
-        h.store_aligned(hs);
-        discriminant.store_aligned(ds);
-        const float a_scalar = ray.scalar_direction_length_squared;
-        for (uint32_t bits = candidates; bits; bits &= bits - 1) {
-            const int lane = lowest_bit(bits);
-            const float root_d = sqrtf(ds[lane]);
-            const uint32_t ref = p.ref[lane];
-            const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
-            float root = (hs[lane] - root_d) / a_scalar;
-            if (root <= ray.scalar_t_min || t_max <= root) {
-                root = (hs[lane] + root_d) / a_scalar;
-                if (root <= ray.scalar_t_min || t_max <= root) continue;
-            }
-            if (!lane_hit_within_bounds(ray, boxes[lane], root)) continue;
-            closest.take_sphere(root, ref);
-        }
-        return;
-    }
-    const Float root_d = xsimd::sqrt(discriminant);
-    const Float t_max = lane_bounds<Arch>(p.ref, closest);
-    // Both roots at once: the far one is needed whenever a ray leaves a
-    // sphere (every bounce off it), and two independent divisions overlap.
-    const Float near_root = (h - root_d) / a;
-    const Float far_root = (h + root_d) / a;
-    const Mask near_ok = ~((near_root <= ray.t_min) | (t_max <= near_root));
-    const Mask far_ok = ~((far_root <= ray.t_min) | (t_max <= far_root));
-    const Float root = xsimd::select(near_ok, near_root, far_root);
-    const Mask accept = has_roots & (near_ok | far_ok);
-    if (uint32_t bits = mask_bits(accept) & lanes) {
-        if ((bits = hits_within_bounds<Arch>(bits, boxes, root, ray))) {
-            take_closest<Arch>(bits, root, p.ref, nullptr, nullptr, closest);
-        }
+    const Float oc_squared = (ocx * ocx + ocy * ocy) + ocz * ocz;
+    const uint32_t candidates = mask_bits(sphere_filter_lanes<Arch>(a, h, oc_squared, L::load(p.radius))) & lanes;
+    if (candidates == 0) return;
+    // The lanes that pass the filter (one or two of a leaf, usually: the
+    // spheres the ray meets) get intersect_sphere's double test, in scalar
+    // code, on the same centre values.
+    alignas(64) float centers[3][Lanes<Arch>::kWidth];
+    cx.store_aligned(centers[0]);
+    cy.store_aligned(centers[1]);
+    cz.store_aligned(centers[2]);
+    for (uint32_t bits = candidates; bits; bits &= bits - 1) {
+        const int lane = lowest_bit(bits);
+        const uint32_t ref = p.ref[lane];
+        const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
+        float root;
+        const Vec3 center(centers[0][lane], centers[1][lane], centers[2][lane]);
+        if (!intersect_sphere_exact(center, p.radius[lane], ray.scalar, ray.scalar_t_min, t_max, root)) continue;
+        if (!lane_hit_within_bounds(ray, boxes[lane], root)) continue;
+        closest.take_sphere(root, ref);
     }
 }
 

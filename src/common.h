@@ -16,9 +16,11 @@
 namespace farmrt {
 
 constexpr float kPi = 3.14159265358979323846f;
-// Hits closer than this are ignored, as in "Ray Tracing in One Weekend":
-// it keeps a scattered ray from re-hitting the surface it starts on.
-constexpr float kMinHitDistance = 0.001f;
+// Rays take hits at t > kMinHitDistance. The book's 0.001 kept scattered rays
+// from re-hitting the surface they start on, at one scene scale only; rays
+// now start off their surface by its own rounding (ray_spawn.h), so every
+// hit in front of the origin counts, at any scale.
+constexpr float kMinHitDistance = 0.0f;
 constexpr float kInfinity = 3.402823466e+38f;
 
 FARMRT_CPU_GPU FARMRT_INLINE float min_float(float a, float b) { return a < b ? a : b; }

@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "ray.h"
+#include "ray_spawn.h"
 #include "sampler.h"
 #include "trigonometry.h"
 
@@ -37,6 +38,9 @@ struct alignas(16) Material {
 struct SurfaceInteraction {
     Vec3 point;
     Vec3 normal;  // unit, facing against the incoming ray
+    // From the point to where rays leaving it start, on the geometric
+    // normal's outward side (ray_spawn.h); spawn_origin picks the side.
+    Vec3 spawn_offset;
     bool front_face = true;
     float u = 0, v = 0;  // texture coordinates
     uint32_t material = 0;
@@ -126,7 +130,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         if (near_zero(direction)) direction = si.normal;
         result.scattered = true;
         result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
-        result.ray = Ray{si.point, direction, incoming.time};
+        result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
         break;
     }
     case MaterialType::Metal: {
@@ -134,7 +138,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         reflected += material.fuzz * unit_vector_from(random0, random1);
         result.scattered = dot(reflected, si.normal) > 0;
         result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
-        result.ray = Ray{si.point, reflected, incoming.time};
+        result.ray = Ray{spawn_origin(si.point, si.spawn_offset, reflected), reflected, incoming.time};
         break;
     }
     case MaterialType::Dielectric: {
@@ -149,7 +153,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
             reflects ? reflect(unit_direction, si.normal) : refract(unit_direction, si.normal, eta_ratio);
         result.scattered = true;
         result.attenuation = Color(1.0f);
-        result.ray = Ray{si.point, direction, incoming.time};
+        result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
         break;
     }
     case MaterialType::Emissive:

@@ -145,23 +145,77 @@ Quad make_quad(const Vec3& corner, const Vec3& edge_u, const Vec3& edge_v, uint3
 
 // ---- intersection: each returns true and fills hit when closer than t_max ----
 
+// ---- spheres: a float filter, then the roots in double --------------------
+//
+// The book's test in float, c = |oc|^2 - r^2 and h^2 - a c, cancels: for a
+// small sphere seen from across the scene it keeps a few bits of the
+// discriminant, and for the r = 1000 ground sphere it cannot even tell on
+// which side of the surface a point near it lies. Such rounding is bias, not
+// noise (silhouettes, grazing bounces and the horizon all shift), so the
+// roots are computed in double, where these cancellations leave more than 30
+// correct bits. The float test before it is a filter: it only rejects rays
+// that miss by far more than its rounding (the bound below), so the double
+// test alone decides every hit, and every tracer (scalar, SIMD lanes, GPU)
+// runs both in the same order and gets the same bits.
+
+// The filter's tolerance, relative to a (|oc|^2 + r^2): each term of
+// h^2 - a c is within about 25 units of float rounding (2^-24) of its exact
+// value, so 1e-5 (168 units) keeps every ray the exact test could accept.
+constexpr float kSphereFilterTolerance = 1e-5f;
+
+// The filter, from the float values every tracer computes the same way:
+// a = |d|^2, h = d . oc, oc_squared = |oc|^2, oc = centre - origin.
+FARMRT_CPU_GPU FARMRT_INLINE bool sphere_filter_passes(float a, float h, float oc_squared, float radius) {
+    const float radius_squared = radius * radius;
+    const float discriminant = h * h - a * (oc_squared - radius_squared);
+    return discriminant >= -(kSphereFilterTolerance * (a * (oc_squared + radius_squared)));
+}
+
+// The roots of |origin + t d - centre|^2 = r^2 in double, as float distances
+// tested against (t_min, t_max) in float like every other primitive. The
+// discriminant from the closest-approach vector l = oc - (h / a) d (Haines et
+// al., "Precision Improvements for Ray/Sphere Intersection", Ray Tracing
+// Gems, 2019): a (r^2 - |l|^2) does not subtract two near-equal squares of
+// the distance to the centre. The near root as c / q, not (h - sqrt) / a,
+// keeps its digits when it is close to 0 (a ray leaving the surface).
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere_exact(const Vec3& center, float radius, const Ray& ray, float t_min,
+                                                         float t_max, float& t_out) {
+    const double ocx = double(center.x) - double(ray.origin.x);
+    const double ocy = double(center.y) - double(ray.origin.y);
+    const double ocz = double(center.z) - double(ray.origin.z);
+    const double dx = ray.direction.x, dy = ray.direction.y, dz = ray.direction.z;
+    const double a = (dx * dx + dy * dy) + dz * dz;
+    const double h = (dx * ocx + dy * ocy) + dz * ocz;
+    const double r = radius;
+    const double c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - r * r;
+    const double along = h / a;
+    const double lx = ocx - along * dx, ly = ocy - along * dy, lz = ocz - along * dz;
+    const double discriminant = a * (r * r - ((lx * lx + ly * ly) + lz * lz));
+    if (!(discriminant >= 0.0)) return false;
+    const double q = h >= 0.0 ? h + sqrt(discriminant) : h - sqrt(discriminant);
+    if (q == 0.0) return false;  // tangent at the origin itself
+    const double first = q / a, second = c / q;
+    const float near_root = float(first < second ? first : second);
+    const float far_root = float(first < second ? second : first);
+    if (near_root > t_min && near_root < t_max) {
+        t_out = near_root;
+        return true;
+    }
+    if (far_root > t_min && far_root < t_max) {
+        t_out = far_root;
+        return true;
+    }
+    return false;
+}
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere(const Sphere& s, const Ray& ray, float t_min, float t_max,
                                                    float& t_out) {
     const Vec3 center = s.center_at(ray.time);
     const Vec3 oc = center - ray.origin;
-    const float a = length_squared(ray.direction);
-    const float h = dot(ray.direction, oc);
-    const float c = length_squared(oc) - s.radius * s.radius;
-    const float discriminant = h * h - a * c;
-    if (discriminant < 0) return false;
-    const float root_d = sqrtf(discriminant);
-    float root = (h - root_d) / a;
-    if (root <= t_min || t_max <= root) {
-        root = (h + root_d) / a;
-        if (root <= t_min || t_max <= root) return false;
+    if (!sphere_filter_passes(length_squared(ray.direction), dot(ray.direction, oc), length_squared(oc), s.radius)) {
+        return false;
     }
-    t_out = root;
-    return true;
+    return intersect_sphere_exact(center, s.radius, ray, t_min, t_max, t_out);
 }
 
 // The book tests a, b in [0, 1] exactly. Faces that share an edge (a box) get

@@ -379,18 +379,47 @@ inline bool intersect_closest_brute_force(const SceneView& scene, const Ray& ray
     return found;
 }
 
+// The surface point of a sphere hit, recomputed in double and projected onto
+// the sphere, so that it lies within float rounding of the surface whatever
+// the sphere's size and distance (origin + t d in float would be off it by
+// the rounding of t times the ray's length). `outward`: the unit normal
+// pointing away from the centre for r > 0 and towards it for r < 0 (the
+// book's hollow glass sphere), as (p - centre) / r.
+FARMRT_CPU_GPU FARMRT_INLINE Vec3 sphere_surface_point(const Vec3& center, float radius, const Ray& ray, float t,
+                                                       Vec3& outward) {
+    const double vx = (double(ray.origin.x) + double(t) * double(ray.direction.x)) - double(center.x);
+    const double vy = (double(ray.origin.y) + double(t) * double(ray.direction.y)) - double(center.y);
+    const double vz = (double(ray.origin.z) + double(t) * double(ray.direction.z)) - double(center.z);
+    const double length = sqrt((vx * vx + vy * vy) + vz * vz);
+    const double normal_scale = 1.0 / (radius < 0.0f ? -length : length);
+    outward = Vec3(float(vx * normal_scale), float(vy * normal_scale), float(vz * normal_scale));
+    const double to_surface = fabs(double(radius)) / length;
+    return Vec3(float(double(center.x) + vx * to_surface), float(double(center.y) + vy * to_surface),
+                float(double(center.z) + vz * to_surface));
+}
+
 // The surface of a sphere, quad or triangle in the space of `ray` (world space,
 // or an instance's object space): point, unit outward normal, (u, v), material.
+// `geometric`: the unit geometric normal, and `error_magnitude`: the size of
+// the numbers the point and the next ray's test of this surface round at
+// (ray_spawn.h). Each point is rebuilt from the surface itself, not as
+// origin + t d, so that its error does not grow with the ray's length.
 // `sphere_uv` false: a sphere's (u, v) stay 0 (its two arc tangents are a
 // tenth of a CPU frame's time, wasted unless an image texture reads them).
 FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray,
-                                                                 const Hit& hit, Vec3& outward, bool sphere_uv = true) {
+                                                                 const Hit& hit, Vec3& outward, Vec3& geometric,
+                                                                 float& error_magnitude, bool sphere_uv = true) {
     SurfaceInteraction si;
-    si.point = ray.at(hit.t);
     switch (hit.primitive.type()) {
     case PrimitiveType::Sphere: {
         const Sphere& s = scene.spheres[hit.primitive.index()];
-        outward = (si.point - s.center_at(ray.time)) / s.radius;
+        const Vec3 center = s.center_at(ray.time);
+        si.point = sphere_surface_point(center, s.radius, ray, hit.t, outward);
+        geometric = outward;
+        // The double projection is exact to ~2^-50 of the sphere's own size;
+        // rounding the point to float adds half a unit of the point's size.
+        error_magnitude = max_float(max_abs_component(si.point),
+                                    kFloatRoundoff * (max_abs_component(center) + fabsf(s.radius)));
         if (sphere_uv) {
             // The book's (u, v): longitude and latitude of the unit-sphere point.
             // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.
@@ -404,7 +433,10 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
     }
     case PrimitiveType::Quad: {
         const Quad& q = scene.quads[hit.primitive.index()];
+        si.point = q.corner + hit.u * q.edge_u + hit.v * q.edge_v;
+        error_magnitude = max_abs_component(q.corner) + max_abs_component(q.edge_u) + max_abs_component(q.edge_v);
         outward = q.normal;
+        geometric = q.normal;
         si.u = hit.u;
         si.v = hit.v;
         si.material = q.material;
@@ -413,7 +445,11 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
     case PrimitiveType::Triangle: {
         const Triangle& t = scene.triangles[hit.primitive.index()];
         const float b0 = 1.0f - hit.u - hit.v;
-        outward = unit_vector(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0));
+        si.point = b0 * t.vertex0 + hit.u * t.vertex1 + hit.v * t.vertex2;
+        error_magnitude = max_float(max_float(max_abs_component(t.vertex0), max_abs_component(t.vertex1)),
+                                    max_abs_component(t.vertex2));
+        geometric = unit_vector(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0));
+        outward = geometric;
         if (length_squared(t.normal0) > 0.0f) {
             const Vec3 shading = unit_vector(b0 * t.normal0 + hit.u * t.normal1 + hit.v * t.normal2);
             // Keep the geometric side; use the interpolated normal for shading.
@@ -429,24 +465,53 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
     return si;
 }
 
+// The largest row sum of |entries| of an affine map's linear part: how much
+// it can enlarge a vector's largest component.
+FARMRT_CPU_GPU FARMRT_INLINE float linear_row_norm(const Affine& affine) {
+    float norm = 0.0f;
+    for (int row = 0; row < 3; ++row) {
+        const float* m = affine.m + 4 * row;
+        norm = max_float(norm, (fabsf(m[0]) + fabsf(m[1])) + fabsf(m[2]));
+    }
+    return norm;
+}
+
+// The error magnitude of an object-space surface mapped to world space: the
+// mapped point's own rounding, and, since the next ray is tested in object
+// space again, the round trip's enlargement of errors (the two linear parts'
+// norms, 1 for rotations and uniform scales).
+FARMRT_CPU_GPU FARMRT_INLINE float instance_error_magnitude(const Instance& instance, float object_magnitude,
+                                                            const Vec3& world_point) {
+    const float to_world = linear_row_norm(instance.world_from_object);
+    const float round_trip = max_float(1.0f, to_world * linear_row_norm(instance.object_from_world));
+    const Vec3 translation(instance.world_from_object.m[3], instance.world_from_object.m[7],
+                           instance.world_from_object.m[11]);
+    return round_trip * (to_world * object_magnitude + max_abs_component(translation) + max_abs_component(world_point));
+}
+
 // Rebuilds the surface (point, facing normal, texture coordinates) from a hit.
-// Through an instance: the surface in object space, its normal mapped back by
-// the inverse transpose (right under non-uniform scale), the instance's material.
+// Through an instance: the surface in object space, its point mapped to world
+// space and its normals back by the inverse transpose (right under
+// non-uniform scale), the instance's material.
 // `sphere_uv`: as geometry_surface (false only where nothing reads them:
 // material_reads_uv below).
 FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit,
                                                            bool sphere_uv = true) {
     SurfaceInteraction si;
-    Vec3 outward;
+    Vec3 outward, geometric;
+    float error_magnitude = 0.0f;
     if (hit.instance == kNoInstance) {
-        si = geometry_surface(scene, ray, hit, outward, sphere_uv);
+        si = geometry_surface(scene, ray, hit, outward, geometric, error_magnitude, sphere_uv);
     } else {
         const Instance& instance = scene.instances[hit.instance];
-        si = geometry_surface(scene, object_ray(instance, ray), hit, outward, sphere_uv);
-        si.point = ray.at(hit.t);
+        si = geometry_surface(scene, object_ray(instance, ray), hit, outward, geometric, error_magnitude, sphere_uv);
+        si.point = instance.world_from_object.point(si.point);
+        error_magnitude = instance_error_magnitude(instance, error_magnitude, si.point);
         outward = unit_vector(instance.object_from_world.transposed_vector(outward));
+        geometric = unit_vector(instance.object_from_world.transposed_vector(geometric));
         si.material = instance.material;
     }
+    si.spawn_offset = spawn_offset(geometric, error_magnitude);
     si.front_face = dot(ray.direction, outward) < 0.0f;
     si.normal = si.front_face ? outward : -outward;
     return si;

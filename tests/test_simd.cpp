@@ -420,12 +420,13 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
     }
 }
 
-// Rays grazing the tops of distant small spheres: rounding in the sphere test
-// (|oc|^2 - r^2 cancels) accepts some of them at points just outside the
-// sphere's box. Such hits count nowhere (hit_within_bounds), so the binary
-// BVH, the linear list (no boxes above the primitives) and each wide BVH,
-// whose leaf boxes differ, find the same closest hits.
-TEST_P(SimdLevelTest, GrazingHitsOutsideTheirBoxesCountNowhere) {
+// Rays grazing the tops of distant small spheres, where a float sphere test
+// (|oc|^2 - r^2 cancels) would accept some at points just outside the
+// sphere's box: the binary BVH, the linear list (no boxes above the
+// primitives) and each wide BVH, whose leaf boxes differ, find the same
+// closest hits (the double sphere test, and hit_within_bounds for any hit
+// that rounding still puts outside its box).
+TEST_P(SimdLevelTest, SameClosestHitsForGrazingRays) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     SceneRandom random(31);
     Scene scene;
@@ -444,7 +445,7 @@ TEST_P(SimdLevelTest, GrazingHitsOutsideTheirBoxesCountNowhere) {
         options.collapse = collapse;
         accelerators.push_back(std::make_unique<simd::WideAccelerator>(view, GetParam(), options));
     }
-    int outside = 0;
+    int grazing = 0;
     for (int i = 0; i < 20000; ++i) {
         const Sphere& target = scene.spheres[size_t(random.integer(0, 1999))];
         const Ray ray{Vec3(random.uniform(-3.0f, 3.0f), random.uniform(0.3f, 0.45f), random.uniform(-3.0f, 3.0f)),
@@ -453,10 +454,7 @@ TEST_P(SimdLevelTest, GrazingHitsOutsideTheirBoxesCountNowhere) {
                       0.0f};
         const Ray aimed{ray.origin, ray.direction - ray.origin, 0.0f};
         float t;
-        if (intersect_sphere(target, aimed, kMinHitDistance, kInfinity, t) &&
-            !hit_within_bounds(RayBoxTester(aimed), bounds_of(target), kMinHitDistance, t)) {
-            ++outside;
-        }
+        grazing += intersect_sphere(target, aimed, kMinHitDistance, kInfinity, t);
         Hit expected;
         const bool expected_found = intersect_closest(linear_view, aimed, kMinHitDistance, expected);
         Hit binary;
@@ -469,7 +467,7 @@ TEST_P(SimdLevelTest, GrazingHitsOutsideTheirBoxesCountNowhere) {
                             "wide BVH " + std::to_string(a) + ", ray " + std::to_string(i));
         }
     }
-    EXPECT_GT(outside, 0) << "no grazing hit fell outside its box: the test does not exercise the rule";
+    EXPECT_GT(grazing, 1000) << "too few rays graze their target: the test does not exercise silhouettes";
 }
 
 // Rays along the axes and diagonals of a lattice (direction components
