@@ -188,13 +188,14 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere_exact(const Vec3& center, flo
     const double h = (dx * ocx + dy * ocy) + dz * ocz;
     const double r = radius;
     const double c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - r * r;
-    const double along = h / a;
+    const double inverse_a = 1.0 / a;
+    const double along = h * inverse_a;
     const double lx = ocx - along * dx, ly = ocy - along * dy, lz = ocz - along * dz;
     const double discriminant = a * (r * r - ((lx * lx + ly * ly) + lz * lz));
     if (!(discriminant >= 0.0)) return false;
     const double q = h >= 0.0 ? h + sqrt(discriminant) : h - sqrt(discriminant);
     if (q == 0.0) return false;  // tangent at the origin itself
-    const double first = q / a, second = c / q;
+    const double first = q * inverse_a, second = c / q;
     const float near_root = float(first < second ? first : second);
     const float far_root = float(first < second ? second : first);
     if (near_root > t_min && near_root < t_max) {

@@ -390,10 +390,10 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 sphere_surface_point(const Vec3& center, float
     const double vx = (double(ray.origin.x) + double(t) * double(ray.direction.x)) - double(center.x);
     const double vy = (double(ray.origin.y) + double(t) * double(ray.direction.y)) - double(center.y);
     const double vz = (double(ray.origin.z) + double(t) * double(ray.direction.z)) - double(center.z);
-    const double length = sqrt((vx * vx + vy * vy) + vz * vz);
-    const double normal_scale = 1.0 / (radius < 0.0f ? -length : length);
+    const double inverse_length = 1.0 / sqrt((vx * vx + vy * vy) + vz * vz);
+    const double normal_scale = radius < 0.0f ? -inverse_length : inverse_length;
     outward = Vec3(float(vx * normal_scale), float(vy * normal_scale), float(vz * normal_scale));
-    const double to_surface = fabs(double(radius)) / length;
+    const double to_surface = fabs(double(radius)) * inverse_length;
     return Vec3(float(double(center.x) + vx * to_surface), float(double(center.y) + vy * to_surface),
                 float(double(center.z) + vz * to_surface));
 }
