@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "file_reader.h"
 #include "scene_identity.h"
 #include "scene_loader.h"
 
@@ -140,11 +141,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read checkpoint: " + std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string bytes = buffer.str();
+    const std::string bytes = read_regular_file(path, path, "checkpoint");
     ByteReader reader(path, bytes);
 
     char magic[sizeof kMagic];

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "file_reader.h"
 #include "version.h"
 
 #if FARMRT_HAVE_OPENIMAGEIO
@@ -175,6 +176,7 @@ std::string read_back_problem(const std::string& path, uint32_t width, uint32_t 
 #endif
 
 LoadedImage read_builtin(const std::string& path, const std::string& extension) {
+    const std::uintmax_t file_size = regular_file_size(path, path, "image");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
     LoadedImage image;
@@ -197,6 +199,17 @@ LoadedImage read_builtin(const std::string& path, const std::string& extension) 
     in >> scale_or_max;
     in.get();
     if (!in || image.width == 0 || image.height == 0) throw InputError(path + ": not a valid image header");
+    // The header's size must fit the bytes after it before anything is
+    // allocated (width x height x 3 can also wrap around in 64 bits).
+    const bool wide = extension != ".pfm" && scale_or_max > 255;
+    const unsigned bytes_per_value = extension == ".pfm" ? 4 : (wide ? 2 : 1);
+    const std::streamoff data_start = in.tellg();
+    const unsigned __int128 needed =
+        static_cast<unsigned __int128>(image.width) * image.height * 3 * bytes_per_value;
+    if (data_start < 0 || needed > file_size - std::uintmax_t(data_start)) {
+        throw InputError(path + ": the header's " + std::to_string(image.width) + " x " + std::to_string(image.height) +
+                         " pixels need more bytes than the file holds (" + std::to_string(file_size) + ")");
+    }
     const size_t count = size_t(image.width) * image.height * 3;
     image.pixels.resize(count);
     if (extension == ".pfm") {
@@ -208,7 +221,6 @@ LoadedImage read_builtin(const std::string& path, const std::string& extension) 
         }
     } else {
         if (magic != "P6") throw InputError(path + ": only binary RGB PPM (P6) is supported");
-        const bool wide = scale_or_max > 255;
         std::vector<unsigned char> bytes(count * (wide ? 2 : 1));
         in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
         for (size_t i = 0; i < count; ++i) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "file_reader.h"
 
 namespace farmrt {
 namespace {
@@ -75,7 +76,10 @@ private:
         if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) {
             fail(line, std::string(what) + " index '" + text + "' is not an integer");
         }
-        if (index == 0 || (index > 0 && size_t(index) > available) || (index < 0 && size_t(-index) > available)) {
+        // The magnitude of a negative index without negating it (-LLONG_MIN overflows).
+        const unsigned long long magnitude =
+            index < 0 ? static_cast<unsigned long long>(-(index + 1)) + 1 : static_cast<unsigned long long>(index);
+        if (index == 0 || magnitude > available) {
             fail(line, std::string(what) + " index " + text + " is out of range (" + std::to_string(available) + " " +
                            (available == 1 ? what : plural) + " so far)");
         }
@@ -129,7 +133,21 @@ private:
     size_t vertices_ = 0, normals_ = 0, texcoords_ = 0, faces_ = 0;
 };
 
-Vec3 vertex_at(const std::vector<tinyobj::real_t>& values, int index) {
+// tinyobjloader's indices, checked again against its own arrays: it splits
+// lines and fields differently from ObjChecker (a vertical tab, a lone
+// carriage return), so an index ObjChecker passed can still be past the end
+// of what tinyobjloader read; that is an error, never a read out of bounds.
+void check_parsed_index(const std::vector<tinyobj::real_t>& values, int index, size_t width, const char* what,
+                        const std::string& display_path) {
+    if (index < 0 || size_t(index) >= values.size() / width) {
+        throw InputError(display_path + ": malformed OBJ: a face refers to " + what + " " + std::to_string(index + 1) +
+                         " of " + std::to_string(values.size() / width) + " read");
+    }
+}
+
+Vec3 vertex_at(const std::vector<tinyobj::real_t>& values, int index, const char* what,
+               const std::string& display_path) {
+    check_parsed_index(values, index, 3, what, display_path);
     return Vec3(values[3 * size_t(index)], values[3 * size_t(index) + 1], values[3 * size_t(index) + 2]);
 }
 
@@ -160,9 +178,9 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
         for (size_t f = 0; f + 2 < indices.size(); f += 3) {
             Triangle t{};
             const tinyobj::index_t corners[3] = {indices[f], indices[f + 1], indices[f + 2]};
-            t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index);
-            t.vertex1 = vertex_at(attrib.vertices, corners[1].vertex_index);
-            t.vertex2 = vertex_at(attrib.vertices, corners[2].vertex_index);
+            t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index, "vertex", display_path);
+            t.vertex1 = vertex_at(attrib.vertices, corners[1].vertex_index, "vertex", display_path);
+            t.vertex2 = vertex_at(attrib.vertices, corners[2].vertex_index, "vertex", display_path);
             if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
                 ++mesh.skipped_degenerate;
                 continue;
@@ -175,7 +193,7 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
                     smooth = false;
                     break;
                 }
-                normals[c] = vertex_at(attrib.normals, corners[c].normal_index);
+                normals[c] = vertex_at(attrib.normals, corners[c].normal_index, "normal", display_path);
                 if (!(length_squared(normals[c]) > 0)) {
                     smooth = false;
                     break;
@@ -191,6 +209,9 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
             const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
             const bool textured = corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 &&
                                   corners[2].texcoord_index >= 0;
+            for (int c = 0; textured && c < 3; ++c) {
+                check_parsed_index(attrib.texcoords, corners[c].texcoord_index, 2, "texture coordinate", display_path);
+            }
             for (int c = 0; c < 3; ++c) {
                 t.uv[2 * c] = textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index)] : default_uvs[2 * c];
                 t.uv[2 * c + 1] =
@@ -204,14 +225,7 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
 }
 
 MeshData load_obj_mesh(const std::string& path, const std::string& display_path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in || std::filesystem::is_directory(path)) {
-        throw InputError(display_path + ": cannot read mesh file: " +
-                         (std::filesystem::is_directory(path) ? std::string("is a directory") : std::strerror(errno)));
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_obj_mesh(text.str(), display_path);
+    return parse_obj_mesh(read_regular_file(path, display_path, "mesh file"), display_path);
 }
 
 }  // namespace farmrt

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "file_reader.h"
 #include "frame_list.h"
 #include "image_output.h"
 #include "mesh_loader.h"
@@ -843,13 +844,9 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
 }
 
 SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read scene file: " + std::strerror(errno));
-    if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a scene file");
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = read_regular_file(path, path, "scene file");
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    return load_scene_text(text.str(), path, parent.empty() ? "." : parent.string(), overrides);
+    return load_scene_text(text, path, parent.empty() ? "." : parent.string(), overrides);
 }
 
 const char* encoding_name(Encoding encoding) {

@@ -79,7 +79,7 @@ expect_error "bad --tile" "--tile: expected an integer between 1 and 4096, got '
 
 # ---- the scene file ----------------------------------------------------------------
 expect_error "missing scene file" "missing.yaml: cannot read scene file: No such file or directory" missing.yaml
-expect_error "scene file is a directory" "$work/scenes: is a directory, not a scene file" "$work/scenes"
+expect_error "scene file is a directory" "$work/scenes: cannot read scene file: is a directory" "$work/scenes"
 bad=$(variant malformed 12 "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]")
 expect_error "malformed YAML" "$bad:13:1: malformed YAML: .*" "$bad"
 bad=$(variant typo 16 "    radus: 1")
@@ -139,6 +139,42 @@ bad=$(variant keep 16 "    radius: -1")
 expect_error "failed run keeps the old file" "$bad:16:13: objects\[0\]\.radius: must be > 0, got -1" "$bad" -o keep.ppm
 [ "$(cat "$work/out/keep.ppm")" = "the previous image" ] || fail "the previous output file was changed"
 rm "$work/out/keep.ppm"
+
+# ---- hostile files: regular files only, sizes checked before allocation -------------------
+hostile=$work/hostile
+mkdir -p "$hostile"
+tiny=$source_dir/configs/tiny.yaml
+# OBJ lines that farmrt's checker and tinyobjloader split differently (a
+# vertical tab, a lone carriage return): an error, never a read out of bounds.
+printf 'v\v0 0 0\nv\v1 0 0\nv\v0 1 0\nf 1 2 3\n' >"$hostile/vt.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nvn\v0 0 1\nf 1//1 2//1 3//1\n' >"$hostile/vn.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\n# a comment\rf 1 2 3\nf 1 2 3\n' >"$hostile/cr.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9223372036854775808\n' >"$hostile/min.obj"
+for mesh in vt vn min; do
+    expect_error "OBJ $mesh" ".*objects\[0\]\.file: $hostile/$mesh\.obj(:[0-9]+)?: .*" "$tiny" -q -o o.png \
+        --set "objects=[{type: mesh, file: $hostile/$mesh.obj, material: glass}]"
+done
+"$farmrt" "$tiny" -q -o cr.ppm --set "objects=[{type: mesh, file: $hostile/cr.obj, material: glass}]" \
+    >/dev/null 2>"$work/stderr"
+rc=$?
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; } || fail "OBJ with a lone carriage return: exit code $rc"
+rm -f cr.ppm
+# Image headers larger than their files; a negative size.
+python3 -c "open('$hostile/w.pfm','wb').write(b'PF\n4294901766 1431677609\n-1.0\n'+b'\x00\x00\x80\x3f'*192)"
+{ printf 'P6\n20000 20000\n255\n'; head -c 100 /dev/zero; } >"$hostile/big.ppm"
+printf 'P6\n-1 1\n255\n' >"$hostile/negative.ppm"
+for image in w.pfm big.ppm negative.ppm; do
+    expect_error "image $image" ".*materials\.ground\.albedo\.file: $hostile/$image: .*" "$tiny" -q -o o.png \
+        --set "materials.ground={type: lambertian, albedo: {texture: image, file: $hostile/$image}}"
+done
+# Devices, FIFOs and links to them, as scene, mesh and checkpoint: one line at once.
+mkfifo "$hostile/fifo.yaml"
+ln -s /dev/zero "$hostile/zero.obj"
+expect_error "scene /dev/zero" "/dev/zero: cannot read scene file: is a device, not a regular file" /dev/zero
+expect_error "scene FIFO" "$hostile/fifo\.yaml: cannot read scene file: is a FIFO, not a regular file" \
+    "$hostile/fifo.yaml"
+expect_error "mesh linked to /dev/zero" ".*$hostile/zero\.obj: cannot read mesh file: is a device, not a regular file" \
+    "$tiny" -q -o o.png --set "objects=[{type: mesh, file: $hostile/zero.obj, material: glass}]"
 
 # ---- --help, --version -------------------------------------------------------------------
 "$farmrt" --help >"$work/stdout" 2>"$work/stderr" || fail "--help: exit code $?"

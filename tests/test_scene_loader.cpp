@@ -376,7 +376,7 @@ TEST(SceneLoaderFiles, UnreadableSceneFileIsOneLineNamingThePath) {
         load_scene_file(directory.path().string());
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), directory.path().string() + ": is a directory, not a scene file");
+        EXPECT_EQ(std::string(e.what()), directory.path().string() + ": cannot read scene file: is a directory");
     }
 }
 
