@@ -109,7 +109,7 @@ struct PacketTraversal {
             const Float h = (rays.direction[0] * ocx + rays.direction[1] * ocy) + rays.direction[2] * ocz;
             const Float oc_squared = (ocx * ocx + ocy * ocy) + ocz * ocz;
             const uint32_t candidates =
-                mask_bits(sphere_filter_lanes<Arch>(a, h, oc_squared, Float(p.radius[j]))) & lanes;
+                mask_bits(sphere_filter_passes(a, h, oc_squared, Float(p.radius[j]))) & lanes;
             if (candidates == 0) continue;
             const Int flipped_ref(int32_t(p.ref[j] ^ kSignFlip));
             const Mask below = xsimd::bool_cast(flipped_ref < closest.flipped_ref);

@@ -69,7 +69,7 @@ struct alignas(64) TrianglePacket {
 // four floats (x, y, z, 0) that one 128-bit load each brings in, for the
 // hit_within_bounds check of an accepted hit (wide_traversal.h): building
 // the box from the packet's lanes at each accepted hit cost 5% of a frame
-// (results/simd.md, session 9). Kept apart from the packets, which every
+// (results/simd.md). Kept apart from the packets, which every
 // leaf visit reads, since only accepted hits read these.
 struct alignas(32) LaneBox {
     float lower[4];

@@ -254,19 +254,6 @@ FARMRT_INLINE uint32_t hits_within_bounds(uint32_t bits, const LaneBox* boxes, c
     return bits;
 }
 
-// sphere_filter_passes (src/primitives.h) in every lane: the same float
-// operations in the same order.
-template <class Arch>
-FARMRT_INLINE typename Lanes<Arch>::Mask sphere_filter_lanes(const typename Lanes<Arch>::Float& a,
-                                                              const typename Lanes<Arch>::Float& h,
-                                                              const typename Lanes<Arch>::Float& oc_squared,
-                                                              const typename Lanes<Arch>::Float& radius) {
-    using Float = typename Lanes<Arch>::Float;
-    const Float radius_squared = radius * radius;
-    const Float discriminant = h * h - a * (oc_squared - radius_squared);
-    return discriminant >= -(Float(kSphereFilterTolerance) * (a * (oc_squared + radius_squared)));
-}
-
 // Each packet test takes the packet's lane boxes (`boxes`: WideBvhView's
 // sphere_boxes, quad_boxes or triangle_boxes from this packet's first lane).
 // `moving`: WideBvhView::spheres_move.
@@ -287,7 +274,7 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* box
     const Float& a = ray.direction_length_squared;
     const Float h = (ray.direction[0] * ocx + ray.direction[1] * ocy) + ray.direction[2] * ocz;
     const Float oc_squared = (ocx * ocx + ocy * ocy) + ocz * ocz;
-    const uint32_t candidates = mask_bits(sphere_filter_lanes<Arch>(a, h, oc_squared, L::load(p.radius))) & lanes;
+    const uint32_t candidates = mask_bits(sphere_filter_passes(a, h, oc_squared, L::load(p.radius))) & lanes;
     if (candidates == 0) return;
     // The lanes that pass the filter (one or two of a leaf, usually: the
     // spheres the ray meets) get intersect_sphere's double test, in scalar

@@ -164,11 +164,15 @@ Quad make_quad(const Vec3& corner, const Vec3& edge_u, const Vec3& edge_v, uint3
 constexpr float kSphereFilterTolerance = 1e-5f;
 
 // The filter, from the float values every tracer computes the same way:
-// a = |d|^2, h = d . oc, oc_squared = |oc|^2, oc = centre - origin.
-FARMRT_CPU_GPU FARMRT_INLINE bool sphere_filter_passes(float a, float h, float oc_squared, float radius) {
-    const float radius_squared = radius * radius;
-    const float discriminant = h * h - a * (oc_squared - radius_squared);
-    return discriminant >= -(kSphereFilterTolerance * (a * (oc_squared + radius_squared)));
+// a = |d|^2, h = d . oc, oc_squared = |oc|^2, oc = centre - origin. Real is
+// float, or a SIMD batch of floats (the SIMD kernels' lanes, one sphere or
+// one ray each): the same operations in the same order, so the same answer.
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE auto sphere_filter_passes(const Real& a, const Real& h, const Real& oc_squared,
+                                                       const Real& radius) {
+    const Real radius_squared = radius * radius;
+    const Real discriminant = h * h - a * (oc_squared - radius_squared);
+    return discriminant >= -(Real(kSphereFilterTolerance) * (a * (oc_squared + radius_squared)));
 }
 
 // The roots of |origin + t d - centre|^2 = r^2 in double, as float distances

@@ -283,40 +283,34 @@ int count_rehits(const std::string& object, const Vec3& center, float size, bool
     return rehits;
 }
 
+// A number, or a point or vector as YAML, times `scale`.
+std::string scaled(double value, double scale) {
+    std::ostringstream out;
+    out.precision(17);
+    out << value * scale;
+    return out.str();
+}
+std::string scaled(double x, double y, double z, double scale) {
+    return "[" + scaled(x, scale) + ", " + scaled(y, scale) + ", " + scaled(z, scale) + "]";
+}
+
 struct SurfaceCase {
-    const char* object;
+    std::string object;
     Vec3 center;
     float size;
     bool convex;
 };
 
-TEST(RaySpawning, RaysLeavingASurfaceNeverHitItAgain) {
-    const SurfaceCase cases[] = {
+// The Cornell box's walls, a triangle across it and its rotated box, at its
+// own scale and a thousand times larger; spheres from 1e-3 to 1e5; a rotated,
+// non-uniformly scaled box, and an ellipsoid (a rotated, non-uniformly scaled
+// sphere: an instance).
+std::vector<SurfaceCase> surface_cases() {
+    std::vector<SurfaceCase> cases = {
         {"{type: sphere, center: [-10, 0.2, -7], radius: 0.2, material: white}", Vec3(-10, 0.2f, -7), 0.2f, true},
         {"{type: sphere, center: [0, -1000, 0], radius: 1000, material: white}", Vec3(0, -1000, 0), 1000, true},
         {"{type: sphere, center: [300, 200, 100], radius: 0.001, material: white}", Vec3(300, 200, 100), 1e-3f, true},
         {"{type: sphere, center: [2e5, 0, 0], radius: 1e5, material: white}", Vec3(2e5f, 0, 0), 1e5f, true},
-        // The Cornell box's walls, at its own scale and a thousand times larger.
-        {"{type: quad, Q: [555, 0, 0], u: [0, 555, 0], v: [0, 0, 555], material: white}", Vec3(555, 277, 277), 277,
-         false},
-        {"{type: quad, Q: [555000, 0, 0], u: [0, 555000, 0], v: [0, 0, 555000], material: white}",
-         Vec3(555000, 277000, 277000), 277000, false},
-        {"{type: quad, Q: [0, 0, 555], u: [555, 0, 0], v: [0, 555, 0], material: white}", Vec3(277, 277, 555), 277,
-         false},
-        {"{type: triangle, vertices: [[480, 10, 520], [530, 500, 470], [20, 300, 510]], material: white}",
-         Vec3(343, 270, 500), 200, false},
-        {"{type: triangle, vertices: [[480e3, 10e3, 520e3], [530e3, 500e3, 470e3], [20e3, 300e3, 510e3]], "
-         "material: white}",
-         Vec3(343e3f, 270e3f, 500e3f), 200e3f, false},
-        // The Cornell box's rotated box, also a thousand times larger, a
-        // rotated, non-uniformly scaled box, and
-        // an ellipsoid (a rotated, non-uniformly scaled sphere: an instance).
-        {"{type: box, min: [0, 0, 0], max: [165, 330, 165], material: white, "
-         "transform: {rotate_y: 15, translate: [265, 0, 295]}}",
-         Vec3(347, 165, 400), 165, true},
-        {"{type: box, min: [0, 0, 0], max: [165e3, 330e3, 165e3], material: white, "
-         "transform: {rotate_y: 15, translate: [265e3, 0, 295e3]}}",
-         Vec3(347e3f, 165e3f, 400e3f), 165e3f, true},
         {"{type: box, min: [-1, -1, -1], max: [1, 1, 1], material: white, "
          "transform: {scale: [40, 3, 0.5], rotate_x: 30, rotate_z: 50, translate: [700, -300, 90]}}",
          Vec3(700, -300, 90), 3, true},
@@ -324,7 +318,27 @@ TEST(RaySpawning, RaysLeavingASurfaceNeverHitItAgain) {
          "transform: {scale: [40, 3, 0.5], rotate_x: 30, rotate_z: 50, translate: [700, -300, 90]}}",
          Vec3(700, -300, 90), 3, true},
     };
-    for (const SurfaceCase& c : cases) {
+    for (const double scale : {1.0, 1000.0}) {
+        const float s = float(scale);
+        cases.push_back({"{type: quad, Q: " + scaled(555, 0, 0, scale) + ", u: " + scaled(0, 555, 0, scale) +
+                             ", v: " + scaled(0, 0, 555, scale) + ", material: white}",
+                         s * Vec3(555, 277, 277), s * 277, false});
+        cases.push_back({"{type: quad, Q: " + scaled(0, 0, 555, scale) + ", u: " + scaled(555, 0, 0, scale) +
+                             ", v: " + scaled(0, 555, 0, scale) + ", material: white}",
+                         s * Vec3(277, 277, 555), s * 277, false});
+        cases.push_back({"{type: triangle, vertices: [" + scaled(480, 10, 520, scale) + ", " +
+                             scaled(530, 500, 470, scale) + ", " + scaled(20, 300, 510, scale) + "], material: white}",
+                         s * Vec3(343, 270, 500), s * 200, false});
+        cases.push_back({"{type: box, min: [0, 0, 0], max: " + scaled(165, 330, 165, scale) +
+                             ", material: white, transform: {rotate_y: 15, translate: " + scaled(265, 0, 295, scale) +
+                             "}}",
+                         s * Vec3(347, 165, 400), s * 165, true});
+    }
+    return cases;
+}
+
+TEST(RaySpawning, RaysLeavingASurfaceNeverHitItAgain) {
+    for (const SurfaceCase& c : surface_cases()) {
         std::string failure;
         EXPECT_EQ(count_rehits(c.object, c.center, c.size, c.convex, 40000, failure), 0) << failure;
     }
@@ -335,13 +349,7 @@ TEST(RaySpawning, RaysLeavingASurfaceNeverHitItAgain) {
 // The Cornell box of tests/data/book_references/cornell_view2.yaml with every
 // length multiplied by `scale`, at 48x48.
 std::string cornell_box(double scale, uint32_t spp, uint64_t seed) {
-    auto s = [scale](double v) {
-        std::ostringstream out;
-        out.precision(17);
-        out << v * scale;
-        return out.str();
-    };
-    auto vec = [&](double x, double y, double z) { return "[" + s(x) + ", " + s(y) + ", " + s(z) + "]"; };
+    auto vec = [scale](double x, double y, double z) { return scaled(x, y, z, scale); };
     std::ostringstream yaml;
     yaml << "image: {width: 48, height: 48, output: unused.pfm}\n"
          << "sampling: {spp: " << spp << ", max_depth: 50, seed: " << seed << "}\n"
