@@ -12,6 +12,7 @@
 
 #include "errors.h"
 #include "file_reader.h"
+#include "temporary_name.h"
 #include "scene_identity.h"
 #include "scene_loader.h"
 
@@ -118,8 +119,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     put<uint64_t>(data, fnv1a64(data.data(), data.size()));
 
     const std::filesystem::path target(path);
-    const std::filesystem::path temporary =
-        target.parent_path() / ("." + target.filename().string() + ".farmrt-" + std::to_string(getpid()) + ".tmp");
+    const std::filesystem::path temporary = temporary_path_for(path, ".tmp");
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw RenderError(path + ": cannot create checkpoint: " + std::strerror(errno));
     try {

@@ -14,6 +14,7 @@
 
 #include "errors.h"
 #include "file_reader.h"
+#include "temporary_name.h"
 #include "version.h"
 
 #if FARMRT_HAVE_OPENIMAGEIO
@@ -40,14 +41,6 @@ bool is_float_only(const std::string& extension) {
 std::string directory_of(const std::string& path) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     return parent.empty() ? "." : parent.string();
-}
-
-// A hidden name in the same directory (so rename is atomic) that keeps the
-// extension (so the format is still picked by it).
-std::string temporary_path_for(const std::string& path) {
-    const std::filesystem::path p(path);
-    std::string name = "." + p.stem().string() + ".farmrt-" + std::to_string(getpid()) + p.extension().string();
-    return (p.parent_path() / name).string();
 }
 
 std::string metadata_description(const ImageMetadata& m) {
@@ -321,7 +314,8 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
     const std::string extension = file_extension(path);
     const std::string reason = unsupported_format_reason(path);
     if (!reason.empty()) throw InputError(path + ": " + reason);
-    const std::string temporary = temporary_path_for(path);
+    // The extension stays last: it picks the format.
+    const std::string temporary = temporary_path_for(path, std::filesystem::path(path).extension().string());
     try {
         if (is_builtin(extension)) {
             write_builtin(temporary, path, extension, width, height, pixels, encoding, data_type, metadata);

@@ -73,16 +73,26 @@ FARMRT_CPU_GPU FARMRT_INLINE Color lookup_image(const Texture& texture, const fl
     return c;
 }
 
+// The parity (0 even, 1 odd) of floor(x), without converting a float that
+// may not fit an int (a cell number can exceed 2^31 at a fine scale): every
+// float of magnitude 2^24 or more is an even integer; NaN counts as even.
+FARMRT_CPU_GPU FARMRT_INLINE int cell_parity(float x) {
+    const float cell = floorf(x);
+    if (!(fabsf(cell) < 16777216.0f)) return 0;
+    return static_cast<int>(static_cast<int32_t>(cell) & 1);
+}
+
 FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, const float* texture_pixels,
                                                     uint32_t index, const SurfaceInteraction& si) {
     const Texture& texture = textures[index];
     if (texture.type == TextureType::Image) return lookup_image(texture, texture_pixels, si.u, si.v);
     if (texture.type == TextureType::Checker) {
-        // The book's solid 3-D checker.
-        const int x = static_cast<int>(floorf(texture.inverse_scale * si.point.x));
-        const int y = static_cast<int>(floorf(texture.inverse_scale * si.point.y));
-        const int z = static_cast<int>(floorf(texture.inverse_scale * si.point.z));
-        return ((x + y + z) % 2 == 0) ? texture.even : texture.odd;
+        // The book's solid 3-D checker: even where the sum of the three cell
+        // numbers is even, i.e. where their parities cancel.
+        const int parity = cell_parity(texture.inverse_scale * si.point.x) ^
+                           cell_parity(texture.inverse_scale * si.point.y) ^
+                           cell_parity(texture.inverse_scale * si.point.z);
+        return parity == 0 ? texture.even : texture.odd;
     }
     return texture.color;
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "temporary_name.h"
 
 namespace farmrt {
 
@@ -97,7 +98,7 @@ std::string phases_json(const PhaseTimes& p) {
 }
 
 void write_text_file_atomically(const std::string& path, const std::string& text) {
-    const std::string temporary = path + ".farmrt-" + std::to_string(getpid()) + ".tmp";
+    const std::string temporary = temporary_path_for(path, ".tmp");
     {
         std::ofstream out(temporary, std::ios::binary);
         if (!out) throw RenderError(path + ": cannot open for writing: " + std::strerror(errno));

@@ -163,15 +163,23 @@ public:
         return x;
     }
 
+    // Positive in double and as the float the renderer keeps (1e-50 is 0 there).
     double positive(const Value& value) const {
         const double x = number(value);
         if (!(x > 0)) fail(value, "must be > 0, got " + value.node.Scalar());
+        if (!(float(x) >= std::numeric_limits<float>::min())) {
+            fail(value, "must be at least " + format_number(std::numeric_limits<float>::min()) +
+                            " (the smallest normal float), got " + value.node.Scalar());
+        }
         return x;
     }
 
     // A positive length (radius, distance, scale).
     double size(const Value& value) const {
         const double x = positive(value);
+        if (x < kMinSceneLength) {
+            fail(value, "must be at least " + format_number(kMinSceneLength) + ", got " + value.node.Scalar());
+        }
         if (x > kMaxSceneCoordinate) {
             fail(value, "must be at most " + format_number(kMaxSceneCoordinate) + ", got " + value.node.Scalar());
         }
@@ -347,6 +355,12 @@ public:
                 fail(frames, problem);
             }
         } else if (!a.keyframes.empty()) {
+            // The same limit as a frame list's (frame_list.h), checked before the list is made.
+            const uint64_t span = uint64_t(a.keyframes.back().frame) - a.keyframes.front().frame + 1;
+            if (span > kMaxFrameCount) {
+                fail(animation, "the keyframes span " + std::to_string(span) + " frames, more than the limit of " +
+                                    std::to_string(kMaxFrameCount) + "; give animation.frames");
+            }
             for (uint32_t f = a.keyframes.front().frame; f <= a.keyframes.back().frame; ++f) a.frames.push_back(f);
         } else {
             fail(animation, "missing required key 'frames'");
@@ -749,6 +763,8 @@ std::vector<PathStep> parse_key_path(const std::string& path, const std::string&
             if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
                 throw InputError(origin + ": list index must be a non-negative integer");
             }
+            // Longer than 9 digits: beyond any list farmrt reads, and beyond stol.
+            if (digits.size() > 9) throw InputError(origin + ": list index " + digits + " is too large");
             steps.push_back(PathStep{"", std::stol(digits)});
             i = close + 1;
             if (i < path.size() && path[i] == '.') ++i;

@@ -41,5 +41,8 @@ constexpr int kMaxDepthLimit = 10000;
 // squared lengths (quad edges) must stay finite in 32-bit float, and float has
 // no precision left for a scene spread wider than this anyway.
 constexpr double kMaxSceneCoordinate = 1e9;
+// The smallest length (radius, focus_dist, checker scale, scale factors):
+// its square and its reciprocal stay normal floats.
+constexpr double kMinSceneLength = 1e-9;
 
 }  // namespace farmrt

@@ -176,6 +176,28 @@ expect_error "scene FIFO" "$hostile/fifo\.yaml: cannot read scene file: is a FIF
 expect_error "mesh linked to /dev/zero" ".*$hostile/zero\.obj: cannot read mesh file: is a device, not a regular file" \
     "$tiny" -q -o o.png --set "objects=[{type: mesh, file: $hostile/zero.obj, material: glass}]"
 
+# ---- values that must not reach the renderer ------------------------------------------------
+expect_error "list index beyond stol" "--set objects\[99999999999999999999\]\.radius=1: list index 99999999999999999999 is too large" \
+    "$tiny" -q -o o.png --set 'objects[99999999999999999999].radius=1'
+expect_error "keyframes beyond the frame limit" ".*animation: the keyframes span 10000000 frames, more than the limit of 1000000; give animation\.frames" \
+    "$tiny" -q -o o.png --set 'animation={camera: {keyframes: [{frame: 0}, {frame: 9999999}]}}'
+for key in camera.focus_dist 'objects[0].radius' materials.glass.ior; do
+    expect_error "$key underflows in float" ".*: must be at least 1\.17549e-38 \(the smallest normal float\), got 1e-50" \
+        "$tiny" -q -o o.png --set "$key=1e-50"
+done
+expect_error "radius below the smallest length" ".*objects\[0\]\.radius: must be at least 1e-09, got 1e-12" \
+    "$tiny" -q -o o.png --set 'objects[0].radius=1e-12'
+# Cell numbers beyond int at the finest checker scale (undefined behaviour under UBSan before).
+"$farmrt" "$tiny" -q --spp 1 -o fine.ppm \
+    --set 'materials.ground={type: lambertian, albedo: {texture: checker, scale: 1e-9, even: [0, 0, 0], odd: [1, 1, 1]}}' ||
+    fail "checker at scale 1e-9: exit code $?"
+rm -f fine.ppm
+# The longest valid output name: its temporary must be a valid name too.
+long_name=$(printf 'a%.0s' $(seq 251)).ppm
+"$farmrt" "$tiny" -q --spp 1 -o "$long_name" || fail "255-byte output name: exit code $?"
+[ -s "$long_name" ] || fail "255-byte output name: no image"
+rm -f "$long_name"
+
 # ---- --help, --version -------------------------------------------------------------------
 "$farmrt" --help >"$work/stdout" 2>"$work/stderr" || fail "--help: exit code $?"
 grep -q "^usage: farmrt SCENE.yaml" "$work/stdout" || fail "--help: no usage line"

@@ -13,9 +13,11 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "errors.h"
 #include "image_output.h"
+#include "temporary_name.h"
 #include "test_helpers.h"
 
 #if FARMRT_TESTS_HAVE_OPENIMAGEIO
@@ -511,6 +513,27 @@ TEST(ReadImage, BadFilesAreInputErrors) {
     EXPECT_THROW(read_image(directory.file("big-endian.pfm")), InputError);
     write_text(directory.file("header.pfm"), "PF\nx y\n");
     EXPECT_THROW(read_image(directory.file("header.pfm")), InputError);
+}
+
+// Temporary names: hidden, beside the target, ending in the suffix, at most
+// 255 bytes for any valid target name, and different on every call (two
+// nodes with equal process ids writing one output must not share one).
+TEST(TemporaryNames, HiddenShortAndUniqueForAnyTargetName) {
+    for (const size_t length : {1, 20, 200, 251}) {
+        const std::string name = std::string(length, 'a') + ".exr";
+        std::set<std::string> seen;
+        for (int i = 0; i < 100; ++i) {
+            const std::filesystem::path temporary = temporary_path_for("/some/dir/" + name, ".exr");
+            const std::string file = temporary.filename().string();
+            EXPECT_EQ(temporary.parent_path(), "/some/dir");
+            EXPECT_LE(file.size(), 255u) << name;
+            EXPECT_EQ(file[0], '.');
+            EXPECT_EQ(file.substr(file.size() - 4), ".exr");
+            EXPECT_NE(file.find(kTemporaryMarker), std::string::npos);
+            seen.insert(file);
+        }
+        EXPECT_EQ(seen.size(), 100u) << "temporary names repeat for " << name;
+    }
 }
 
 }  // namespace

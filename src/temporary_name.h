@@ -1,0 +1,21 @@
+// Names for the temporary files that farmrt writes and then renames over its
+// outputs (images, checkpoints, reports), so that a reader never sees half a
+// file: hidden, in the target's directory (rename is atomic only there),
+// unique across processes and hosts (nodes of a cluster writing to one shared
+// filesystem can have equal process ids), and never longer than a file name
+// may be, whatever the target's name.
+#pragma once
+
+#include <string>
+
+namespace farmrt {
+
+// The marker in every temporary name: ".<name>.farmrt-<random>-<suffix>".
+constexpr const char* kTemporaryMarker = ".farmrt-";
+
+// A temporary path beside `target` ending in `suffix` (an image's extension,
+// which picks its format, or ".tmp"). The random part is 64 bits from the
+// system's random device mixed with the host name and the process id.
+std::string temporary_path_for(const std::string& target, const std::string& suffix);
+
+}  // namespace farmrt
