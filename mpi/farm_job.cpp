@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "render_job.h"
 #include "scene_identity.h"
+#include "temporary_name.h"
 #include "version.h"
 
 namespace farmrt {
@@ -803,7 +804,7 @@ void print_error(const MpiSession& mpi, std::exception_ptr error) {
     } catch (...) {
     }
     const std::string who = mpi.who();
-    std::fprintf(stderr, "farmrt: error: %s%s\n", who.empty() ? "" : (who + ": ").c_str(), what.c_str());
+    std::fprintf(stderr, "farmrt: error: %s%s\n", who.empty() ? "" : (who + ": ").c_str(), one_line(what).c_str());
     std::fflush(stderr);
 }
 
@@ -857,7 +858,12 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
     }
     const uint64_t frame_samples = uint64_t(settings.width) * settings.height * settings.spp;
     for (const FrameTask& task : plan.planned) {
-        // --resume: a frame whose image is complete is done.
+        // --resume: temporaries that a killed run left beside the frame's
+        // image and checkpoint go; a frame whose image is complete is done.
+        if (command_line.resume) {
+            remove_stale_temporaries(task.output, std::filesystem::path(task.output).extension().string());
+            remove_stale_temporaries(task.checkpoint, ".tmp");
+        }
         if (command_line.resume && is_complete_image(task.output, settings.width, settings.height)) continue;
         plan.frames.push_back(task);
         plan.samples_to_render += frame_samples;

@@ -56,7 +56,7 @@ int farm_main(int argc, char** argv) {
     try {
         mpi = std::make_unique<MpiSession>(&argc, &argv);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "farmrt: error: %s\n", e.what());
+        std::fprintf(stderr, "farmrt: error: %s\n", one_line(e.what()).c_str());
         return 1;
     }
     install_signal_handlers(mpi->who());

@@ -19,4 +19,31 @@ public:
     explicit RenderError(const std::string& message) : std::runtime_error(message) {}
 };
 
+// A message as one printable line: control characters (a newline or a
+// carriage return in a key, a value or a file name) written as \n, \r, \t
+// or \xNN, so that an error stays the one line that scripts and farm
+// managers read.
+inline std::string one_line(const std::string& message) {
+    static const char kHex[] = "0123456789abcdef";
+    std::string line;
+    line.reserve(message.size());
+    for (const char c : message) {
+        const unsigned char byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte != 0x7f) {
+            line += c;
+        } else if (c == '\n') {
+            line += "\\n";
+        } else if (c == '\r') {
+            line += "\\r";
+        } else if (c == '\t') {
+            line += "\\t";
+        } else {
+            line += "\\x";
+            line += kHex[byte >> 4];
+            line += kHex[byte & 15];
+        }
+    }
+    return line;
+}
+
 }  // namespace farmrt

@@ -18,4 +18,10 @@ constexpr const char* kTemporaryMarker = ".farmrt-";
 // system's random device mixed with the host name and the process id.
 std::string temporary_path_for(const std::string& target, const std::string& suffix);
 
+// Removes the temporaries of `target` (temporary_path_for's names with this
+// suffix) that were last written more than `quiet_seconds` ago: left behind
+// by a run that was killed mid-write. A temporary written more recently may
+// belong to a run still writing, and stays. Returns how many were removed.
+int remove_stale_temporaries(const std::string& target, const std::string& suffix, double quiet_seconds = 60);
+
 }  // namespace farmrt

@@ -198,6 +198,9 @@ long_name=$(printf 'a%.0s' $(seq 251)).ppm
 [ -s "$long_name" ] || fail "255-byte output name: no image"
 rm -f "$long_name"
 
+# A key holding a newline: still one line, the newline written as \n.
+expect_error "newline in a key" ".*camera\\\\nvfov.*" "$tiny" -q -o o.png --set "$(printf 'camera\nvfov=30')"
+
 # ---- --help, --version -------------------------------------------------------------------
 "$farmrt" --help >"$work/stdout" 2>"$work/stderr" || fail "--help: exit code $?"
 grep -q "^usage: farmrt SCENE.yaml" "$work/stdout" || fail "--help: no usage line"

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -534,6 +535,25 @@ TEST(TemporaryNames, HiddenShortAndUniqueForAnyTargetName) {
         }
         EXPECT_EQ(seen.size(), 100u) << "temporary names repeat for " << name;
     }
+}
+
+// --resume's clean-up: the temporaries of this target that nobody has written
+// for a minute go; a fresh one (a run still writing) and other files stay.
+TEST(TemporaryNames, StaleTemporariesOfATargetAreRemoved) {
+    testing::TemporaryDirectory directory;
+    const std::string target = directory.file("frame_0001.exr");
+    const std::string stale = temporary_path_for(target, ".exr");
+    const std::string fresh = temporary_path_for(target, ".exr");
+    const std::string other = temporary_path_for(directory.file("frame_0002.exr"), ".exr");
+    for (const std::string& path : {stale, fresh, other, target}) testing::write_text(path, "x");
+    for (const std::string& path : {stale, other}) {
+        std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+    }
+    EXPECT_EQ(remove_stale_temporaries(target, ".exr"), 1);
+    EXPECT_FALSE(std::filesystem::exists(stale));
+    EXPECT_TRUE(std::filesystem::exists(fresh));
+    EXPECT_TRUE(std::filesystem::exists(other));
+    EXPECT_TRUE(std::filesystem::exists(target));
 }
 
 }  // namespace
