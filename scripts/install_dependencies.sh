@@ -3,6 +3,7 @@
 # Runs apt-get as root, or through sudo for other users. Idempotent.
 # openimageio-tools: Debian 12's OpenImageIO CMake package imports its command-line
 # tools (iconvert, ...) and find_package(OpenImageIO) fails when they are missing.
+# clang, its runtime and OpenMP: scripts/fuzz.sh builds the libFuzzer targets with clang.
 # slurm-wlm and munge: tests/slurm/run_slurm_test.sh stands up a one-node Slurm
 # cluster from them (the ctest farm_slurm_cluster); their services are not
 # started by the install (see policy-rc.d below), the test runs its own daemons.
@@ -12,6 +13,7 @@ packages=(
     libyaml-cpp-dev libopenimageio-dev openimageio-tools libgtest-dev libgmock-dev libbenchmark-dev
     libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev
     python3-matplotlib
+    clang libclang-rt-14-dev libomp-dev
     slurm-wlm slurmctld slurmd slurm-client munge
 )
 missing=()

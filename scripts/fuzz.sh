@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/) with clang, ASan and UBSan, and
+# runs each for SECONDS (default 60) from its committed seed corpus
+# (tests/fuzz/corpus/TARGET/; new inputs found go to a scratch copy, not into
+# the repository). Exit status 1 on the first finding, whose reproducer is
+# left in BUILD_DIR/findings/.
+#   scripts/fuzz.sh [SECONDS] [BUILD_DIR]     (default: 60 build-fuzz)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+build=${2:-$root/build-fuzz}
+targets=(scene obj image checkpoint frame_list)
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DFARMRT_FUZZ=ON -DFARMRT_BUILD_TESTS=OFF -DFARMRT_WITH_CUDA=OFF -DFARMRT_WITH_SIMD=OFF \
+    -DFARMRT_WITH_OPENIMAGEIO=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
+mkdir -p "$build/findings"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
+for target in "${targets[@]}"; do
+    corpus=$build/corpus/$target
+    rm -rf "$corpus" && mkdir -p "$corpus"
+    cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
+    echo "== fuzz_$target: $seconds s"
+    # -rss_limit_mb: an input that makes farmrt allocate more than 1 GiB is a finding.
+    if ! (cd "$build/findings" && "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
+            -max_len=65536 -timeout=10 -print_final_stats=1 "$corpus" 2>"$build/fuzz_$target.log"); then
+        tail -n 40 "$build/fuzz_$target.log"
+        status=1
+    fi
+    grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$build/fuzz_$target.log" | tr '\n' ' '
+    echo
+done
+exit $status

@@ -1,0 +1,8 @@
+// Checkpoint bytes, as --resume reads them.
+#include "checkpoint.h"
+#include "fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string path = farmrt::fuzz::write_input(data, size, "frame.ckpt");
+    return farmrt::fuzz::expect_farmrt_errors_only([&] { farmrt::read_checkpoint(path); });
+}
