@@ -141,9 +141,10 @@ ref=(--quiet)
 slow=(--width 96 --height 64 --spp 256)
 "$farmrt" "$scene" "${ref[@]}" -o ref_slow_#.pfm --frames 1-2 "${slow[@]}" || fail "reference (requeue)"
 # The MPI batch job must still be rendering when SIGUSR1 reaches its ranks
-# (checkpoint seen, signal forwarded by the batch script and mpirun): at 256
-# spp its 0.5 s render sometimes ended first on a loaded 2-core machine.
-big_size=(--width 96 --height 64 --spp 1024)
+# (checkpoint seen, signal forwarded by the batch script and mpirun): a
+# render of 1 to 2 s (256 or 1024 spp) sometimes ended first on a loaded
+# 2-core machine; 4096 spp is about 5 s on two ranks.
+big_size=(--width 96 --height 64 --spp 4096)
 "$farmrt" "$scene" "${ref[@]}" -o ref_big.pfm "${big_size[@]}" || fail "reference (batch requeue)"
 note "references rendered"
 
