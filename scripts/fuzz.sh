@@ -9,6 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${2:-$root/build-fuzz}
+mkdir -p "$build" && build=$(cd "$build" && pwd)  # absolute: the targets run from findings/
 targets=(scene obj image checkpoint frame_list)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DFARMRT_FUZZ=ON -DFARMRT_BUILD_TESTS=OFF -DFARMRT_WITH_CUDA=OFF -DFARMRT_WITH_SIMD=OFF \
