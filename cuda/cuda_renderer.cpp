@@ -6,6 +6,7 @@
 
 #include "cuda_device.h"
 #include "errors.h"
+#include "interrupt.h"
 
 namespace farmrt {
 
@@ -184,6 +185,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
         sample_buffer_bytes_ = std::max<size_t>(std::min<size_t>(size_t(1) << 30, free_bytes / 8), size_t(1) << 20);
     }
+    map_stop_flag();
     report_.registers_per_thread = attributes.numRegs;
     report_.local_bytes_per_thread = int(attributes.localSizeBytes);
     report_.blocks_per_sm = blocks_per_sm;
@@ -191,6 +193,23 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     report_.occupancy = double(blocks_per_sm * options_.block_size) / max_threads_per_sm;
     report_.multiprocessors = multiprocessors;
     report_.gpu_bvh_leaf_size = own_bvh ? options_.fast_leaf_size : 0;
+}
+
+void CudaRenderer::map_stop_flag() {
+    // Once per process (every renderer shares the page); portable: any device may read it.
+    cudaError_t error = cudaHostRegister(stop_flag_page(), kStopFlagPageBytes,
+                                         cudaHostRegisterMapped | cudaHostRegisterPortable);
+    if (error == cudaErrorHostMemoryAlreadyRegistered) error = cudaSuccess;
+    void* device_flag = nullptr;
+    if (error == cudaSuccess) {
+        error = cudaHostGetDevicePointer(&device_flag, const_cast<int*>(stop_flag()), 0);
+    }
+    if (error != cudaSuccess) {
+        // Not fatal: a stop then waits for the band's launches already queued.
+        (void)cudaGetLastError();
+        device_flag = nullptr;
+    }
+    device_stop_ = static_cast<const volatile int*>(device_flag);
 }
 
 CudaRenderer::~CudaRenderer() {
@@ -327,6 +346,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
     }
     band.warp_fetch = options_.warp_fetch;
+    band.stop = device_stop_;
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
     for (uint64_t begin = samples.begin; begin < samples.end; begin += pass_samples) {
         band.sample_begin = uint32_t(begin);

@@ -147,6 +147,8 @@ private:
     bool rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
                              std::vector<PrimitiveRef>& refs) const;
     const PathKernelEntry* kernel_ = nullptr;
+    const volatile int* device_stop_ = nullptr;  // the stop flag, mapped (null: not available)
+    void map_stop_flag();
     const WideBvhNode* wide_nodes_ = nullptr;  // device, when the kernel traverses the wide BVH
 
     CudaOptions options_;

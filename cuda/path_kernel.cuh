@@ -110,6 +110,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     const uint32_t item_count = kSamples ? chunk_count : band.pixel_count;
     uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
     if (chunk >= chunk_count) return;
+    if (band.stop != nullptr && *band.stop != 0) return;  // the band is abandoned
     uint32_t item = chunk * chunk_items;
     uint32_t item_end = min(item + chunk_items, item_count);
 

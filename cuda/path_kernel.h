@@ -47,6 +47,10 @@ struct BandLaunch {
     float* radiance = nullptr;
     uint32_t chunk_samples = 1;
     bool warp_fetch = false;  // dynamic schedule: one atomic per warp step (see next_dynamic_chunk)
+    // Mapped host memory: the farm's stop flag (interrupt.h). A launch that
+    // starts after a stop returns at once, so the rest of an abandoned band
+    // costs nothing; null: never stop.
+    const volatile int* stop = nullptr;
 };
 
 // Adds the per-sample radiance of a launch (BandLaunch::radiance, `samples`

@@ -190,6 +190,7 @@ bool DynamicScheduler::too_slow_for_the_rest(int rank) const {
 }
 
 uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
+    if (predetermined_) return max_rows_;  // a rank takes its own bands whole
     if (fixed_band_rows_) return fixed_band_rows_;
     if (rank < 0 || rank >= ranks_) return max_rows_;
     double total = 0;
@@ -205,8 +206,27 @@ uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
     return std::clamp(rows, floor_rows(rank), max_rows_);
 }
 
+void DynamicScheduler::deal_predetermined(Schedule schedule, uint32_t band_rows) {
+    predetermined_ = true;
+    rank_bands_.assign(size_t(ranks_), {});
+    rank_next_.assign(size_t(ranks_), 0);
+    predetermined_rows_left_ = 0;
+    for (int rank = 0; rank < ranks_; ++rank) {
+        rank_bands_[size_t(rank)] = predetermined_bands(schedule, height_, ranks_, rank, band_rows);
+        for (const RowRange& rows : rank_bands_[size_t(rank)]) predetermined_rows_left_ += rows.count();
+    }
+}
+
 DynamicScheduler::Answer DynamicScheduler::next(int rank, int unfinished, RowRange& band) {
     if (rows_left() == 0) return Answer::Done;
+    if (predetermined_) {
+        if (rank < 0 || rank >= ranks_ || rank_next_[size_t(rank)] == rank_bands_[size_t(rank)].size()) {
+            return Answer::NotNow;  // this rank's bands are dealt; others' are not
+        }
+        band = rank_bands_[size_t(rank)][rank_next_[size_t(rank)]++];
+        predetermined_rows_left_ -= band.count();
+        return Answer::Band;
+    }
     if (endgame_ && !has_free_slot(rank, unfinished) && in_endgame()) return Answer::NotNow;
     if (!fixed_band_rows_ && too_slow_for_the_rest(rank)) return Answer::NotNow;
     const uint32_t rows = band_rows(rank, rows_left());

@@ -89,7 +89,7 @@ public:
     // once from rows dealt earlier (frame_queue.h).
     uint32_t band_rows(int rank, uint64_t rows_left) const;
 
-    uint32_t rows_left() const { return height_ - next_row_; }
+    uint32_t rows_left() const { return predetermined_ ? predetermined_rows_left_ : height_ - next_row_; }
     bool in_endgame() const;
 
     // Tuning (FrameQueueOptions): how CPU ranks are weighed, and the guided
@@ -102,6 +102,11 @@ public:
     // Samples per pixel of the bands dealt (a frame farm round's pass): a
     // rank whose work items are samples is filled by that many times fewer rows.
     void set_band_samples(uint32_t samples) { band_samples_ = samples > 0 ? samples : 1; }
+    // Static and cyclic schedules: each rank gets predetermined_bands() in
+    // order (a rank whose bands are all dealt is told "not now" while others'
+    // remain), so every schedule runs through one farm: frames, passes,
+    // checkpoints and resume included.
+    void deal_predetermined(Schedule schedule, uint32_t band_rows);
 
 private:
     double weight(int rank) const;
@@ -122,6 +127,10 @@ private:
     double band_divisor_ = 3;
     bool endgame_ = true;
     uint32_t band_samples_ = 1;
+    bool predetermined_ = false;
+    std::vector<std::vector<RowRange>> rank_bands_;  // predetermined: each rank's bands, in order
+    std::vector<size_t> rank_next_;                  // predetermined: each rank's next band
+    uint32_t predetermined_rows_left_ = 0;
 };
 
 }  // namespace farmrt

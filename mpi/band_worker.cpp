@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <csignal>
+#include <exception>
 
 #include "errors.h"
+#include "interrupt.h"
 
 namespace farmrt {
 
@@ -21,11 +23,9 @@ void WakeSignal::wait_for(std::chrono::microseconds timeout) {
     pending_ = false;
 }
 
-BandWorker::BandWorker(BandRenderer& renderer, const FrameSettings& frame, uint32_t spp, FailureInjection failure,
-                       std::atomic<uint64_t>* samples_done, WakeSignal& wake)
+BandWorker::BandWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done,
+                       WakeSignal& wake)
     : renderer_(renderer),
-      frame_(frame),
-      spp_(spp),
       failure_(failure),
       progress_(samples_done),
       wake_(wake),
@@ -34,6 +34,9 @@ BandWorker::BandWorker(BandRenderer& renderer, const FrameSettings& frame, uint3
 }
 
 BandWorker::~BandWorker() {
+    // Unwinding after a failure: the band in progress is not waited for (the
+    // job is ending; a long band could hold the exit for minutes).
+    if (std::uncaught_exceptions() > 0) request_stop();
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_ = true;
@@ -42,29 +45,10 @@ BandWorker::~BandWorker() {
     thread_.join();
 }
 
-void BandWorker::push(RowRange rows, float* target) {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        Task task;
-        task.rows = rows;
-        task.target = target;
-        queue_.push_back(std::move(task));
-        ++unfinished_;
-    }
-    work_ready_.notify_one();
-}
-
 void BandWorker::push(WorkTask work) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        Task task;
-        task.rows = work.rows;
-        task.is_work_item = true;
-        task.frame = work.frame;
-        task.samples = work.samples;
-        task.sums = std::move(work.sums);
-        task.tag = work.tag;
-        queue_.push_back(std::move(task));
+        queue_.push_back(std::move(work));
         ++unfinished_;
     }
     work_ready_.notify_one();
@@ -122,7 +106,7 @@ std::chrono::steady_clock::time_point BandWorker::last_end() const {
     return last_end_;
 }
 
-void BandWorker::submit(Task task, std::deque<InFlight>& in_flight, uint64_t& started) {
+void BandWorker::submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t& started) {
     ++started;
     if (failure_.enabled() && started == failure_.band) {
         if (failure_.kind == "kill") std::raise(SIGKILL);
@@ -130,20 +114,13 @@ void BandWorker::submit(Task task, std::deque<InFlight>& in_flight, uint64_t& st
         throw RenderError("injected failure at this rank's band " + std::to_string(started) +
                           " (--inject-failure)");
     }
-    const FrameSettings& frame = task.is_work_item ? task.frame : frame_;
-    const SampleRange samples = task.is_work_item ? task.samples : SampleRange{0, spp_};
     InFlight band;
-    band.finished = FinishedBand{task.rows, {}, task.tag};
-    band.sums = task.target;
-    if (task.is_work_item) {
-        band.finished.sums = std::move(task.sums);
-        if (band.finished.sums.empty()) band.finished.sums.assign(size_t(task.rows.count()) * frame.width * 3, 0.0f);
-        band.sums = band.finished.sums.data();
-    } else if (!band.sums) {
-        band.finished.sums.assign(size_t(task.rows.count()) * frame.width * 3, 0.0f);
-        band.sums = band.finished.sums.data();
-    }
-    band.samples = uint64_t(task.rows.count()) * frame.width * samples.count();
+    band.frame = task.frame;
+    band.samples_range = task.samples;
+    band.finished = FinishedBand{task.rows, std::move(task.sums), task.tag};
+    if (band.finished.sums.empty()) band.finished.sums.assign(size_t(task.rows.count()) * task.frame.width * 3, 0.0f);
+    band.sums = band.finished.sums.data();
+    band.samples = uint64_t(task.rows.count()) * task.frame.width * task.samples.count();
     // The vector's buffer moves with it, so `sums` stays valid in the deque.
     float* sums = band.sums;
     const bool was_idle = in_flight.empty();
@@ -154,7 +131,8 @@ void BandWorker::submit(Task task, std::deque<InFlight>& in_flight, uint64_t& st
         busy_since_ = now;
         if (bands_ == 0 && started == 1) first_start_ = now;
     }
-    renderer_.submit(frame, task.rows, samples, sums, progress_);
+    const InFlight& submitted = in_flight.back();
+    renderer_.submit(submitted.frame, submitted.finished.rows, submitted.samples_range, sums, progress_);
 }
 
 void BandWorker::run() {
@@ -164,7 +142,7 @@ void BandWorker::run() {
         for (;;) {
             // Fill the renderer's slots from the queue.
             for (;;) {
-                Task task;
+                WorkTask task;
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
                     if (in_flight.empty()) work_ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -183,6 +161,15 @@ void BandWorker::run() {
             }
             InFlight band = std::move(in_flight.front());
             in_flight.pop_front();
+            // A stop abandons work: renderers skip what is left of a band
+            // once asked to stop, so a band that completes after the request
+            // may hold only part of its samples. It goes back marked, not
+            // summed; its rows are rendered again on resume.
+            if (stop_requested()) {
+                band.finished.abandoned = true;
+                std::vector<float>().swap(band.finished.sums);
+                band.samples = 0;
+            }
             const auto end = std::chrono::steady_clock::now();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
@@ -190,7 +177,7 @@ void BandWorker::run() {
                 busy_ += std::chrono::duration<double>(end - busy_since_).count();
                 busy_since_ = end;
                 last_end_ = end;
-                ++bands_;
+                if (!band.finished.abandoned) ++bands_;
                 samples_ += band.samples;
                 --unfinished_;
                 finished_.push_back(std::move(band.finished));

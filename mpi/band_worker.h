@@ -37,8 +37,9 @@ private:
 
 struct FinishedBand {
     RowRange rows;
-    std::vector<float> sums;  // empty when the band was rendered into a caller's buffer
-    uint64_t tag = 0;         // the caller's label for a work item (push(WorkTask))
+    std::vector<float> sums;  // rows x width x 3 floats; empty when abandoned
+    uint64_t tag = 0;         // the caller's label for the work item
+    bool abandoned = false;   // a stop came before it completed: its sums are not whole
 };
 
 // One work item of a frame sequence (frame_queue.h): any frame, any samples,
@@ -54,15 +55,12 @@ struct WorkTask {
 class BandWorker {
 public:
     // `failure`, when enabled, is this rank's injected failure (tests).
-    BandWorker(BandRenderer& renderer, const FrameSettings& frame, uint32_t spp, FailureInjection failure,
-               std::atomic<uint64_t>* samples_done, WakeSignal& wake);
+    BandWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done,
+               WakeSignal& wake);
     ~BandWorker();
     BandWorker(const BandWorker&) = delete;
     BandWorker& operator=(const BandWorker&) = delete;
 
-    // Queues a band; `target` (rows.count() * width RGB sums, zeroed) receives
-    // it, or, when null, a buffer of the worker's own that take_finished returns.
-    void push(RowRange rows, float* target);
     // Queues a work item; its finished sums come back through take_finished.
     void push(WorkTask task);
     size_t queued() const;        // pushed, not started
@@ -83,28 +81,19 @@ public:
     std::chrono::steady_clock::time_point last_end() const;
 
 private:
-    struct Task {
-        RowRange rows;
-        float* target = nullptr;
-        bool is_work_item = false;  // frame, samples and sums below apply
-        FrameSettings frame;
-        SampleRange samples;
-        std::vector<float> sums;
-        uint64_t tag = 0;
-    };
     // A submitted band: what to hand back once the renderer completes it.
     struct InFlight {
+        FrameSettings frame;
+        SampleRange samples_range;
         FinishedBand finished;
         float* sums = nullptr;
         uint64_t samples = 0;
     };
     void run();
     // Takes the next task, prepares its sums and submits it (render thread).
-    void submit(Task task, std::deque<InFlight>& in_flight, uint64_t& started);
+    void submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t& started);
 
     BandRenderer& renderer_;
-    FrameSettings frame_;
-    uint32_t spp_;
     FailureInjection failure_;
     std::atomic<uint64_t>* progress_;
     WakeSignal& wake_;
@@ -112,7 +101,7 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable work_ready_;
-    std::deque<Task> queue_;
+    std::deque<WorkTask> queue_;
     std::vector<FinishedBand> finished_;
     size_t unfinished_ = 0;
     bool stop_ = false;

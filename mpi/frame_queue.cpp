@@ -56,6 +56,7 @@ bool FrameQueue::has_free_slot(int rank, int unfinished) const {
 
 uint32_t FrameQueue::pass_samples() const {
     if (options_.pass_samples > 0) return options_.pass_samples;
+    if (options_.schedule != Schedule::Dynamic) return options_.spp;
     // The first round measures the speed. A sixteenth of the samples, not one:
     // a GPU given one-sample bands spends its time in launch tails (a 1024-spp
     // still ran at 0.95 G samples/s against the kernel's 1.56 on the H200).
@@ -72,7 +73,10 @@ uint32_t FrameQueue::pass_samples() const {
 uint32_t FrameQueue::tail_samples() const {
     // Only the job's end needs small items: while frames remain to open,
     // their rows fill the end of a frame.
-    if (options_.pass_samples > 0 || options_.ranks <= 1 || next_task_ < tasks_.size()) return 0;
+    if (options_.pass_samples > 0 || options_.ranks <= 1 || next_task_ < tasks_.size() ||
+        options_.schedule != Schedule::Dynamic) {
+        return 0;
+    }
     if (options_.tail_samples >= 0) return uint32_t(options_.tail_samples);
     return std::max(1u, options_.spp / 8);
 }
@@ -92,6 +96,7 @@ bool FrameQueue::start_round(OpenFrame& frame) {
     frame.dealer->set_band_divisor(options_.band_divisor);
     frame.dealer->set_endgame(options_.endgame_every_round || frame.round_target == options_.spp);
     frame.dealer->set_band_samples(frame.round_target - lowest);
+    if (options_.schedule != Schedule::Dynamic) frame.dealer->deal_predetermined(options_.schedule, options_.band_rows);
     for (size_t rank = 0; rank < abilities_.size(); ++rank) {
         frame.dealer->describe_rank(int(rank), abilities_[rank]);
         frame.dealer->report_speed(int(rank), abilities_[rank].threads, speeds_[rank]);
@@ -234,6 +239,15 @@ void FrameQueue::complete(const WorkItem& item, const float* sums) {
         frame.complete_reported = true;
         completed_.push_back(frame.slot);
     }
+}
+
+void FrameQueue::abandon(const WorkItem& item) {
+    OpenFrame& frame = open_frame(item.slot);
+    for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) {
+        frame.out[row] = 0;
+        frame.scheduled[row] = frame.accumulator->row_count(row);
+    }
+    --items_out_;
 }
 
 std::vector<uint32_t> FrameQueue::take_completed() {

@@ -41,7 +41,11 @@ struct WorkItem {
 struct FrameQueueOptions {
     uint32_t width = 0, height = 0, spp = 0;
     int ranks = 1;
-    uint32_t band_rows = 0;     // fixed band size; 0 = guided
+    // Dynamic: rounds dealt by the guided dealer. Static and cyclic: each
+    // round deals every rank its predetermined bands (band_rows each), and
+    // without --pass-samples a frame is one round of all its samples.
+    Schedule schedule = Schedule::Dynamic;
+    uint32_t band_rows = 0;     // fixed band size; 0 = guided (dynamic only)
     uint32_t pass_samples = 0;  // fixed pass size; 0 = adaptive
     double round_seconds = 10;  // adaptive: a round's target duration
     size_t max_open_frames = 4;
@@ -86,6 +90,9 @@ public:
     const float* starting_sums(const WorkItem& item) const;
     // The item's rows after its samples were added to starting_sums.
     void complete(const WorkItem& item, const float* sums);
+    // An item given up after a stop: its rows keep the samples they had
+    // (a checkpoint saves those; resume renders the item again).
+    void abandon(const WorkItem& item);
 
     // Frames now complete (every sample of every row), oldest first; the caller
     // writes each and then closes it.

@@ -46,8 +46,9 @@ std::string MpiSession::who() const {
     return "rank " + std::to_string(rank_) + " (" + host_ + ")";
 }
 
-void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what) {
+void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what, double timeout_seconds) {
     PollBackoff backoff;
+    const auto start = std::chrono::steady_clock::now();
     for (;;) {
         int done = 0;
         {
@@ -55,6 +56,11 @@ void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what) {
             check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
         }
         if (done) return;
+        if (timeout_seconds > 0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_seconds) {
+            throw RenderError(std::string(what) + ": a rank did not answer within " +
+                              std::to_string(int(timeout_seconds)) + " s (stopped, hung or unreachable)");
+        }
         std::this_thread::sleep_for(backoff.next());
     }
 }

@@ -52,7 +52,8 @@ public:
 // Waits for `request` by testing it and sleeping between tests (50 us growing
 // to 2 ms): a rank that waits for others must not spin on a core that a
 // busier rank could use (oversubscribed nodes, rank 0's parse, the job's tail).
-void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what);
+// With a timeout (seconds; 0 = none), throws RenderError when it passes.
+void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what, double timeout_seconds = 0);
 
 // Sleep between polls: short right after activity, doubling up to a cap while idle.
 class PollBackoff {

@@ -7,11 +7,16 @@
 #include <cstring>
 
 #include "errors.h"
+#include "interrupt.h"
 #include "wide_accelerator.h"
 
 namespace farmrt {
 
 namespace {
+
+// Samples of one tile traced between two looks at the stop flag: a 16x16
+// tile at 64 samples is 16k paths, tens of milliseconds on one core.
+constexpr uint32_t kSamplesBetweenStopChecks = 64;
 
 // FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail off or on (for the scaling
 // measurements of scripts/simd_scaling_probe.sh); unset: on.
@@ -128,18 +133,25 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
     for (int64_t u = 0; u < unit_count; ++u) {
         const WorkUnit& unit = units[size_t(u)];
-        if (accelerator) {
-            accelerator->render_unit(scene, frame, unit, rows.begin, samples.begin, samples.end, sums);
-        } else {
-            render_unit_pixels(frame, unit, rows.begin, samples.begin, samples.end, sums,
-                               [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
-                                   PixelSampler sampler(frame.key, pixel_index, sample);
-                                   return trace_sample(scene, frame, x, y, sampler, BvhClosestHit());
-                               });
-        }
-        if (samples_done) {
-            samples_done->fetch_add(uint64_t(unit.x1 - unit.x0) * (unit.y1 - unit.y0) * samples.count(),
-                                    std::memory_order_relaxed);
+        // A unit's samples in slices, so that a stop abandons the band within
+        // one slice (the sums are the same: each pixel's samples are still
+        // added in order, the sum stored between slices).
+        for (uint32_t begin = samples.begin; begin < samples.end; begin += kSamplesBetweenStopChecks) {
+            if (stop_requested()) break;
+            const uint32_t end = std::min(samples.end, begin + kSamplesBetweenStopChecks);
+            if (accelerator) {
+                accelerator->render_unit(scene, frame, unit, rows.begin, begin, end, sums);
+            } else {
+                render_unit_pixels(frame, unit, rows.begin, begin, end, sums,
+                                   [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
+                                       PixelSampler sampler(frame.key, pixel_index, sample);
+                                       return trace_sample(scene, frame, x, y, sampler, BvhClosestHit());
+                                   });
+            }
+            if (samples_done) {
+                samples_done->fetch_add(uint64_t(unit.x1 - unit.x0) * (unit.y1 - unit.y0) * (end - begin),
+                                        std::memory_order_relaxed);
+            }
         }
     }
 }

@@ -82,6 +82,10 @@ MPI farm (mpirun -n N farmrt SCENE.yaml; without mpirun farmrt is one rank):
                          shrink as the image fills)
   --threads N            is per rank; by default the ranks on a node share its
                          cores (or each uses the cores it is bound to)
+  --rank-timeout S       a rank holding work that answers nothing for S seconds
+                         (a stopped or hung node) ends the job with exit 1, and
+                         after a stop signal rank 0 waits at most S seconds for
+                         the ranks' items (default 30)
 Sequences and checkpoints:
   --frames LIST          frames to render: 1-120, 1-120:5 (every 5th), 3,7,10-12;
                          the output name takes a frame pattern: out_####.png
@@ -165,6 +169,9 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             }
         } else if (a == "--band") {
             cl.band_rows = int(parse_integer_option(a, value_of(i, a), 1, int(kMaxImageSide)));
+        } else if (a == "--rank-timeout") {
+            cl.rank_timeout = parse_seconds_option(a, value_of(i, a));
+            if (cl.rank_timeout < 1) throw InputError(a + ": expected at least 1 second");
         } else if (a == "--inject-failure") {
             cl.inject_failure = parse_failure_injection(a, value_of(i, a));
         } else if (a == "--frames") {

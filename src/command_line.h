@@ -33,6 +33,10 @@ struct CommandLine {
     std::string schedule = "dynamic";  // static | cyclic | dynamic
     int band_rows = 0;                 // rows per band; 0 = automatic
     FailureInjection inject_failure;
+    // A rank holding work that answers nothing for this long ends the job
+    // (a stopped or hung node); after a stop signal, how long rank 0 waits
+    // for the ranks to hand back their items before it ends the job anyway.
+    double rank_timeout = 30;
     // Sequences and checkpoints (frame_job.h)
     std::vector<uint32_t> frames;     // --frames, ascending; empty = the scene's (animation.frames, or a still)
     bool resume = false;              // skip finished frames, continue from checkpoints

@@ -25,6 +25,53 @@
 namespace farmrt {
 namespace {
 
+// Libraries under OpenImageIO (libpng, libjpeg, libtiff) print their own
+// lines on stderr before OpenImageIO reports the failure. Held here while a
+// file is read, their text joins farmrt's one error line instead.
+class StderrCapture {
+public:
+    StderrCapture() {
+        std::fflush(stderr);
+        saved_ = ::dup(STDERR_FILENO);
+        file_ = std::tmpfile();
+        if (saved_ < 0 || !file_ || ::dup2(::fileno(file_), STDERR_FILENO) < 0) restore();
+    }
+    ~StderrCapture() { restore(); }
+    StderrCapture(const StderrCapture&) = delete;
+    StderrCapture& operator=(const StderrCapture&) = delete;
+
+    // Ends the capture; what was printed, as one line (at most 500 bytes).
+    std::string take() {
+        std::fflush(stderr);
+        std::string text;
+        if (file_ && captured_) {
+            std::rewind(file_);
+            char buffer[512];
+            const size_t count = std::fread(buffer, 1, sizeof buffer - 12, file_);
+            text.assign(buffer, count);
+        }
+        restore();
+        std::replace(text.begin(), text.end(), '\n', ' ');
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        return text;
+    }
+
+private:
+    void restore() {
+        if (saved_ >= 0) {
+            if (captured_) ::dup2(saved_, STDERR_FILENO);
+            ::close(saved_);
+            saved_ = -1;
+        }
+        if (file_) std::fclose(file_);
+        file_ = nullptr;
+        captured_ = false;
+    }
+    int saved_ = -1;
+    std::FILE* file_ = nullptr;
+    bool captured_ = true;
+};
+
 const char* const kBuiltinExtensions[] = {".ppm", ".pfm"};
 const char* const kFloatExtensions[] = {".exr", ".hdr", ".pfm"};
 
@@ -337,18 +384,32 @@ LoadedImage read_image(const std::string& path) {
     const std::string extension = file_extension(path);
     if (is_builtin(extension)) return read_builtin(path, extension);
 #if FARMRT_HAVE_OPENIMAGEIO
+    StderrCapture library_messages;
+    const auto fail = [&](const std::string& problem) {
+        const std::string printed = library_messages.take();
+        std::string message = path + ": " + problem;
+        if (!printed.empty() && problem.find(printed) == std::string::npos) message += " (" + printed + ")";
+        throw InputError(message);
+    };
+    regular_file_size(path, path, "image");
     auto input = OIIO::ImageInput::open(path);
-    if (!input) throw InputError(path + ": cannot read: " + OIIO::geterror());
+    if (!input) fail("cannot read: " + OIIO::geterror());
     const OIIO::ImageSpec& spec = input->spec();
+    // The header's size, checked before anything is allocated.
+    if (spec.width <= 0 || spec.height <= 0 || spec.nchannels <= 0 || spec.nchannels > 64 ||
+        uint64_t(spec.width) * uint64_t(spec.height) > kMaxReadPixels) {
+        fail("image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
+             std::to_string(spec.nchannels) + " channels: images read are at most " +
+             std::to_string(kMaxReadPixels >> 20) + " Mpixels");
+    }
     LoadedImage image;
     image.width = uint32_t(spec.width);
     image.height = uint32_t(spec.height);
     image.floating_point = spec.format.is_floating_point();
     image.pixels.resize(size_t(spec.width) * spec.height * 3);
     std::vector<float> all(size_t(spec.width) * spec.height * spec.nchannels);
-    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, all.data())) {
-        throw InputError(path + ": " + input->geterror());
-    }
+    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, all.data())) fail(input->geterror());
+    library_messages.take();  // warnings of a file that read: not farmrt's to print
     for (size_t i = 0; i < size_t(spec.width) * spec.height; ++i) {
         for (int c = 0; c < 3; ++c) image.pixels[i * 3 + c] = all[i * spec.nchannels + std::min(c, spec.nchannels - 1)];
     }

@@ -43,6 +43,9 @@ struct LoadedImage {
     std::vector<float> pixels;  // RGB, as stored (8-bit values scaled to [0, 1])
     bool floating_point = false;  // stored as floats (linear), not as integers (display-encoded)
 };
+// The most pixels read_image accepts (a 16384 x 16384 texture; 3 GiB of RGB
+// floats): a header asking for more is refused before anything is allocated.
+constexpr uint64_t kMaxReadPixels = uint64_t(1) << 28;
 LoadedImage read_image(const std::string& path);
 
 bool have_openimageio();

@@ -163,7 +163,19 @@ rm -f cr.ppm
 python3 -c "open('$hostile/w.pfm','wb').write(b'PF\n4294901766 1431677609\n-1.0\n'+b'\x00\x00\x80\x3f'*192)"
 { printf 'P6\n20000 20000\n255\n'; head -c 100 /dev/zero; } >"$hostile/big.ppm"
 printf 'P6\n-1 1\n255\n' >"$hostile/negative.ppm"
-for image in w.pfm big.ppm negative.ppm; do
+# Through OpenImageIO: a PNG whose header fails its CRC (libpng prints its own
+# line: it must join farmrt's), and one whose header asks for 60000 x 60000.
+python3 - "$hostile" <<'PNG'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+header = struct.pack('>IIBBBBB', 16, 16, 8, 2, 0, 0, 0)
+open(sys.argv[1] + '/crc.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + struct.pack('>I', 13) + b'IHDR' + header + b'junk')
+header = struct.pack('>IIBBBBB', 60000, 60000, 8, 2, 0, 0, 0)
+open(sys.argv[1] + '/huge.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', header) +
+                                           chunk(b'IDAT', zlib.compress(b'\0' * 100)) + chunk(b'IEND', b''))
+PNG
+for image in w.pfm big.ppm negative.ppm crc.png huge.png; do
     expect_error "image $image" ".*materials\.ground\.albedo\.file: $hostile/$image: .*" "$tiny" -q -o o.png \
         --set "materials.ground={type: lambertian, albedo: {texture: image, file: $hostile/$image}}"
 done

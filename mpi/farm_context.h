@@ -1,0 +1,64 @@
+// What both sides of the farm loop share: the rank's job context, the
+// frame settings of each frame, and how a rank's render thread is recorded.
+#pragma once
+
+#include <chrono>
+#include <unordered_map>
+
+#include "band_renderer.h"
+#include "band_schedule.h"
+#include "band_worker.h"
+#include "command_line.h"
+#include "farm_report.h"
+#include "frame_job.h"
+#include "mpi_session.h"
+
+namespace farmrt {
+
+using Clock = std::chrono::steady_clock;
+using TimePoint = Clock::time_point;
+
+inline double seconds_between(TimePoint start, TimePoint end) {
+    return std::chrono::duration<double>(end - start).count();
+}
+
+struct RenderContext {
+    const MpiSession& mpi;
+    MpiClock& clock;
+    Schedule schedule;
+    uint32_t band_rows;  // static/cyclic: resolved; dynamic: fixed size or 0 (guided)
+    uint32_t spp;
+    BandRenderer& renderer;
+    FailureInjection failure;  // this rank's, or disabled
+};
+
+// One FrameSettings per frame number (the camera after animation), cached.
+class FrameSettingsCache {
+public:
+    explicit FrameSettingsCache(const SceneDescription& description) : description_(description) {}
+    const FrameSettings& get(uint32_t frame) {
+        auto found = cache_.find(frame);
+        if (found == cache_.end()) {
+            if (cache_.size() > 64) cache_.clear();
+            found = cache_.emplace(frame, frame_settings_for(description_, frame)).first;
+        }
+        return found->second;
+    }
+
+private:
+    const SceneDescription& description_;
+    std::unordered_map<uint32_t, FrameSettings> cache_;
+};
+
+// What a rank's render thread did, into its report; `first_start` and
+// `last_end` are when its first item started and its last ended.
+inline void record_rendering(const BandWorker& worker, RankReport& report, TimePoint& first_start,
+                             TimePoint& last_end) {
+    first_start = worker.first_start();
+    last_end = worker.last_end();
+    report.busy = worker.busy_seconds();
+    report.bands = worker.bands_done();
+    report.samples = worker.samples_done();
+}
+
+}  // namespace farmrt

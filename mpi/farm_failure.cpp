@@ -1,0 +1,60 @@
+#include "farm_failure.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "errors.h"
+
+namespace farmrt {
+
+int exit_code_for(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const InputError&) {
+        return 2;
+    } catch (...) {
+        return 1;
+    }
+}
+
+void print_error(const MpiSession& mpi, std::exception_ptr error) {
+    std::string what = "unknown failure";
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    const std::string who = mpi.who();
+    std::fprintf(stderr, "farmrt: error: %s%s\n", who.empty() ? "" : (who + ": ").c_str(), one_line(what).c_str());
+    std::fflush(stderr);
+}
+
+void agree_on_failure(const MpiSession& mpi, MpiClock& clock, std::exception_ptr local_error) {
+    if (mpi.size() == 1) {
+        if (local_error) std::rethrow_exception(local_error);
+        return;
+    }
+    // MINLOC over (failing rank or size, exit code): the lowest failing rank and its code.
+    struct {
+        int value, index;
+    } mine{local_error ? mpi.rank() : mpi.size(), local_error ? exit_code_for(local_error) : 0}, first{0, 0};
+    MPI_Request request;
+    {
+        MpiClock::Scope scope(clock);
+        check_mpi(MPI_Iallreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
+    }
+    wait_sleeping(request, clock, "MPI_Iallreduce");
+    if (first.value == mpi.size()) return;
+    if (first.value == mpi.rank()) std::rethrow_exception(local_error);
+    throw JobAbandoned{first.index};
+}
+
+void end_job_after_failure(const MpiSession& mpi, std::exception_ptr error) {
+    print_error(mpi, error);
+    const int code = exit_code_for(error);
+    if (mpi.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+}
+
+}  // namespace farmrt

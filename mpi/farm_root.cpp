@@ -1,0 +1,452 @@
+#include "farm_root.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "errors.h"
+#include "farm_messages.h"
+#include "frame_queue.h"
+#include "image_output.h"
+#include "interrupt.h"
+#include "progress.h"
+#include "render_job.h"
+#include "run_report.h"
+#include "scene_identity.h"
+
+namespace farmrt {
+namespace {
+
+// A rank holding work and silent this long is asked whether it is alive.
+constexpr double kPingAfterSeconds = 5;
+
+// The dealer's tuning, from the environment for experiments on real machines
+// (scripts/bench/mpi_imbalance.sh compares them): FARMRT_FARM_WEIGHTS=pooled|measured,
+// FARMRT_FARM_TAIL=SAMPLES (0: no tail round), FARMRT_FARM_BAND_DIVISOR=D,
+// FARMRT_FARM_ENDGAME=every|last (busy ranks told "not now" at the end of every round, or of the last).
+// Read on rank 0 only (it alone deals). Bytes never depend on them.
+void apply_dealer_environment(FrameQueueOptions& options) {
+    if (const char* weights = std::getenv("FARMRT_FARM_WEIGHTS")) {
+        const std::string value = weights;
+        if (value == "measured") options.weighting = SpeedWeighting::Measured;
+        else if (value == "pooled") options.weighting = SpeedWeighting::Pooled;
+        else throw InputError("FARMRT_FARM_WEIGHTS: expected pooled or measured, got '" + value + "'");
+    }
+    const auto number = [](const char* name, double lowest) {
+        const char* text = std::getenv(name);
+        char* end = nullptr;
+        const double value = std::strtod(text, &end);
+        if (end == text || *end != '\0' || !(value >= lowest) || value > 1e6) {
+            throw InputError(std::string(name) + ": expected a number of at least " + std::to_string(int(lowest)) +
+                             ", got '" + text + "'");
+        }
+        return value;
+    };
+    if (const char* endgame = std::getenv("FARMRT_FARM_ENDGAME")) {
+        const std::string value = endgame;
+        if (value == "every") options.endgame_every_round = true;
+        else if (value == "last") options.endgame_every_round = false;
+        else throw InputError("FARMRT_FARM_ENDGAME: expected every or last, got '" + value + "'");
+    }
+    if (std::getenv("FARMRT_FARM_TAIL")) options.tail_samples = int(number("FARMRT_FARM_TAIL", 0));
+    if (std::getenv("FARMRT_FARM_BAND_DIVISOR")) options.band_divisor = number("FARMRT_FARM_BAND_DIVISOR", 1);
+}
+
+std::string dealer_json(const FrameQueueOptions& options) {
+    JsonObject dealer;
+    dealer.add("weights", std::string(options.weighting == SpeedWeighting::Pooled ? "pooled" : "measured"))
+        .add("tail_samples", options.tail_samples < 0 ? std::string("auto") : std::to_string(options.tail_samples))
+        .add("band_divisor", options.band_divisor)
+        .add("endgame", std::string(options.endgame_every_round ? "every" : "last"));
+    return dealer.str();
+}
+
+FrameQueueOptions queue_options(const RenderContext& context, const RenderSettings& settings,
+                                const CommandLine& command_line) {
+    FrameQueueOptions options;
+    options.width = settings.width;
+    options.height = settings.height;
+    options.spp = settings.spp;
+    options.ranks = context.mpi.size();
+    options.schedule = context.schedule;
+    options.band_rows = context.band_rows;
+    options.pass_samples = command_line.pass_samples;
+    apply_dealer_environment(options);
+    // Keep a rank's worth of small frames open, within about 1 GiB of sums.
+    const size_t frame_bytes = size_t(settings.width) * settings.height * 3 * sizeof(float);
+    options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,
+                                                 size_t(std::max(options.ranks, 2)) + 1);
+    return options;
+}
+
+void write_frame_checkpoints(const FrameQueue& queue) {
+    for (uint32_t slot : queue.open_slots()) {
+        const FrameAccumulator& accumulator = queue.accumulator(slot);
+        if (accumulator.samples_done() == 0 || accumulator.done()) continue;
+        write_checkpoint(queue.task(slot).checkpoint, accumulator.checkpoint());
+    }
+}
+
+// What rank 0 knows of another rank while the job runs.
+struct RankState {
+    bool deferred = false;        // its request is held until work comes back
+    int deferred_unfinished = 0;  // what the held request said it holds
+    bool told_done = false;
+    size_t items_held = 0;        // items sent to it and not yet back
+    TimePoint last_heard{};       // its last message
+    bool ping_out = false;
+    TimePoint ping_sent{};
+};
+
+class RootLoop {
+public:
+    RootLoop(const RenderContext& context, FrameJob& job, const CommandLine& command_line, RankReport& report)
+        : context_(context),
+          job_(job),
+          command_line_(command_line),
+          report_(report),
+          settings_(job.description.settings),
+          width_(settings_.width),
+          options_(queue_options(context, settings_, command_line)),
+          queue_(options_, job.frames, [this](const FrameTask& task) { return open_frame(task); }),
+          frame_settings_(job.description),
+          progress_(job.samples_to_render, command_line.quiet),
+          local_(context.renderer, context.failure, &progress_.counter(), wake_),
+          ranks_(size_t(context.mpi.size())) {
+        result_.dealer = dealer_json(options_);
+        ranks_[0].told_done = true;
+    }
+
+    FrameFarmResult run() {
+        start_ = last_checkpoint_ = Clock::now();
+        for (int rank = 1; rank < context_.mpi.size(); ++rank) {
+            ranks_[size_t(rank)].last_heard = start_;
+            post_request_receive(rank);
+        }
+        feed_local();
+        PollBackoff backoff;
+        for (;;) {
+            local_.rethrow_failure();
+            bool activity = false;
+            for (FinishedBand& band : local_.take_finished()) {
+                activity = true;
+                if (band.abandoned) item_abandoned(band.tag);
+                else item_done(band.tag, band.sums.data());
+            }
+            for (Operation& operation : operations_.test(context_.clock)) {
+                activity = true;
+                completed(operation);
+            }
+            if (write_completed_frames()) activity = true;
+            if ((interrupt_signal() != 0 || stop_requested()) && !queue_.stopped()) {
+                begin_stop();
+                activity = true;
+            }
+            checkpoint_when_due();
+            if (activity) answer_deferred();
+            feed_local();
+            watch_ranks();
+            if (finished()) break;
+            if (activity) backoff.reset();
+            wake_.wait_for(backoff.next(kPollRoot));
+        }
+        // Stopped before the last frame was written (the items out may have finished it).
+        result_.interrupted = queue_.stopped() && result_.frames_written < job_.frames.size();
+        if (result_.interrupted) write_frame_checkpoints(queue_);
+        progress_.finish();
+        result_.passes = queue_.passes_started();
+        return result_;
+    }
+
+    void record(TimePoint& first_start, TimePoint& last_end) {
+        record_rendering(local_, report_, first_start, last_end);
+    }
+
+private:
+    std::unique_ptr<FrameAccumulator> open_frame(const FrameTask& task) {
+        auto found = job_.resumed.find(task.frame);
+        if (found != job_.resumed.end()) {
+            std::unique_ptr<FrameAccumulator> accumulator = std::move(found->second);
+            job_.resumed.erase(found);
+            return accumulator;
+        }
+        return std::make_unique<FrameAccumulator>(width_, settings_.height, settings_.spp,
+                                                  frame_identity(job_.description, task.frame));
+    }
+
+    bool finished() const {
+        const bool everyone_told =
+            std::all_of(ranks_.begin(), ranks_.end(), [](const RankState& rank) { return rank.told_done; });
+        return queue_.finished() && local_done_ && local_.unfinished() == 0 && everyone_told && operations_.size() == 0;
+    }
+
+    void send_header(int rank, const WorkHeader& header) {
+        auto buffer = std::make_unique<WorkHeader>(header);
+        WorkHeader* data = buffer.get();
+        post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, header.tag, std::move(buffer)}, data,
+                  int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, context_.clock, "MPI_Isend (work)");
+        report_.bytes_sent += sizeof(WorkHeader);
+    }
+
+    void post_request_receive(int rank) {
+        auto buffer = std::make_unique<BandRequest>();
+        BandRequest* data = buffer.get();
+        post_receive(operations_, Operation{Operation::Kind::RequestReceive, rank, {}, std::move(buffer), {}, {}}, data,
+                     int(sizeof(BandRequest)), MPI_BYTE, kTagRequest, context_.clock, "MPI_Irecv (request)");
+    }
+
+    std::vector<float> starting_sums(const WorkItem& item) const {
+        std::vector<float> sums;
+        if (item.samples.begin > 0) {
+            const float* from = queue_.starting_sums(item);
+            sums.assign(from, from + size_t(item.rows.count()) * width_ * 3);
+        }
+        return sums;
+    }
+
+    // Answers a rank's request: an item (expecting its result), "no more", or
+    // nothing yet. A rank that still holds work is told "not now" at once and
+    // asks again when idle; an idle rank's request is held and answered when
+    // an item comes back.
+    void answer(int rank, int unfinished) {
+        RankState& state = ranks_[size_t(rank)];
+        WorkItem item;
+        const FrameQueue::Answer outcome = queue_.next(rank, unfinished, item);
+        // A rank with a free slot (idle, or a GPU with one band left) is held.
+        state.deferred = outcome == FrameQueue::Answer::Defer && queue_.has_free_slot(rank, unfinished);
+        state.deferred_unfinished = unfinished;
+        if (state.deferred) return;
+        WorkHeader header;
+        if (outcome == FrameQueue::Answer::Defer) {
+            header.row_begin = header.row_end = kNotNow;
+            send_header(rank, header);
+            post_request_receive(rank);
+            return;
+        }
+        if (outcome == FrameQueue::Answer::Done) {
+            state.told_done = true;
+            send_header(rank, header);
+            return;
+        }
+        header.tag = next_tag_++;
+        header.frame = item.frame;
+        header.row_begin = item.rows.begin;
+        header.row_end = item.rows.end;
+        header.sample_begin = item.samples.begin;
+        header.sample_end = item.samples.end;
+        header.has_sums = item.samples.begin > 0;
+        items_out_.emplace(header.tag, Outstanding{item, rank});
+        ++state.items_held;
+        std::vector<float>& buffer = result_buffers_[header.tag];
+        buffer.resize(size_t(item.rows.count()) * width_ * 3);
+        post_receive(operations_, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, header.tag, {}},
+                     buffer.data(), count_of(item.rows, width_), MPI_FLOAT, kTagResult, context_.clock,
+                     "MPI_Irecv (item)");
+        send_header(rank, header);
+        if (header.has_sums) {
+            Operation send{Operation::Kind::Send, rank, item.rows, {}, starting_sums(item), {}, header.tag, {}};
+            const float* data = send.sums.data();
+            report_.bytes_sent += send.sums.size() * sizeof(float);
+            post_send(operations_, std::move(send), data, count_of(item.rows, width_), MPI_FLOAT, kTagWorkSums,
+                      context_.clock, "MPI_Isend (item sums)");
+        }
+        post_request_receive(rank);
+    }
+
+    void answer_deferred() {
+        for (int rank = 1; rank < context_.mpi.size(); ++rank) {
+            if (ranks_[size_t(rank)].deferred) answer(rank, ranks_[size_t(rank)].deferred_unfinished);
+        }
+    }
+
+    // Keeps one item queued behind the one rank 0 renders.
+    void feed_local() {
+        if (local_done_ || local_.queued() > 0) return;
+        queue_.describe_rank(0, ability_of(context_.renderer));
+        queue_.report_speed(0, context_.renderer.threads(), local_.samples_per_second());
+        WorkItem item;
+        const FrameQueue::Answer outcome = queue_.next(0, int(local_.unfinished()), item);
+        if (outcome == FrameQueue::Answer::Done) local_done_ = true;
+        if (outcome != FrameQueue::Answer::Item) return;
+        const uint64_t tag = next_tag_++;
+        items_out_.emplace(tag, Outstanding{item, 0});
+        local_.push(WorkTask{frame_settings_.get(item.frame), item.rows, item.samples, starting_sums(item), tag});
+    }
+
+    void item_done(uint64_t tag, const float* sums) {
+        const WorkItem item = take_item(tag);
+        queue_.complete(item, sums);
+        result_.samples += uint64_t(item.rows.count()) * width_ * item.samples.count();
+        ++items_completed_;
+        if (command_line_.test_signal_after_items > 0 &&
+            items_completed_ == uint64_t(command_line_.test_signal_after_items)) {
+            std::raise(SIGTERM);  // test hook: a stop signal at a known point
+        }
+    }
+
+    // A rank gave an item back unfinished: it was asked to stop (by a signal
+    // of its own, or by rank 0). The whole job stops.
+    void item_abandoned(uint64_t tag) {
+        queue_.abandon(take_item(tag));
+        if (!queue_.stopped()) begin_stop();
+    }
+
+    WorkItem take_item(uint64_t tag) {
+        const Outstanding outstanding = items_out_.at(tag);
+        items_out_.erase(tag);
+        if (outstanding.rank > 0) --ranks_[size_t(outstanding.rank)].items_held;
+        return outstanding.item;
+    }
+
+    void completed(Operation& operation) {
+        const int rank = operation.rank;
+        if (operation.kind != Operation::Kind::Send) {
+            ranks_[size_t(rank)].last_heard = Clock::now();
+        }
+        switch (operation.kind) {
+        case Operation::Kind::RequestReceive:
+            queue_.describe_rank(rank, ability_of(*operation.request));
+            queue_.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
+            answer(rank, operation.request->unfinished);
+            break;
+        case Operation::Kind::ResultReceive: {
+            std::vector<float> buffer = std::move(result_buffers_.at(operation.tag));
+            result_buffers_.erase(operation.tag);
+            if (operation.received == 0) {
+                item_abandoned(operation.tag);
+                break;
+            }
+            const WorkItem& item = items_out_.at(operation.tag).item;
+            progress_.counter().fetch_add(uint64_t(item.rows.count()) * width_ * item.samples.count(),
+                                          std::memory_order_relaxed);
+            item_done(operation.tag, buffer.data());
+            break;
+        }
+        case Operation::Kind::PongReceive: ranks_[size_t(rank)].ping_out = false; break;
+        default: break;
+        }
+    }
+
+    // Frames now complete: write them (and drop their checkpoints).
+    bool write_completed_frames() {
+        bool any = false;
+        for (uint32_t slot : queue_.take_completed()) {
+            any = true;
+            const FrameTask& task = queue_.task(slot);
+            const auto write_start = Clock::now();
+            ImageMetadata metadata;
+            metadata.scene_file = settings_.scene_file;
+            metadata.spp = settings_.spp;
+            metadata.seed = settings_.seed;
+            metadata.frame = task.frame;
+            metadata.render_seconds = seconds_between(start_, write_start);
+            write_image(task.output, width_, settings_.height,
+                        resolve_pixels(queue_.accumulator(slot).sums(), settings_.spp), settings_.encoding,
+                        settings_.data_type, metadata);
+            std::remove(task.checkpoint.c_str());
+            result_.write_seconds += seconds_between(write_start, Clock::now());
+            queue_.close(slot);
+            ++result_.frames_written;
+        }
+        return any;
+    }
+
+    // No new items; every rank still working is told to abandon what it
+    // holds (a rank the signal did not reach learns it here). What is done
+    // is saved now, and again once the items out are back.
+    void begin_stop() {
+        queue_.stop();
+        request_stop();  // rank 0's own render thread abandons its item too
+        stop_time_ = Clock::now();
+        for (int rank = 1; rank < context_.mpi.size(); ++rank) {
+            if (ranks_[size_t(rank)].told_done) continue;
+            post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, 0, {}}, &signal_byte_, 1,
+                      MPI_BYTE, kTagStop, context_.clock, "MPI_Isend (stop)");
+        }
+        write_frame_checkpoints(queue_);
+    }
+
+    void checkpoint_when_due() {
+        if (command_line_.checkpoint_interval <= 0 || queue_.stopped()) return;
+        if (seconds_between(last_checkpoint_, Clock::now()) < command_line_.checkpoint_interval) return;
+        write_frame_checkpoints(queue_);
+        last_checkpoint_ = Clock::now();
+    }
+
+    // A rank still in the job (holding work, or waiting for it) that has
+    // been silent for a while is pinged; one that does not answer within --rank-timeout (SIGSTOPped, hung, its node
+    // gone quiet) ends the job: what the others finished is checkpointed
+    // first. After a stop signal, rank 0 waits at most as long for the items out.
+    void watch_ranks() {
+        const TimePoint now = Clock::now();
+        if (seconds_between(last_watch_, now) < 0.25) return;
+        last_watch_ = now;
+        const double timeout = command_line_.rank_timeout;
+        for (int rank = 1; rank < context_.mpi.size(); ++rank) {
+            RankState& state = ranks_[size_t(rank)];
+            if (state.told_done && state.items_held == 0) continue;
+            if (state.ping_out && seconds_between(state.ping_sent, now) > timeout) {
+                end_with_lost_rank(rank, "has not answered for " + format_duration(timeout));
+            }
+            if (queue_.stopped() && state.items_held > 0 && seconds_between(stop_time_, now) > timeout) {
+                end_with_lost_rank(rank, "did not hand back its work within " + format_duration(timeout) +
+                                             " of the stop");
+            }
+            if (state.told_done || state.ping_out || seconds_between(state.last_heard, now) < kPingAfterSeconds) continue;
+            state.ping_out = true;
+            state.ping_sent = now;
+            post_receive(operations_, Operation{Operation::Kind::PongReceive, rank, {}, {}, {}, {}, 0, {}}, &pong_byte_, 1,
+                         MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong)");
+            post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, 0, {}}, &signal_byte_, 1,
+                      MPI_BYTE, kTagPing, context_.clock, "MPI_Isend (ping)");
+        }
+    }
+
+    [[noreturn]] void end_with_lost_rank(int rank, const std::string& what) {
+        write_frame_checkpoints(queue_);
+        throw RenderError("rank " + std::to_string(rank) + " " + what +
+                          " (stopped, hung or unreachable); the finished work is checkpointed: rerun with --resume");
+    }
+
+    struct Outstanding {
+        WorkItem item;
+        int rank = 0;
+    };
+
+    const RenderContext& context_;
+    FrameJob& job_;
+    const CommandLine& command_line_;
+    RankReport& report_;
+    const RenderSettings& settings_;
+    const uint32_t width_;
+    FrameFarmResult result_;
+    FrameQueueOptions options_;
+    FrameQueue queue_;
+    FrameSettingsCache frame_settings_;
+    ProgressReporter progress_;
+    WakeSignal wake_;
+    BandWorker local_;
+    OperationSet operations_;
+    std::unordered_map<uint64_t, Outstanding> items_out_;                // tag -> item
+    std::unordered_map<uint64_t, std::vector<float>> result_buffers_;  // tag -> receive buffer
+    std::vector<RankState> ranks_;
+    uint64_t next_tag_ = 1;
+    bool local_done_ = false;
+    uint64_t items_completed_ = 0;
+    TimePoint start_{}, last_checkpoint_{}, last_watch_{}, stop_time_{};
+    char signal_byte_ = 0, pong_byte_ = 0;
+};
+
+}  // namespace
+
+FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,
+                                      RankReport& report, TimePoint& first_start, TimePoint& last_end) {
+    RootLoop loop(context, job, command_line, report);
+    FrameFarmResult result = loop.run();
+    loop.record(first_start, last_end);
+    return result;
+}
+
+}  // namespace farmrt

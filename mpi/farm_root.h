@@ -1,0 +1,35 @@
+// Rank 0 of the farm: deals work items of every frame (FrameQueue), renders
+// some itself, collects the others' results, writes each frame as it
+// completes, checkpoints open frames, watches that ranks holding work still
+// answer, and stops the job on SIGTERM/SIGUSR1 within seconds.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "farm_context.h"
+
+namespace farmrt {
+
+struct FrameJob {
+    const SceneDescription& description;
+    std::vector<FrameTask> frames;  // to render, in order
+    std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;  // frame -> from its checkpoint
+    uint64_t samples_to_render = 0;  // over `frames`, less what checkpoints hold
+};
+
+struct FrameFarmResult {
+    size_t frames_written = 0;
+    bool interrupted = false;
+    uint32_t passes = 0;
+    uint64_t samples = 0;      // traced in this job (abandoned items not counted)
+    double write_seconds = 0;  // writing images, within the render phase
+    std::string dealer;        // the dealer's tuning, as JSON (the run report)
+};
+
+FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,
+                                      RankReport& report, TimePoint& first_start, TimePoint& last_end);
+
+}  // namespace farmrt

@@ -1,0 +1,188 @@
+#include "farm_worker.h"
+
+#include "errors.h"
+#include "farm_messages.h"
+#include "interrupt.h"
+
+namespace farmrt {
+namespace {
+
+// The worker's side of the conversation with rank 0. Its main thread, each
+// turn: rethrows the render thread's failure, sends finished items, handles
+// completed messages, asks for the next item when nothing is queued (the
+// round trip hides behind the item being rendered; after "not now", once a
+// slot is free), and sleeps until the render thread has news.
+class WorkerLoop {
+public:
+    WorkerLoop(const RenderContext& context, const SceneDescription& description, RankReport& report)
+        : context_(context),
+          report_(report),
+          frame_settings_(description),
+          worker_(context.renderer, context.failure, nullptr, wake_) {}
+
+    void run() {
+        post_standing_receive(Operation::Kind::StopReceive, kTagStop, &stop_byte_);
+        post_standing_receive(Operation::Kind::PingReceive, kTagPing, &ping_byte_);
+        PollBackoff backoff;
+        for (;;) {
+            worker_.rethrow_failure();
+            const bool idle = worker_.unfinished() == 0;
+            bool activity = send_finished();
+            for (Operation& operation : operations_.test(context_.clock)) {
+                activity = true;
+                completed(operation);
+            }
+            if (ask()) activity = true;
+            if (idle && no_more_ && !request_out_ && outstanding() == 0) break;
+            if (activity) backoff.reset();
+            wake_.wait_for(backoff.next(worker_.unfinished() == 0 ? kPollIdle : kPollBusy));
+        }
+        operations_.cancel(Operation::Kind::StopReceive, context_.clock);
+        operations_.cancel(Operation::Kind::PingReceive, context_.clock);
+    }
+
+    void record(TimePoint& first_start, TimePoint& last_end) {
+        record_rendering(worker_, report_, first_start, last_end);
+        report_.request_latency_mean = idle_requests_ ? latency_sum_ / double(idle_requests_) : 0.0;
+    }
+
+private:
+    // Operations other than the standing stop and ping receives.
+    size_t outstanding() const { return operations_.size() - standing_; }
+
+    void post_standing_receive(Operation::Kind kind, int tag, char* buffer) {
+        post_receive(operations_, Operation{kind, 0, {}, {}, {}, {}, 0, {}}, buffer, 1, MPI_BYTE, tag,
+                     context_.clock, "MPI_Irecv (stop or ping)");
+        ++standing_;
+    }
+
+    // Finished items to rank 0, sent without waiting (an abandoned one as an
+    // empty message); the buffers live in the operations until sent.
+    bool send_finished() {
+        bool any = false;
+        for (FinishedBand& band : worker_.take_finished()) {
+            any = true;
+            Operation send{Operation::Kind::Send, 0, band.rows, {}, std::move(band.sums), {}};
+            const float* data = send.sums.data();
+            const int count = band.abandoned ? 0 : int(send.sums.size());
+            report_.bytes_sent += size_t(count) * sizeof(float);
+            post_send(operations_, std::move(send), data, count, MPI_FLOAT, kTagResult, context_.clock,
+                      "MPI_Isend (item)");
+        }
+        return any;
+    }
+
+    void send_request() {
+        auto header = std::make_unique<WorkHeader>();
+        WorkHeader* header_buffer = header.get();
+        post_receive(operations_, Operation{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, 0, std::move(header)},
+                     header_buffer, int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, context_.clock, "MPI_Irecv (work)");
+        auto request = std::make_unique<BandRequest>();
+        describe_renderer(*request, context_.renderer);
+        const size_t unfinished = worker_.unfinished();
+        request->unfinished = int32_t(unfinished);
+        request->samples_per_second = worker_.samples_per_second();
+        BandRequest* request_buffer = request.get();
+        post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, std::move(request)}, request_buffer,
+                  int(sizeof(BandRequest)), MPI_BYTE, kTagRequest, context_.clock, "MPI_Isend (request)");
+        report_.bytes_sent += sizeof(BandRequest);
+        ++report_.requests;
+        request_out_ = true;
+        request_while_idle_ = unfinished == 0;
+        request_time_ = Clock::now();
+    }
+
+    bool ask() {
+        if (no_more_ || request_out_ || sums_pending_ || worker_.queued() > 0) return false;
+        if (ask_when_idle_ && worker_.unfinished() >= size_t(worker_.slots())) return false;
+        send_request();
+        return true;
+    }
+
+    void push(const WorkHeader& header, std::vector<float> sums) {
+        const RowRange rows{header.row_begin, header.row_end};
+        worker_.push(WorkTask{frame_settings_.get(header.frame), rows, SampleRange{header.sample_begin, header.sample_end},
+                              std::move(sums), header.tag});
+    }
+
+    void work_received(Operation& operation) {
+        request_out_ = false;
+        if (request_while_idle_) {
+            // Only requests made with nothing to render cost time; the
+            // look-ahead ones are hidden behind the item being rendered.
+            const double latency = seconds_between(request_time_, Clock::now());
+            latency_sum_ += latency;
+            report_.request_latency_max = std::max(report_.request_latency_max, latency);
+            ++idle_requests_;
+        }
+        const WorkHeader& header = *operation.header;
+        ask_when_idle_ = header.row_begin == kNotNow;
+        if (ask_when_idle_) return;
+        if (header.row_begin == header.row_end) {
+            no_more_ = true;
+            return;
+        }
+        const FrameSettings& frame = frame_settings_.get(header.frame);
+        if (header.row_end > frame.height || header.row_begin > header.row_end ||
+            header.sample_begin >= header.sample_end || header.sample_end > context_.spp) {
+            throw RenderError("rank 0 sent a work item outside the image or the samples");
+        }
+        if (!header.has_sums) {
+            push(header, {});
+            return;
+        }
+        const RowRange rows{header.row_begin, header.row_end};
+        Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, header.tag, std::move(operation.header)};
+        receive.sums.resize(size_t(rows.count()) * frame.width * 3);
+        float* buffer = receive.sums.data();
+        post_receive(operations_, std::move(receive), buffer, count_of(rows, frame.width), MPI_FLOAT, kTagWorkSums,
+                     context_.clock, "MPI_Irecv (item sums)");
+        sums_pending_ = true;
+    }
+
+    void completed(Operation& operation) {
+        switch (operation.kind) {
+        case Operation::Kind::WorkReceive: work_received(operation); break;
+        case Operation::Kind::WorkSumsReceive:
+            sums_pending_ = false;
+            push(*operation.header, std::move(operation.sums));
+            break;
+        case Operation::Kind::StopReceive:
+            --standing_;
+            request_stop();  // the render thread abandons what it holds
+            break;
+        case Operation::Kind::PingReceive:
+            --standing_;
+            post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, {}, 0, {}}, &pong_byte_, 1, MPI_BYTE,
+                      kTagPong, context_.clock, "MPI_Isend (pong)");
+            post_standing_receive(Operation::Kind::PingReceive, kTagPing, &ping_byte_);
+            break;
+        default: break;
+        }
+    }
+
+    const RenderContext& context_;
+    RankReport& report_;
+    FrameSettingsCache frame_settings_;
+    WakeSignal wake_;
+    BandWorker worker_;
+    OperationSet operations_;
+    size_t standing_ = 0;
+    char stop_byte_ = 0, ping_byte_ = 0, pong_byte_ = 0;
+    bool no_more_ = false, request_out_ = false, request_while_idle_ = false, sums_pending_ = false;
+    bool ask_when_idle_ = false;  // told "not now": ask again with nothing to render
+    TimePoint request_time_;
+    double latency_sum_ = 0;
+    uint64_t idle_requests_ = 0;
+};
+
+}  // namespace
+
+void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
+                             TimePoint& first_start, TimePoint& last_end) {
+    WorkerLoop loop(context, description, report);
+    loop.run();
+    loop.record(first_start, last_end);
+}
+
+}  // namespace farmrt

@@ -1,0 +1,12 @@
+// A rank other than 0: asks rank 0 for work items, renders them on its
+// render thread and sends their sums back, until told there is no more.
+#pragma once
+
+#include "farm_context.h"
+
+namespace farmrt {
+
+void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
+                             TimePoint& first_start, TimePoint& last_end);
+
+}  // namespace farmrt

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# A stop signal ends a render within 5 s whatever its size and samples (the
+# band in progress is abandoned, not awaited), writing the checkpoint of
+# what is done and exiting 75; a rank that stops answering (SIGSTOP) ends
+# the job within the documented --rank-timeout with a line naming it.
+# usage: stop_within_seconds.sh FARMRT SOURCE_DIR [MPIEXEC] [BACKEND]
+#   BACKEND: cpu (default) or cuda (the GPU machine's run).
+set -u
+farmrt=$(realpath "$1")
+source_dir=$(realpath "$2")
+mpiexec=${3:-}
+backend=${4:-cpu}
+scene=$source_dir/configs/spheres.yaml
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+threads=(--threads 2)
+[ "$backend" = cuda ] && threads=()
+
+# Waits for $pid to end; sets status, and ms: the milliseconds since $1.
+finish() {
+    wait "$pid"
+    status=$?
+    ms=$(($(now_ms) - $1))
+}
+
+# 1. 1920x1080 at 4096 samples in one pass: every band holds a sixth of the
+#    image at every sample (hours on two cores), so only abandoning it stops in time.
+"$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" --width 1920 --height 1080 --spp 4096 \
+    --pass-samples 4096 -o one_pass.png &
+pid=$!
+sleep 3
+sent=$(now_ms)
+kill -TERM $pid
+finish "$sent"
+echo "one pass of 4096 samples at 1920x1080: exit $status ${ms} ms after SIGTERM"
+[ "$status" -eq 75 ] || fail "one-pass render: exit $status after SIGTERM, expected 75"
+[ "$ms" -le 5000 ] || fail "one-pass render took ${ms} ms to stop (limit 5000)"
+[ ! -e one_pass.png ] || fail "a stopped render wrote its image"
+ls -a | grep -q "farmrt" && fail "a stopped render left a temporary file: $(ls -a)"
+
+# 2. The same size with adaptive passes: once a periodic checkpoint shows
+#    finished work, SIGTERM rewrites it with everything done and exits 75.
+"$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" --width 1920 --height 1080 --spp 4096 \
+    --pass-samples 2 --checkpoint-interval 0.5 -o passes.png &
+pid=$!
+for _ in $(seq 1 1200); do
+    [ -s passes.png.checkpoint ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+done
+touch signalled
+sleep 0.02
+sent=$(now_ms)
+kill -TERM $pid
+finish "$sent"
+echo "adaptive passes at 1920x1080, 4096 spp: exit $status ${ms} ms after SIGTERM"
+[ "$status" -eq 75 ] || fail "render with checkpoints: exit $status after SIGTERM, expected 75"
+[ "$ms" -le 5000 ] || fail "render with checkpoints took ${ms} ms to stop (limit 5000)"
+[ passes.png.checkpoint -nt signalled ] || fail "no checkpoint written at the stop"
+"$farmrt" "$scene" --quiet --backend "$backend" --width 1920 --height 1080 --spp 4096 --resume \
+    --pass-samples 2 --test-signal-after-items 1 -o passes.png
+status=$?
+[ "$status" -eq 75 ] || fail "the checkpoint did not resume (exit $status)"
+
+# 3. A rank that stops answering: SIGSTOP on rank 2 of 3. Rank 0 pings a rank
+#    silent for 5 s while holding work and ends the job when no answer comes
+#    within --rank-timeout (3 s here): exit 1 and a line naming the rank.
+if [ -n "$mpiexec" ] && [ "$backend" = cpu ]; then
+    "$mpiexec" -n 3 "$farmrt" "$scene" --quiet --backend cpu --threads 1 --width 1920 --height 1080 --spp 4096 \
+        --pass-samples 4096 --rank-timeout 3 -o lost.png 2> lost.log &
+    pid=$!
+    rank2=""
+    for _ in $(seq 1 200); do
+        for candidate in $(pgrep -f "farmrt.*lost.png"); do
+            if tr '\0' '\n' < /proc/$candidate/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
+                rank2=$candidate
+            fi
+        done
+        [ -n "$rank2" ] && break
+        sleep 0.05
+    done
+    if [ -z "$rank2" ]; then
+        fail "rank 2's process not found"
+        kill -TERM $pid
+        wait $pid
+    else
+        sleep 2
+        sent=$(now_ms)
+        kill -STOP "$rank2"
+        finish "$sent"
+        kill -KILL "$rank2" 2>/dev/null
+        echo "rank 2 stopped: exit $status ${ms} ms later: $(grep -m1 'rank 2' lost.log)"
+        [ "$status" -ne 0 ] && [ "$status" -ne 75 ] || fail "a job with a stopped rank exited $status"
+        [ "$ms" -le 20000 ] || fail "a job with a stopped rank ended after ${ms} ms (ping after 5 s + timeout 3 s)"
+        grep -q "rank 2 has not answered" lost.log || fail "no line names the stopped rank: $(cat lost.log)"
+        [ ! -e lost.png ] || fail "a job with a lost rank wrote its image"
+    fi
+fi
+
+[ $failures -eq 0 ] && echo "all stop checks passed"
+exit $((failures > 0))
