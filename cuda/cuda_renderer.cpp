@@ -199,7 +199,10 @@ void CudaRenderer::map_stop_flag() {
     // Once per process (every renderer shares the page); portable: any device may read it.
     cudaError_t error = cudaHostRegister(stop_flag_page(), kStopFlagPageBytes,
                                          cudaHostRegisterMapped | cudaHostRegisterPortable);
-    if (error == cudaErrorHostMemoryAlreadyRegistered) error = cudaSuccess;
+    if (error == cudaErrorHostMemoryAlreadyRegistered) {
+        (void)cudaGetLastError();  // clear it: the runtime keeps the last error for the next check
+        error = cudaSuccess;
+    }
     void* device_flag = nullptr;
     if (error == cudaSuccess) {
         error = cudaHostGetDevicePointer(&device_flag, const_cast<int*>(stop_flag()), 0);

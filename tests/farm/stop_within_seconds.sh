@@ -30,7 +30,7 @@ finish() {
 # 1. 1920x1080 at 4096 samples in one pass: every band holds a sixth of the
 #    image at every sample (hours on two cores), so only abandoning it stops in time.
 "$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" --width 1920 --height 1080 --spp 4096 \
-    --pass-samples 4096 -o one_pass.png &
+    --pass-samples 4096 -o one_pass.pfm &
 pid=$!
 sleep 3
 sent=$(now_ms)
@@ -39,16 +39,16 @@ finish "$sent"
 echo "one pass of 4096 samples at 1920x1080: exit $status ${ms} ms after SIGTERM"
 [ "$status" -eq 75 ] || fail "one-pass render: exit $status after SIGTERM, expected 75"
 [ "$ms" -le 5000 ] || fail "one-pass render took ${ms} ms to stop (limit 5000)"
-[ ! -e one_pass.png ] || fail "a stopped render wrote its image"
+[ ! -e one_pass.pfm ] || fail "a stopped render wrote its image"
 ls -a | grep -q "farmrt" && fail "a stopped render left a temporary file: $(ls -a)"
 
 # 2. The same size with adaptive passes: once a periodic checkpoint shows
 #    finished work, SIGTERM rewrites it with everything done and exits 75.
 "$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" --width 1920 --height 1080 --spp 4096 \
-    --pass-samples 2 --checkpoint-interval 0.5 -o passes.png &
+    --pass-samples 2 --checkpoint-interval 0.5 -o passes.pfm &
 pid=$!
 for _ in $(seq 1 1200); do
-    [ -s passes.png.checkpoint ] && break
+    [ -s passes.pfm.checkpoint ] && break
     kill -0 $pid 2>/dev/null || break
     sleep 0.05
 done
@@ -60,9 +60,9 @@ finish "$sent"
 echo "adaptive passes at 1920x1080, 4096 spp: exit $status ${ms} ms after SIGTERM"
 [ "$status" -eq 75 ] || fail "render with checkpoints: exit $status after SIGTERM, expected 75"
 [ "$ms" -le 5000 ] || fail "render with checkpoints took ${ms} ms to stop (limit 5000)"
-[ passes.png.checkpoint -nt signalled ] || fail "no checkpoint written at the stop"
+[ passes.pfm.checkpoint -nt signalled ] || fail "no checkpoint written at the stop"
 "$farmrt" "$scene" --quiet --backend "$backend" --width 1920 --height 1080 --spp 4096 --resume \
-    --pass-samples 2 --test-signal-after-items 1 -o passes.png
+    --pass-samples 2 --test-signal-after-items 1 -o passes.pfm
 status=$?
 [ "$status" -eq 75 ] || fail "the checkpoint did not resume (exit $status)"
 
@@ -71,11 +71,11 @@ status=$?
 #    within --rank-timeout (3 s here): exit 1 and a line naming the rank.
 if [ -n "$mpiexec" ] && [ "$backend" = cpu ]; then
     "$mpiexec" -n 3 "$farmrt" "$scene" --quiet --backend cpu --threads 1 --width 1920 --height 1080 --spp 4096 \
-        --pass-samples 4096 --rank-timeout 3 -o lost.png 2> lost.log &
+        --pass-samples 4096 --rank-timeout 3 -o lost.pfm 2> lost.log &
     pid=$!
     rank2=""
     for _ in $(seq 1 200); do
-        for candidate in $(pgrep -f "farmrt.*lost.png"); do
+        for candidate in $(pgrep -f "farmrt.*lost.pfm"); do
             if tr '\0' '\n' < /proc/$candidate/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
                 rank2=$candidate
             fi
@@ -97,7 +97,7 @@ if [ -n "$mpiexec" ] && [ "$backend" = cpu ]; then
         [ "$status" -ne 0 ] && [ "$status" -ne 75 ] || fail "a job with a stopped rank exited $status"
         [ "$ms" -le 20000 ] || fail "a job with a stopped rank ended after ${ms} ms (ping after 5 s + timeout 3 s)"
         grep -q "rank 2 has not answered" lost.log || fail "no line names the stopped rank: $(cat lost.log)"
-        [ ! -e lost.png ] || fail "a job with a lost rank wrote its image"
+        [ ! -e lost.pfm ] || fail "a job with a lost rank wrote its image"
     fi
 fi
 
