@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "cuda_device.h"
-#include "cuda_renderer.h"
-#include "errors.h"
-#include "render_job.h"
-#include "scene_loader.h"
+#include "core/errors.h"
+#include "cuda/cuda_device.h"
+#include "cuda/cuda_renderer.h"
+#include "io/scene_loader.h"
+#include "render/render_job.h"
 
 namespace farmrt {
 namespace {

@@ -1,8 +1,8 @@
-#include "cuda_device.h"
+#include "cuda/cuda_device.h"
 
 #include <cstdlib>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 namespace {

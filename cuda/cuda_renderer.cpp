@@ -1,12 +1,12 @@
-#include "cuda_renderer.h"
+#include "cuda/cuda_renderer.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
-#include "cuda_device.h"
-#include "errors.h"
-#include "interrupt.h"
+#include "core/errors.h"
+#include "cuda/cuda_device.h"
+#include "render/interrupt.h"
 
 namespace farmrt {
 

@@ -10,9 +10,9 @@
 #include <deque>
 #include <vector>
 
-#include "band_renderer.h"
-#include "path_kernel.h"
-#include "scene.h"
+#include "core/scene.h"
+#include "cuda/path_kernel.h"
+#include "render/band_renderer.h"
 
 namespace farmrt {
 

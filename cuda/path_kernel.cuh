@@ -3,7 +3,7 @@
 // which compile it with their math flags and list their variants.
 #pragma once
 
-#include "path_kernel.h"
+#include "cuda/path_kernel.h"
 
 namespace farmrt {
 namespace FARMRT_PATH_KERNEL_VARIANT {

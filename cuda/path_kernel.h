@@ -11,8 +11,8 @@
 
 #include <cstddef>
 
-#include "integrator.h"
-#include "wide_bvh_gpu.h"
+#include "core/integrator.h"
+#include "cuda/wide_bvh_gpu.h"
 
 namespace farmrt {
 

@@ -3,7 +3,7 @@
 // caps, compiled with the fast kernel's flags. Without the option the table
 // is empty.
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_experiments
-#include "path_kernel.cuh"
+#include "cuda/path_kernel.cuh"
 
 namespace farmrt {
 

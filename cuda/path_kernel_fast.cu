@@ -2,7 +2,7 @@
 // root (-fmad=true -prec-div=false -prec-sqrt=false -ftz=true): faster, and
 // statistically (not bitwise) equal to the CPU tracer.
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_fast
-#include "path_kernel.cuh"
+#include "cuda/path_kernel.cuh"
 
 namespace farmrt {
 

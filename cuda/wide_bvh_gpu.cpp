@@ -1,4 +1,4 @@
-#include "wide_bvh_gpu.h"
+#include "cuda/wide_bvh_gpu.h"
 
 #include <algorithm>
 

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace farmrt {
 

@@ -1,9 +1,9 @@
-#include "band_schedule.h"
+#include "mpi/band_schedule.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 

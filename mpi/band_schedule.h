@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "band_renderer.h"
+#include "render/band_renderer.h"
 
 namespace farmrt {
 

@@ -1,11 +1,11 @@
-#include "band_worker.h"
+#include "mpi/band_worker.h"
 
 #include <algorithm>
 #include <csignal>
 #include <exception>
 
-#include "errors.h"
-#include "interrupt.h"
+#include "core/errors.h"
+#include "render/interrupt.h"
 
 namespace farmrt {
 

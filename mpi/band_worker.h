@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "band_renderer.h"
-#include "command_line.h"
-#include "integrator.h"
+#include "core/integrator.h"
+#include "render/band_renderer.h"
+#include "render/command_line.h"
 
 namespace farmrt {
 

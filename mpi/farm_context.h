@@ -5,13 +5,13 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "band_renderer.h"
-#include "band_schedule.h"
-#include "band_worker.h"
-#include "command_line.h"
-#include "farm_report.h"
-#include "frame_job.h"
-#include "mpi_session.h"
+#include "mpi/band_schedule.h"
+#include "mpi/band_worker.h"
+#include "mpi/farm_report.h"
+#include "mpi/mpi_session.h"
+#include "render/band_renderer.h"
+#include "render/command_line.h"
+#include "render/frame_job.h"
 
 namespace farmrt {
 

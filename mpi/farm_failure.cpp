@@ -1,9 +1,9 @@
-#include "farm_failure.h"
+#include "mpi/farm_failure.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 

@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "mpi_session.h"
+#include "mpi/mpi_session.h"
 
 namespace farmrt {
 

@@ -1,4 +1,4 @@
-#include "farm_job.h"
+#include "mpi/farm_job.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -14,18 +14,18 @@
 #include <unordered_map>
 #include <vector>
 
-#include "errors.h"
-#include "farm_root.h"
-#include "farm_worker.h"
-#include "frame_list.h"
-#include "interrupt.h"
-#include "job_message.h"
-#include "progress.h"
-#include "render_job.h"
-#include "run_report.h"
-#include "scene_identity.h"
-#include "temporary_name.h"
-#include "version.h"
+#include "core/errors.h"
+#include "core/version.h"
+#include "io/frame_list.h"
+#include "io/scene_identity.h"
+#include "io/temporary_name.h"
+#include "mpi/farm_root.h"
+#include "mpi/farm_worker.h"
+#include "mpi/job_message.h"
+#include "render/interrupt.h"
+#include "render/progress.h"
+#include "render/render_job.h"
+#include "render/run_report.h"
 
 namespace farmrt {
 namespace {
@@ -35,7 +35,7 @@ namespace {
 // CPUs evenly, less one core for each GPU rank of the node (a GPU rank needs
 // a core only to feed its GPU). OMP_NUM_THREADS, when set, is the user's
 // choice (0 = keep it).
-int default_threads(const MpiSession& mpi, const std::string& backend) {
+int default_threads(const MpiSession& mpi, const Backends& backends, const std::string& backend) {
     if (std::getenv("OMP_NUM_THREADS")) return 0;
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
@@ -44,7 +44,7 @@ int default_threads(const MpiSession& mpi, const std::string& backend) {
     if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = std::max(1, CPU_COUNT(&set));
     if (online > 0 && allowed < online) return allowed;
     const int ranks = std::max(1, mpi.ranks_on_node());
-    const int gpu_ranks = std::min(gpu_ranks_on_node(backend, ranks), ranks);
+    const int gpu_ranks = std::min(backends.gpu_ranks_on_node(backend, ranks), ranks);
     if (gpu_ranks > 0 && gpu_ranks < ranks && allowed > gpu_ranks) {
         return std::max(1, (allowed - gpu_ranks) / (ranks - gpu_ranks));
     }
@@ -138,7 +138,7 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
 
 }  // namespace
 
-int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiClock& clock) {
+int run_farm_job(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock) {
     const auto job_start = Clock::now();
     const bool root = mpi.rank() == 0;
     PhaseTimes phases;
@@ -190,8 +190,8 @@ int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiCloc
             prepared = std::make_unique<PreparedJob>(prepare_job(std::move(job.description), rank_command_line, phases));
             phases = prepared->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
-            if (options.threads <= 0) options.threads = default_threads(mpi, options.backend);
-            renderer = make_band_renderer(prepared->description.scene, options);
+            if (options.threads <= 0) options.threads = default_threads(mpi, backends, options.backend);
+            renderer = backends.make_renderer(prepared->description.scene, options);
         } catch (...) {
             error = std::current_exception();
         }

@@ -14,13 +14,14 @@
 #include <exception>
 #include <string>
 
-#include "command_line.h"
-#include "farm_failure.h"
-#include "mpi_session.h"
+#include "mpi/farm_failure.h"
+#include "mpi/mpi_session.h"
+#include "render/band_renderer.h"
+#include "render/command_line.h"
 
 namespace farmrt {
 
 // Runs the job; returns the exit code. Throws on set-up failures (see agree_on_failure).
-int run_farm_job(const CommandLine& command_line, const MpiSession& mpi, MpiClock& clock);
+int run_farm_job(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock);
 
 }  // namespace farmrt

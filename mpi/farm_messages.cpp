@@ -1,4 +1,4 @@
-#include "farm_messages.h"
+#include "mpi/farm_messages.h"
 
 #include <algorithm>
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <vector>
 
-#include "band_renderer.h"
-#include "band_schedule.h"
-#include "mpi_session.h"
+#include "mpi/band_schedule.h"
+#include "mpi/mpi_session.h"
+#include "render/band_renderer.h"
 
 namespace farmrt {
 

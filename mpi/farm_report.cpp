@@ -1,10 +1,10 @@
-#include "farm_report.h"
+#include "mpi/farm_report.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "run_report.h"
-#include "scene_identity.h"
+#include "io/scene_identity.h"
+#include "render/run_report.h"
 
 namespace farmrt {
 namespace {

@@ -1,4 +1,4 @@
-#include "farm_root.h"
+#include "mpi/farm_root.h"
 
 #include <algorithm>
 #include <csignal>
@@ -6,15 +6,15 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "errors.h"
-#include "farm_messages.h"
-#include "frame_queue.h"
-#include "image_output.h"
-#include "interrupt.h"
-#include "progress.h"
-#include "render_job.h"
-#include "run_report.h"
-#include "scene_identity.h"
+#include "core/errors.h"
+#include "io/image_output.h"
+#include "io/scene_identity.h"
+#include "mpi/farm_messages.h"
+#include "mpi/frame_queue.h"
+#include "render/interrupt.h"
+#include "render/progress.h"
+#include "render/render_job.h"
+#include "render/run_report.h"
 
 namespace farmrt {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "farm_context.h"
+#include "mpi/farm_context.h"
 
 namespace farmrt {
 

@@ -1,8 +1,8 @@
-#include "farm_worker.h"
+#include "mpi/farm_worker.h"
 
-#include "errors.h"
-#include "farm_messages.h"
-#include "interrupt.h"
+#include "core/errors.h"
+#include "mpi/farm_messages.h"
+#include "render/interrupt.h"
 
 namespace farmrt {
 namespace {

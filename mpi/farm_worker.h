@@ -2,7 +2,7 @@
 // render thread and sends their sums back, until told there is no more.
 #pragma once
 
-#include "farm_context.h"
+#include "mpi/farm_context.h"
 
 namespace farmrt {
 

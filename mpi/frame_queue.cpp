@@ -1,9 +1,9 @@
-#include "frame_queue.h"
+#include "mpi/frame_queue.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 

@@ -26,8 +26,8 @@
 #include <memory>
 #include <vector>
 
-#include "band_schedule.h"
-#include "frame_job.h"
+#include "mpi/band_schedule.h"
+#include "render/frame_job.h"
 
 namespace farmrt {
 

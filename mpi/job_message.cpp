@@ -1,10 +1,10 @@
-#include "job_message.h"
+#include "mpi/job_message.h"
 
 #include <cstring>
 #include <type_traits>
 
-#include "errors.h"
-#include "version.h"
+#include "core/errors.h"
+#include "core/version.h"
 
 namespace farmrt {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "scene_loader.h"
+#include "io/scene_loader.h"
 
 namespace farmrt {
 

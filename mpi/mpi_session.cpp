@@ -1,11 +1,12 @@
-#include "mpi_session.h"
+#include "mpi/mpi_session.h"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 
@@ -22,6 +23,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         throw RenderError("MPI_Init_thread failed");
     }
+    started_mpi_ = true;
     // Errors come back as codes and become exceptions, so that the failing
     // rank prints one line naming itself before the job is taken down.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -39,7 +41,22 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     MPI_Comm_free(&node);
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::MpiSession() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) == 0) host_ = name;
+}
+
+MpiSession::~MpiSession() {
+    if (started_mpi_) MPI_Finalize();
+}
+
+bool started_by_launcher() {
+    for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS",
+                                 "MV2_COMM_WORLD_SIZE"}) {
+        if (std::getenv(variable)) return true;
+    }
+    return false;
+}
 
 std::string MpiSession::who() const {
     if (size_ == 1) return "";

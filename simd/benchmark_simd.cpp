@@ -13,12 +13,12 @@
 #include <vector>
 #include <string>
 
-#include "cpu_renderer.h"
-#include "integrator.h"
-#include "render_job.h"
-#include "scene_loader.h"
-#include "simd_level.h"
-#include "wide_accelerator.h"
+#include "core/integrator.h"
+#include "io/scene_loader.h"
+#include "render/render_job.h"
+#include "simd/cpu_renderer.h"
+#include "simd/simd_level.h"
+#include "simd/wide_accelerator.h"
 
 namespace farmrt {
 namespace {

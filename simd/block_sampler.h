@@ -5,7 +5,7 @@
 // SIMD frame's time outside traversal (results/simd_notes.md).
 #pragma once
 
-#include "sampler.h"
+#include "core/sampler.h"
 
 namespace farmrt {
 namespace simd {

@@ -1,4 +1,4 @@
-#include "cpu_renderer.h"
+#include "simd/cpu_renderer.h"
 
 #include <omp.h>
 
@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "errors.h"
-#include "interrupt.h"
-#include "wide_accelerator.h"
+#include "core/errors.h"
+#include "render/interrupt.h"
+#include "simd/wide_accelerator.h"
 
 namespace farmrt {
 

@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "band_renderer.h"
-#include "scene.h"
-#include "simd_level.h"
-#include "unit_pixels.h"
+#include "core/scene.h"
+#include "render/band_renderer.h"
+#include "simd/simd_level.h"
+#include "simd/unit_pixels.h"
 
 namespace farmrt {
 namespace simd {

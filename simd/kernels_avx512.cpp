@@ -1,6 +1,6 @@
 // The AVX-512 (16 floats per register) kernels: unit_kernel.h and wide_traversal.h
 // compiled with this level's flags (see CMakeLists.txt). Only constant data leaves this file.
-#include "unit_kernel.h"
+#include "simd/unit_kernel.h"
 
 namespace farmrt {
 namespace simd {

@@ -13,7 +13,7 @@
 // does not depend on the order in which spheres are tested.
 #pragma once
 
-#include "wide_traversal.h"
+#include "simd/wide_traversal.h"
 
 namespace farmrt {
 namespace simd {

@@ -8,8 +8,8 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "block_sampler.h"
-#include "simd_kernels.h"
+#include "simd/block_sampler.h"
+#include "simd/simd_kernels.h"
 
 namespace farmrt {
 namespace simd {

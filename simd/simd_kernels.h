@@ -4,9 +4,9 @@
 // before simd_level_supported() has said that the CPU can run it.
 #pragma once
 
-#include "scene.h"
-#include "simd_level.h"
-#include "unit_pixels.h"
+#include "core/scene.h"
+#include "simd/simd_level.h"
+#include "simd/unit_pixels.h"
 
 namespace farmrt {
 namespace simd {

@@ -1,6 +1,6 @@
-#include "simd_level.h"
+#include "simd/simd_level.h"
 
-#include "errors.h"
+#include "core/errors.h"
 
 #if FARMRT_HAVE_SIMD
 #include <xsimd/xsimd.hpp>

@@ -6,11 +6,11 @@
 // Include it from those files only: everything here has internal linkage.
 #pragma once
 
-#include "block_sampler.h"
-#include "packet_traversal.h"
-#include "philox_lanes.h"
-#include "unit_pixels.h"
-#include "wide_traversal.h"
+#include "simd/block_sampler.h"
+#include "simd/packet_traversal.h"
+#include "simd/philox_lanes.h"
+#include "simd/unit_pixels.h"
+#include "simd/wide_traversal.h"
 
 namespace farmrt {
 namespace simd {

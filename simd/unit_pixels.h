@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "integrator.h"
+#include "core/integrator.h"
 
 namespace farmrt {
 

@@ -1,6 +1,6 @@
-#include "wide_accelerator.h"
+#include "simd/wide_accelerator.h"
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 namespace simd {

@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "simd_kernels.h"
-#include "wide_bvh.h"
+#include "simd/simd_kernels.h"
+#include "simd/wide_bvh.h"
 
 namespace farmrt {
 namespace simd {

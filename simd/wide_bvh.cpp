@@ -1,10 +1,10 @@
-#include "wide_bvh.h"
+#include "simd/wide_bvh.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt {
 namespace simd {

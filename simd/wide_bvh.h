@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace farmrt {
 namespace simd {

@@ -13,10 +13,10 @@
 #include <cstring>
 #include <string>
 
-#include "bvh.h"
-#include "mesh_loader.h"
-#include "primitives.h"
-#include "transform.h"
+#include "core/bvh.h"
+#include "core/primitives.h"
+#include "core/transform.h"
+#include "io/mesh_loader.h"
 
 using namespace farmrt;
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <string>
 
-#include "scene.h"
-#include "scene_loader.h"
+#include "core/scene.h"
+#include "io/scene_loader.h"
 
 namespace farmrt::testing {
 

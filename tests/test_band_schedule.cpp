@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "band_schedule.h"
-#include "errors.h"
+#include "core/errors.h"
+#include "mpi/band_schedule.h"
 
 namespace farmrt {
 namespace {

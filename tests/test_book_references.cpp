@@ -21,10 +21,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "band_renderer.h"
-#include "image_output.h"
-#include "render_job.h"
-#include "scene_loader.h"
+#include "cmd/backends.h"
+#include "io/image_output.h"
+#include "io/scene_loader.h"
+#include "render/band_renderer.h"
+#include "render/render_job.h"
 #include "test_helpers.h"
 
 namespace farmrt {

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "scene.h"
+#include "core/scene.h"
 #include "test_helpers.h"
 
 namespace farmrt {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "camera.h"
+#include "core/camera.h"
 
 namespace farmrt {
 namespace {

@@ -11,14 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "cpu_renderer.h"
-#include "cuda_device.h"
-#include "cuda_renderer.h"
-#include "errors.h"
-#include "render_job.h"
+#include "cmd/backends.h"
+#include "core/errors.h"
+#include "cuda/cuda_device.h"
+#include "cuda/cuda_renderer.h"
+#include "cuda/wide_bvh_gpu.h"
+#include "io/scene_loader.h"
+#include "render/render_job.h"
 #include "scoped_environment.h"
-#include "scene_loader.h"
-#include "wide_bvh_gpu.h"
+#include "simd/cpu_renderer.h"
 
 namespace farmrt {
 namespace {

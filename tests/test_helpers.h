@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "scene.h"
-#include "scene_loader.h"
+#include "core/scene.h"
+#include "io/scene_loader.h"
 
 namespace farmrt::testing {
 

@@ -16,9 +16,9 @@
 #include <random>
 #include <set>
 
-#include "errors.h"
-#include "image_output.h"
-#include "temporary_name.h"
+#include "core/errors.h"
+#include "io/image_output.h"
+#include "io/temporary_name.h"
 #include "test_helpers.h"
 
 #if FARMRT_TESTS_HAVE_OPENIMAGEIO

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace farmrt {
 namespace {

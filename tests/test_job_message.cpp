@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "errors.h"
-#include "job_message.h"
+#include "core/errors.h"
+#include "mpi/job_message.h"
 
 namespace farmrt {
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "integrator.h"
+#include "core/integrator.h"
 
 namespace farmrt {
 namespace {

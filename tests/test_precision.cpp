@@ -17,11 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "band_renderer.h"
-#include "integrator.h"
-#include "render_job.h"
-#include "scene.h"
-#include "scene_loader.h"
+#include "cmd/backends.h"
+#include "core/integrator.h"
+#include "core/scene.h"
+#include "io/scene_loader.h"
+#include "render/band_renderer.h"
+#include "render/render_job.h"
 #include "test_helpers.h"
 
 namespace farmrt {

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "sampler.h"
+#include "core/sampler.h"
 
 namespace farmrt {
 namespace {

@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "band_renderer.h"
-#include "job_message.h"
-#include "render_job.h"
+#include "cmd/backends.h"
+#include "mpi/job_message.h"
+#include "render/band_renderer.h"
+#include "render/render_job.h"
 #include "scene_test_helpers.h"
 
 namespace farmrt {

@@ -20,10 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "band_renderer.h"
-#include "errors.h"
-#include "render_job.h"
-#include "scene_loader.h"
+#include "cmd/backends.h"
+#include "core/errors.h"
+#include "io/scene_loader.h"
+#include "render/band_renderer.h"
+#include "render/render_job.h"
 
 namespace farmrt {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
-#include "scene_loader.h"
+#include "core/errors.h"
+#include "io/scene_loader.h"
 #include "test_helpers.h"
 
 namespace farmrt {

@@ -2,8 +2,8 @@
 // paths, and malformed files rejected with the file and the line.
 #include <gtest/gtest.h>
 
-#include "errors.h"
-#include "mesh_loader.h"
+#include "core/errors.h"
+#include "io/mesh_loader.h"
 #include "scene_test_helpers.h"
 
 namespace farmrt {

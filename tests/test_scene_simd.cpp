@@ -6,11 +6,12 @@
 
 #include <cstring>
 
-#include "band_renderer.h"
-#include "render_job.h"
+#include "cmd/backends.h"
+#include "render/band_renderer.h"
+#include "render/render_job.h"
 #include "scene_test_helpers.h"
-#include "simd_level.h"
-#include "wide_accelerator.h"
+#include "simd/simd_level.h"
+#include "simd/wide_accelerator.h"
 
 namespace farmrt {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "image_output.h"
+#include "io/image_output.h"
+#include "io/texture_loader.h"
 #include "scene_test_helpers.h"
-#include "texture_loader.h"
 
 namespace farmrt {
 namespace {

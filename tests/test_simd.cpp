@@ -11,18 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "block_sampler.h"
-#include "command_line.h"
-#include "cpu_renderer.h"
-#include "errors.h"
-#include "integrator.h"
-#include "render_job.h"
-#include "scene_loader.h"
+#include "cmd/backends.h"
+#include "cmd/command_line_parser.h"
+#include "core/errors.h"
+#include "core/integrator.h"
+#include "io/scene_loader.h"
+#include "render/render_job.h"
 #include "scoped_environment.h"
-#include "simd_kernels.h"
-#include "simd_level.h"
-#include "wide_accelerator.h"
-#include "wide_bvh.h"
+#include "simd/block_sampler.h"
+#include "simd/cpu_renderer.h"
+#include "simd/simd_kernels.h"
+#include "simd/simd_level.h"
+#include "simd/wide_accelerator.h"
+#include "simd/wide_bvh.h"
 
 namespace farmrt {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "trigonometry.h"
+#include "core/trigonometry.h"
 
 namespace farmrt {
 namespace {

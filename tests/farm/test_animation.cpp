@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "animation.h"
-#include "errors.h"
-#include "frame_job.h"
-#include "scene_loader.h"
+#include "core/animation.h"
+#include "core/errors.h"
+#include "io/scene_loader.h"
+#include "render/frame_job.h"
 
 namespace farmrt {
 namespace {

@@ -7,12 +7,13 @@
 #include <fstream>
 #include <random>
 
-#include "band_renderer.h"
-#include "checkpoint.h"
-#include "errors.h"
-#include "frame_job.h"
-#include "scene_identity.h"
-#include "scene_loader.h"
+#include "cmd/backends.h"
+#include "core/errors.h"
+#include "io/checkpoint.h"
+#include "io/scene_identity.h"
+#include "io/scene_loader.h"
+#include "render/band_renderer.h"
+#include "render/frame_job.h"
 
 namespace farmrt {
 namespace {

@@ -20,7 +20,7 @@
 #include <random>
 #include <string>
 
-#include "frame_queue.h"
+#include "mpi/frame_queue.h"
 
 namespace farmrt {
 namespace {

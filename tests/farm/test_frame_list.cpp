@@ -1,7 +1,7 @@
 // Frame lists (--frames, animation.frames) and output frame patterns.
 #include <gtest/gtest.h>
 
-#include "frame_list.h"
+#include "io/frame_list.h"
 
 namespace farmrt {
 namespace {

@@ -10,7 +10,7 @@
 #include <map>
 #include <random>
 
-#include "frame_queue.h"
+#include "mpi/frame_queue.h"
 
 namespace farmrt {
 namespace {

@@ -1,6 +1,6 @@
 // Checkpoint bytes, as --resume reads them.
-#include "checkpoint.h"
 #include "fuzz_input.h"
+#include "io/checkpoint.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string path = farmrt::fuzz::write_input(data, size, "frame.ckpt");

@@ -2,8 +2,8 @@
 // written back and read again to the same frames.
 #include <cstdlib>
 
-#include "frame_list.h"
 #include "fuzz_input.h"
+#include "io/frame_list.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,7 +1,7 @@
 // PPM and PFM bytes (farmrt's own readers, for textures and --resume): the
 // first byte picks the extension, the rest is the file.
 #include "fuzz_input.h"
-#include "image_output.h"
+#include "io/image_output.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "errors.h"
+#include "core/errors.h"
 
 namespace farmrt::fuzz {
 

@@ -1,6 +1,6 @@
 // OBJ text, through farmrt's checks and tinyobjloader.
 #include "fuzz_input.h"
-#include "mesh_loader.h"
+#include "io/mesh_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

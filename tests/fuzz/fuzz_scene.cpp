@@ -1,7 +1,7 @@
 // The scene loader with --set: the first line of the input is one --set
 // assignment (empty: none), the rest the scene file's YAML.
 #include "fuzz_input.h"
-#include "scene_loader.h"
+#include "io/scene_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string input(reinterpret_cast<const char*>(data), size);

@@ -1,0 +1,109 @@
+// farmrt: the command-line entry point, and the one place that wires the
+// backends (cmd/backends.h) into the farm (mpi/). Under a launcher
+// (`mpirun -n N farmrt scene.yaml`, srun) every rank runs this and MPI
+// starts; a process started on its own is a one-rank job that never starts
+// MPI (no 0.3 s MPI_Init for `farmrt --version` or a workstation render)
+// and renders the same bytes.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmd/backends.h"
+#include "cmd/command_line_parser.h"
+#include "core/errors.h"
+#include "core/version.h"
+#include "mpi/farm_job.h"
+#include "mpi/mpi_session.h"
+#include "render/interrupt.h"
+
+namespace farmrt {
+namespace {
+
+// Written before any signal can arrive, read by the handler (which may only
+// call async-signal-safe functions: write, signal, raise).
+char signal_prefix[256] = "farmrt: error: ";
+
+void on_fatal_signal(int number) {
+    const char* name = number == SIGSEGV ? "SIGSEGV (segmentation fault)"
+                       : number == SIGBUS ? "SIGBUS (bus error)"
+                       : number == SIGFPE ? "SIGFPE (arithmetic fault)"
+                       : number == SIGILL ? "SIGILL (illegal instruction)"
+                       : number == SIGABRT ? "SIGABRT (aborted)"
+                                           : "a fatal signal";
+    const char* middle = "killed by ";
+    ssize_t ignored = write(2, signal_prefix, std::strlen(signal_prefix));
+    ignored = write(2, middle, std::strlen(middle));
+    ignored = write(2, name, std::strlen(name));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+    std::signal(number, SIG_DFL);
+    std::raise(number);
+}
+
+// Faults print one line naming the rank before the default action ends the
+// process (and mpirun the job). SIGTERM and SIGKILL are left alone: mpirun
+// sends SIGTERM to the surviving ranks when it takes a failed job down, and
+// they must not each report it.
+void install_signal_handlers(const std::string& who) {
+    std::snprintf(signal_prefix, sizeof signal_prefix, "farmrt: error: %s", who.empty() ? "" : (who + ": ").c_str());
+    for (int number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(number, on_fatal_signal);
+}
+
+// --help and --version; false when the command line asks for neither.
+bool print_help_or_version(const CommandLine& command_line) {
+    if (command_line.show_help) {
+        std::fputs(usage_text().c_str(), stdout);
+    } else if (command_line.show_version) {
+        std::printf("%s %s\n", kSoftwareName, kVersion);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+int run(int argc, char** argv) {
+    const std::vector<std::string> arguments(argv + 1, argv + argc);
+    const bool launched = started_by_launcher();
+    std::unique_ptr<MpiSession> mpi;
+    try {
+        mpi = launched ? std::make_unique<MpiSession>(&argc, &argv) : std::make_unique<MpiSession>();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "farmrt: error: %s\n", one_line(e.what()).c_str());
+        return 1;
+    }
+    install_signal_handlers(mpi->who());
+    // SIGTERM/SIGUSR1: checkpoint and stop. From the start, so that a signal
+    // during set-up still ends in a clean stop.
+    install_interrupt_handlers();
+    MpiClock clock;
+    try {
+        CommandLine command_line;
+        std::exception_ptr error;
+        try {
+            command_line = parse_command_line(arguments);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        agree_on_failure(*mpi, clock, error);
+        if (command_line.show_help || command_line.show_version) {
+            if (mpi->rank() == 0) print_help_or_version(command_line);
+            return 0;
+        }
+        return run_farm_job(command_line, available_backends(), *mpi, clock);
+    } catch (const JobAbandoned& abandoned) {
+        return abandoned.exit_code;
+    } catch (...) {
+        print_error(*mpi, std::current_exception());
+        return exit_code_for(std::current_exception());
+    }
+}
+
+}  // namespace
+}  // namespace farmrt
+
+int main(int argc, char** argv) { return farmrt::run(argc, argv); }

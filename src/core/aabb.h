@@ -1,0 +1,88 @@
+// Axis-aligned bounding boxes and the ray/box slab test used by BVH traversal.
+#pragma once
+
+#include "core/ray.h"
+
+namespace farmrt {
+
+struct Aabb {
+    Vec3 lower{kInfinity, kInfinity, kInfinity};
+    Vec3 upper{-kInfinity, -kInfinity, -kInfinity};
+
+    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Vec3& p) { lower = min_vec(lower, p); upper = max_vec(upper, p); }
+    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Aabb& b) { lower = min_vec(lower, b.lower); upper = max_vec(upper, b.upper); }
+    FARMRT_CPU_GPU Vec3 centroid() const { return 0.5f * (lower + upper); }
+    FARMRT_CPU_GPU bool empty() const { return lower.x > upper.x || lower.y > upper.y || lower.z > upper.z; }
+    FARMRT_CPU_GPU float surface_area() const {
+        if (empty()) return 0.0f;
+        const Vec3 d = upper - lower;
+        return 2.0f * (d.x * d.y + d.y * d.z + d.z * d.x);
+    }
+    FARMRT_CPU_GPU int largest_axis() const {
+        const Vec3 d = upper - lower;
+        return (d.x >= d.y && d.x >= d.z) ? 0 : (d.y >= d.z ? 1 : 2);
+    }
+};
+
+// The slab test widens each exit by float rounding error (pbrt's
+// 1 + 2 gamma(3)) so that rounding never makes a ray slip between the boxes
+// of adjacent primitives. Every traversal drops postponed nodes by the same
+// factor.
+constexpr float kSlabExitWidening = 1.00000036f;
+
+// Precomputed per-ray values for the slab test.
+struct RayBoxTester {
+    Vec3 origin;
+    Vec3 inverse_direction;
+    int direction_negative[3];
+
+    FARMRT_CPU_GPU FARMRT_INLINE explicit RayBoxTester(const Ray& ray) : origin(ray.origin) {
+        inverse_direction = Vec3(1.0f / ray.direction.x, 1.0f / ray.direction.y, 1.0f / ray.direction.z);
+        direction_negative[0] = inverse_direction.x < 0;
+        direction_negative[1] = inverse_direction.y < 0;
+        direction_negative[2] = inverse_direction.z < 0;
+    }
+
+    // The slabs' overlap within [t_min, t_max]: its entry, or kInfinity when empty.
+    FARMRT_CPU_GPU FARMRT_INLINE static float overlap_entry(float t0, float t1, float ty0, float ty1, float tz0, float tz1,
+                                              float t_min, float t_max) {
+        t0 = max_float(max_float(t0, ty0), max_float(tz0, t_min));
+        t1 = min_float(min_float(t1, ty1), min_float(tz1, t_max));
+        t1 *= kSlabExitWidening;
+        return t0 <= t1 ? t0 : kInfinity;
+    }
+
+    // Entry distance into the box within [t_min, t_max], or kInfinity on a miss.
+    FARMRT_CPU_GPU FARMRT_INLINE float entry(const Aabb& box, float t_min, float t_max) const {
+        const Vec3& lo = box.lower;
+        const Vec3& hi = box.upper;
+        float t0 = ((direction_negative[0] ? hi.x : lo.x) - origin.x) * inverse_direction.x;
+        float t1 = ((direction_negative[0] ? lo.x : hi.x) - origin.x) * inverse_direction.x;
+        const float ty0 = ((direction_negative[1] ? hi.y : lo.y) - origin.y) * inverse_direction.y;
+        const float ty1 = ((direction_negative[1] ? lo.y : hi.y) - origin.y) * inverse_direction.y;
+        const float tz0 = ((direction_negative[2] ? hi.z : lo.z) - origin.z) * inverse_direction.z;
+        const float tz1 = ((direction_negative[2] ? lo.z : hi.z) - origin.z) * inverse_direction.z;
+        return overlap_entry(t0, t1, ty0, ty1, tz0, tz1, t_min, t_max);
+    }
+
+    // entry() with each plane distance as one fused multiply-add, plane *
+    // (1 / d) - origin / d: half the arithmetic, for the GPU's fast-math
+    // kernel only. It rounds differently from entry() (the product origin / d
+    // is rounded once more), so traversal with it is not bit-identical to the
+    // CPU's: boxes far thinner than 1e-7 of the origin's distance from zero
+    // could be missed at their edges.
+    FARMRT_CPU_GPU float entry_fused(const Aabb& box, float t_min, float t_max) const {
+        const Vec3& lo = box.lower;
+        const Vec3& hi = box.upper;
+        const Vec3 scaled_origin = origin * inverse_direction;  // recomputed; the compiler hoists it out of loops
+        float t0 = fused_multiply_add(direction_negative[0] ? hi.x : lo.x, inverse_direction.x, -scaled_origin.x);
+        float t1 = fused_multiply_add(direction_negative[0] ? lo.x : hi.x, inverse_direction.x, -scaled_origin.x);
+        const float ty0 = fused_multiply_add(direction_negative[1] ? hi.y : lo.y, inverse_direction.y, -scaled_origin.y);
+        const float ty1 = fused_multiply_add(direction_negative[1] ? lo.y : hi.y, inverse_direction.y, -scaled_origin.y);
+        const float tz0 = fused_multiply_add(direction_negative[2] ? hi.z : lo.z, inverse_direction.z, -scaled_origin.z);
+        const float tz1 = fused_multiply_add(direction_negative[2] ? lo.z : hi.z, inverse_direction.z, -scaled_origin.z);
+        return overlap_entry(t0, t1, ty0, ty1, tz0, tz1, t_min, t_max);
+    }
+};
+
+}  // namespace farmrt

@@ -1,0 +1,52 @@
+// The thin-lens camera of "Ray Tracing in One Weekend" (v4).
+#pragma once
+
+#include "core/ray.h"
+#include "core/sampler.h"
+#include "core/trigonometry.h"
+
+namespace farmrt {
+
+struct CameraSettings {
+    Vec3 lookfrom{0, 0, 0};
+    Vec3 lookat{0, 0, -1};
+    Vec3 vup{0, 1, 0};
+    double vfov = 90;           // vertical field of view, degrees
+    double defocus_angle = 0;   // degrees; 0 = pinhole
+    double focus_dist = 10;
+};
+
+// Precomputed on the host (in double), used on every backend.
+struct Camera {
+    Vec3 center;
+    Vec3 pixel00;         // centre of the top-left pixel
+    Vec3 pixel_delta_u;   // one pixel to the right
+    Vec3 pixel_delta_v;   // one pixel down
+    Vec3 defocus_disk_u;  // lens radius along the camera's u and v
+    Vec3 defocus_disk_v;
+    bool has_defocus = false;
+
+    // The ray through pixel (x, y) for one sample. Sampler: PixelSampler, or
+    // any type whose uniform(dimension) returns the same values (the SIMD
+    // tracer's, with Philox blocks computed several at a time).
+    template <class Sampler>
+    FARMRT_CPU_GPU Ray generate_ray(uint32_t x, uint32_t y, Sampler& sampler) const {
+        const float offset_x = sampler.uniform(kDimensionPixelX) - 0.5f;
+        const float offset_y = sampler.uniform(kDimensionPixelY) - 0.5f;
+        const Vec3 pixel_sample = pixel00 + (static_cast<float>(x) + offset_x) * pixel_delta_u +
+                                  (static_cast<float>(y) + offset_y) * pixel_delta_v;
+        Vec3 origin = center;
+        if (has_defocus) {
+            // Uniform on the lens disk: radius sqrt(u), angle 2 pi v.
+            const float radius = sqrtf(sampler.uniform(kDimensionLensU));
+            float sine, cosine;
+            sin_cos_turns(sampler.uniform(kDimensionLensV), sine, cosine);
+            origin = center + (radius * cosine) * defocus_disk_u + (radius * sine) * defocus_disk_v;
+        }
+        return Ray{origin, pixel_sample - origin, sampler.uniform(kDimensionTime)};
+    }
+};
+
+Camera make_camera(const CameraSettings& settings, uint32_t image_width, uint32_t image_height);
+
+}  // namespace farmrt

@@ -1,0 +1,175 @@
+// Materials and textures as tagged structs, and the scattering laws of
+// "Ray Tracing in One Weekend" (v4), shared by every tracer.
+#pragma once
+
+#include <cstddef>
+
+#include "core/ray.h"
+#include "core/ray_spawn.h"
+#include "core/sampler.h"
+#include "core/trigonometry.h"
+
+namespace farmrt {
+
+enum class TextureType : uint32_t { Constant = 0, Checker = 1, Image = 2 };
+
+struct Texture {
+    TextureType type = TextureType::Constant;
+    Color color;        // Constant
+    Color even, odd;    // Checker
+    float inverse_scale = 1.0f;
+    // Image: linear RGB texels, top row first, at texture_pixels[3 * image_offset].
+    uint32_t image_offset = 0;
+    uint32_t image_width = 0, image_height = 0;
+};
+
+enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3 };
+
+// 16-byte aligned (32 bytes): two 16-byte loads on the GPU.
+struct alignas(16) Material {
+    MaterialType type = MaterialType::Lambertian;
+    uint32_t albedo_texture = 0;  // Lambertian and Metal: index into the texture array
+    float fuzz = 0;               // Metal
+    float ior = 1.5f;             // Dielectric
+    uint32_t emission_texture = 0;  // Emissive: index into the texture array
+};
+
+// Where a ray met a surface, after traversal.
+struct SurfaceInteraction {
+    Vec3 point;
+    Vec3 normal;  // unit, facing against the incoming ray
+    // From the point to where rays leaving it start, on the geometric
+    // normal's outward side (ray_spawn.h); spawn_origin picks the side.
+    Vec3 spawn_offset;
+    bool front_face = true;
+    float u = 0, v = 0;  // texture coordinates
+    uint32_t material = 0;
+};
+
+// Bilinear lookup in an image texture at (u, v): u runs left to right, v bottom
+// to top, both clamped to [0, 1] as in the book's image_texture; texel centres
+// sit at half-integer positions and the edges are clamped.
+FARMRT_CPU_GPU FARMRT_INLINE Color lookup_image(const Texture& texture, const float* texture_pixels, float u, float v) {
+    const int width = static_cast<int>(texture.image_width);
+    const int height = static_cast<int>(texture.image_height);
+    const float x = clamp_float(u, 0.0f, 1.0f) * static_cast<float>(width) - 0.5f;
+    const float y = (1.0f - clamp_float(v, 0.0f, 1.0f)) * static_cast<float>(height) - 0.5f;
+    const float x_floor = floorf(x), y_floor = floorf(y);
+    const float fx = x - x_floor, fy = y - y_floor;
+    const int x0 = static_cast<int>(x_floor), y0 = static_cast<int>(y_floor);
+    const int xa = x0 < 0 ? 0 : x0, xb = x0 + 1 > width - 1 ? width - 1 : x0 + 1;
+    const int ya = y0 < 0 ? 0 : y0, yb = y0 + 1 > height - 1 ? height - 1 : y0 + 1;
+    const float* base = texture_pixels + 3 * static_cast<size_t>(texture.image_offset);
+    const float* p00 = base + 3 * (static_cast<size_t>(ya) * width + xa);
+    const float* p10 = base + 3 * (static_cast<size_t>(ya) * width + xb);
+    const float* p01 = base + 3 * (static_cast<size_t>(yb) * width + xa);
+    const float* p11 = base + 3 * (static_cast<size_t>(yb) * width + xb);
+    Color c;
+    for (int k = 0; k < 3; ++k) {
+        const float top = (1.0f - fx) * p00[k] + fx * p10[k];
+        const float bottom = (1.0f - fx) * p01[k] + fx * p11[k];
+        c[k] = (1.0f - fy) * top + fy * bottom;
+    }
+    return c;
+}
+
+// The parity (0 even, 1 odd) of floor(x), without converting a float that
+// may not fit an int (a cell number can exceed 2^31 at a fine scale): every
+// float of magnitude 2^24 or more is an even integer; NaN counts as even.
+FARMRT_CPU_GPU FARMRT_INLINE int cell_parity(float x) {
+    const float cell = floorf(x);
+    if (!(fabsf(cell) < 16777216.0f)) return 0;
+    return static_cast<int>(static_cast<int32_t>(cell) & 1);
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, const float* texture_pixels,
+                                                    uint32_t index, const SurfaceInteraction& si) {
+    const Texture& texture = textures[index];
+    if (texture.type == TextureType::Image) return lookup_image(texture, texture_pixels, si.u, si.v);
+    if (texture.type == TextureType::Checker) {
+        // The book's solid 3-D checker: even where the sum of the three cell
+        // numbers is even, i.e. where their parities cancel.
+        const int parity = cell_parity(texture.inverse_scale * si.point.x) ^
+                           cell_parity(texture.inverse_scale * si.point.y) ^
+                           cell_parity(texture.inverse_scale * si.point.z);
+        return parity == 0 ? texture.even : texture.odd;
+    }
+    return texture.color;
+}
+
+// A uniformly distributed unit vector from two random numbers.
+FARMRT_CPU_GPU FARMRT_INLINE Vec3 unit_vector_from(float u1, float u2) {
+    const float z = 1.0f - 2.0f * u1;
+    const float r = sqrtf(max_float(0.0f, 1.0f - z * z));
+    float sine, cosine;
+    sin_cos_turns(u2, sine, cosine);  // angle 2 pi u2
+    return Vec3(r * cosine, r * sine, z);
+}
+
+// Schlick's approximation of Fresnel reflectance.
+FARMRT_CPU_GPU FARMRT_INLINE float schlick_reflectance(float cosine, float eta_ratio) {
+    float r0 = (1.0f - eta_ratio) / (1.0f + eta_ratio);
+    r0 = r0 * r0;
+    const float m = 1.0f - cosine;
+    return r0 + (1.0f - r0) * (m * m * m * m * m);
+}
+
+struct ScatterResult {
+    bool scattered = false;
+    Color attenuation;
+    Ray ray;
+};
+
+// Scatter an incoming ray at a surface. `dimension` is the first of the
+// kDimensionsPerBounce random dimensions reserved for this path segment.
+// Sampler: as Camera::generate_ray.
+template <class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
+                                                   const float* texture_pixels, const Ray& incoming, const SurfaceInteraction& si,
+                                                   Sampler& sampler, uint32_t dimension) {
+    // The segment's random numbers, drawn before the material switch. A value
+    // depends only on its dimension, so this changes no result; on a GPU the
+    // lanes of a warp then draw them together instead of once per branch.
+    const float random0 = sampler.uniform(dimension);
+    const float random1 = sampler.uniform(dimension + 1);
+    const float random2 = sampler.uniform(dimension + 2);
+    ScatterResult result;
+    switch (material.type) {
+    case MaterialType::Lambertian: {
+        Vec3 direction = si.normal + unit_vector_from(random0, random1);
+        if (near_zero(direction)) direction = si.normal;
+        result.scattered = true;
+        result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
+        result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
+        break;
+    }
+    case MaterialType::Metal: {
+        Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));
+        reflected += material.fuzz * unit_vector_from(random0, random1);
+        result.scattered = dot(reflected, si.normal) > 0;
+        result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
+        result.ray = Ray{spawn_origin(si.point, si.spawn_offset, reflected), reflected, incoming.time};
+        break;
+    }
+    case MaterialType::Dielectric: {
+        const float eta_ratio = si.front_face ? (1.0f / material.ior) : material.ior;
+        const Vec3 unit_direction = unit_vector(incoming.direction);
+        const float cos_theta = min_float(dot(-unit_direction, si.normal), 1.0f);
+        const float sin_theta = sqrtf(max_float(0.0f, 1.0f - cos_theta * cos_theta));
+        const bool cannot_refract = eta_ratio * sin_theta > 1.0f;
+        const bool reflects =
+            cannot_refract || schlick_reflectance(cos_theta, eta_ratio) > random2;
+        const Vec3 direction =
+            reflects ? reflect(unit_direction, si.normal) : refract(unit_direction, si.normal, eta_ratio);
+        result.scattered = true;
+        result.attenuation = Color(1.0f);
+        result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
+        break;
+    }
+    case MaterialType::Emissive:
+        break;
+    }
+    return result;
+}
+
+}  // namespace farmrt

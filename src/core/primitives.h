@@ -1,0 +1,329 @@
+// Geometric primitives: bounds, ray intersection and surface data, one small
+// function of each per type, shared by every tracer. Primitives are stored in
+// flat arrays per type; a PrimitiveRef tags (type, index) so that BVH leaves mix
+// types without virtual calls.
+#pragma once
+
+#include "core/aabb.h"
+#include "core/transform.h"
+
+namespace farmrt {
+
+// Instance: a transformed copy of a bottom-level BVH over other primitives
+// (one level only: an instance never contains instances).
+enum class PrimitiveType : uint32_t { Sphere = 0, Quad = 1, Triangle = 2, Instance = 3 };
+
+// Packed (type, index): the type in the top 4 bits.
+struct PrimitiveRef {
+    uint32_t bits;
+
+    FARMRT_CPU_GPU static PrimitiveRef make(PrimitiveType type, uint32_t index) {
+        return PrimitiveRef{(static_cast<uint32_t>(type) << 28) | index};
+    }
+    FARMRT_CPU_GPU PrimitiveType type() const { return static_cast<PrimitiveType>(bits >> 28); }
+    FARMRT_CPU_GPU uint32_t index() const { return bits & 0x0FFFFFFFu; }
+};
+constexpr uint32_t kMaxPrimitivesPerType = 1u << 28;
+
+// A sphere; `velocity` = center at shutter close - center at open (motion blur).
+// 32 bytes, 16-byte aligned: two 16-byte loads on the GPU.
+struct alignas(16) Sphere {
+    Vec3 center;
+    float radius;
+    Vec3 velocity;
+    uint32_t material;
+
+    FARMRT_CPU_GPU FARMRT_INLINE Vec3 center_at(float time) const { return center + time * velocity; }
+};
+
+// The parallelogram corner + a*edge_u + b*edge_v, a, b in [0, 1] ("The Next Week").
+struct Quad {
+    Vec3 corner;
+    Vec3 edge_u;
+    Vec3 edge_v;
+    Vec3 normal;      // unit plane normal
+    Vec3 w;           // n / dot(n, n) for the planar coordinates, n = cross(u, v)
+    float plane_offset;  // dot(normal, corner)
+    uint32_t material;
+};
+
+// A triangle with optional per-vertex shading normals and texture coordinates.
+struct Triangle {
+    Vec3 vertex0, vertex1, vertex2;
+    Vec3 normal0, normal1, normal2;  // shading normals; all zero = flat shading
+    float uv[6];                     // (u, v) per vertex
+    uint32_t material;
+};
+
+// A placed copy of shared geometry (a mesh used several times, a rotated or
+// non-uniformly scaled sphere). Its primitives live in the scene's ordinary
+// arrays; their refs and bottom-level BVH live in SceneView::instance_primitives
+// and SceneView::instance_nodes, shared by every instance of the same geometry.
+struct Instance {
+    Affine object_from_world;  // rays go into object space
+    Affine world_from_object;  // points come back to world space
+    uint32_t root_node;        // bottom-level BVH root in instance_nodes
+    uint32_t primitive_offset; // the geometry's refs in instance_primitives
+    uint32_t primitive_count;
+    uint32_t material;         // every hit on the instance uses this material
+};
+
+constexpr uint32_t kNoInstance = 0xFFFFFFFFu;
+
+// What traversal returns: enough to rebuild the surface afterwards.
+struct Hit {
+    float t = kInfinity;
+    PrimitiveRef primitive{0};  // never an Instance: the primitive inside it
+    float u = 0, v = 0;         // surface parameters (quad a, b; triangle barycentrics)
+    uint32_t instance = kNoInstance;  // the instance the primitive was hit through
+};
+
+// ---- bounds -----------------------------------------------------------------
+
+// The box over the whole motion: the boxes at shutter open and close joined
+// (c - r <= c + r, so two min/max per axis suffice; hit_within_bounds builds
+// it for every accepted hit).
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Sphere& s) {
+    const Vec3 r(fabsf(s.radius));
+    const Vec3 end = s.center + s.velocity;
+    Aabb box;
+    box.lower = min_vec(s.center - r, end - r);
+    box.upper = max_vec(s.center + r, end + r);
+    return box;
+}
+
+// intersect_quad accepts planar coordinates up to kQuadEdgeTolerance beyond
+// [0, 1] (declared below): the box covers that band, and as much again for
+// the rounding of the planar coordinates. A box of the bare parallelogram
+// missed rays that the quad test accepts just beyond an edge: the binary BVH
+// culled them where a wider BVH's box (SIMD, or brute force) did not, so the
+// tracers disagreed (tiny.yaml: one pixel in 120x80 at 16 spp).
+constexpr float kQuadBoundsMargin = 2e-5f;
+
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Quad& q) {
+    Aabb box;
+    const Vec3 u_margin = kQuadBoundsMargin * q.edge_u, v_margin = kQuadBoundsMargin * q.edge_v;
+    const Vec3 low = q.corner - u_margin - v_margin;
+    const Vec3 edge_u = q.edge_u + 2.0f * u_margin, edge_v = q.edge_v + 2.0f * v_margin;
+    box.expand(low);
+    box.expand(low + edge_u);
+    box.expand(low + edge_v);
+    box.expand(low + edge_u + edge_v);
+    // A flat box still needs a thickness for the slab test to be well defined.
+    for (int axis = 0; axis < 3; ++axis) {
+        if (box.upper[axis] - box.lower[axis] < 1e-4f) {
+            box.lower[axis] -= 5e-5f;
+            box.upper[axis] += 5e-5f;
+        }
+    }
+    return box;
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Triangle& t) {
+    Aabb box;
+    box.expand(t.vertex0);
+    box.expand(t.vertex1);
+    box.expand(t.vertex2);
+    return box;
+}
+
+// Whether the ray, as the traversal's slab test sees it (`tester`, widening
+// included), is inside the primitive's own box somewhere in [t_min, t]: every
+// tracer accepts a primitive's hit at t only then. Rounding can put a hit
+// just outside the box (a grazing ray far from a sphere, where |oc|^2 - r^2
+// cancels), and whether a tracer reached it would otherwise depend on its
+// tree: a wide ancestor box lets the ray in, the binary BVH's tight one culls
+// it (many_spheres.yaml: one pixel in 300x169 at 512 spp differed between the
+// scalar and the AVX-512 path). Every ancestor box contains this box, and the
+// slab test is monotone in the planes, so a hit that passes here is reached
+// by every tree: the binary BVH, each SIMD width, the GPU's.
+FARMRT_CPU_GPU FARMRT_INLINE bool hit_within_bounds(const RayBoxTester& tester, const Aabb& box, float t_min, float t) {
+    return tester.entry(box, t_min, t) != kInfinity;
+}
+
+Quad make_quad(const Vec3& corner, const Vec3& edge_u, const Vec3& edge_v, uint32_t material);
+
+// ---- intersection: each returns true and fills hit when closer than t_max ----
+
+// ---- spheres: a float filter, then the roots in double --------------------
+//
+// The book's test in float, c = |oc|^2 - r^2 and h^2 - a c, cancels: for a
+// small sphere seen from across the scene it keeps a few bits of the
+// discriminant, and for the r = 1000 ground sphere it cannot even tell on
+// which side of the surface a point near it lies. Such rounding is bias, not
+// noise (silhouettes, grazing bounces and the horizon all shift), so the
+// roots are computed in double, where these cancellations leave more than 30
+// correct bits. The float test before it is a filter: it only rejects rays
+// that miss by far more than its rounding (the bound below), so the double
+// test alone decides every hit, and every tracer (scalar, SIMD lanes, GPU)
+// runs both in the same order and gets the same bits.
+
+// The filter's tolerance, relative to a (|oc|^2 + r^2): each term of
+// h^2 - a c is within about 25 units of float rounding (2^-24) of its exact
+// value, so 1e-5 (168 units) keeps every ray the exact test could accept.
+constexpr float kSphereFilterTolerance = 1e-5f;
+
+// The filter, from the float values every tracer computes the same way:
+// a = |d|^2, h = d . oc, oc_squared = |oc|^2, oc = centre - origin. Real is
+// float, or a SIMD batch of floats (the SIMD kernels' lanes, one sphere or
+// one ray each): the same operations in the same order, so the same answer.
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE auto sphere_filter_passes(const Real& a, const Real& h, const Real& oc_squared,
+                                                       const Real& radius) {
+    const Real radius_squared = radius * radius;
+    const Real discriminant = h * h - a * (oc_squared - radius_squared);
+    return discriminant >= -(Real(kSphereFilterTolerance) * (a * (oc_squared + radius_squared)));
+}
+
+// The roots of |origin + t d - centre|^2 = r^2 in double, as float distances
+// tested against (t_min, t_max) in float like every other primitive. The
+// discriminant from the closest-approach vector l = oc - (h / a) d (Haines et
+// al., "Precision Improvements for Ray/Sphere Intersection", Ray Tracing
+// Gems, 2019): a (r^2 - |l|^2) does not subtract two near-equal squares of
+// the distance to the centre. The near root as c / q, not (h - sqrt) / a,
+// keeps its digits when it is close to 0 (a ray leaving the surface).
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere_exact(const Vec3& center, float radius, const Ray& ray, float t_min,
+                                                         float t_max, float& t_out) {
+    const double ocx = double(center.x) - double(ray.origin.x);
+    const double ocy = double(center.y) - double(ray.origin.y);
+    const double ocz = double(center.z) - double(ray.origin.z);
+    const double dx = ray.direction.x, dy = ray.direction.y, dz = ray.direction.z;
+    const double a = (dx * dx + dy * dy) + dz * dz;
+    const double h = (dx * ocx + dy * ocy) + dz * ocz;
+    const double r = radius;
+    const double c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - r * r;
+    const double inverse_a = 1.0 / a;
+    const double along = h * inverse_a;
+    const double lx = ocx - along * dx, ly = ocy - along * dy, lz = ocz - along * dz;
+    const double discriminant = a * (r * r - ((lx * lx + ly * ly) + lz * lz));
+    if (!(discriminant >= 0.0)) return false;
+    const double q = h >= 0.0 ? h + sqrt(discriminant) : h - sqrt(discriminant);
+    if (q == 0.0) return false;  // tangent at the origin itself
+    const double first = q * inverse_a, second = c / q;
+    const float near_root = float(first < second ? first : second);
+    const float far_root = float(first < second ? second : first);
+    if (near_root > t_min && near_root < t_max) {
+        t_out = near_root;
+        return true;
+    }
+    if (far_root > t_min && far_root < t_max) {
+        t_out = far_root;
+        return true;
+    }
+    return false;
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere(const Sphere& s, const Ray& ray, float t_min, float t_max,
+                                                   float& t_out) {
+    const Vec3 center = s.center_at(ray.time);
+    const Vec3 oc = center - ray.origin;
+    if (!sphere_filter_passes(length_squared(ray.direction), dot(ray.direction, oc), length_squared(oc), s.radius)) {
+        return false;
+    }
+    return intersect_sphere_exact(center, s.radius, ray, t_min, t_max, t_out);
+}
+
+// The book tests a, b in [0, 1] exactly. Faces that share an edge (a box) get
+// a and b from different corners, and rounding can put a ray through the
+// shared edge outside both: a tolerance of 1e-5 of the edge closes such gaps
+// (the quads overlap by that much instead), invisibly.
+constexpr float kQuadEdgeTolerance = 1e-5f;
+static_assert(kQuadBoundsMargin >= 2.0f * kQuadEdgeTolerance, "bounds_of(Quad) must cover the accepted band");
+
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, float t_min, float t_max,
+                                                 float& t_out, float& a_out, float& b_out) {
+    const float denominator = dot(q.normal, ray.direction);
+    if (fabsf(denominator) < 1e-8f) return false;  // parallel to the plane
+    const float t = (q.plane_offset - dot(q.normal, ray.origin)) / denominator;
+    if (t <= t_min || t_max <= t) return false;
+    const Vec3 planar = ray.at(t) - q.corner;
+    const float alpha = dot(q.w, cross(planar, q.edge_v));
+    const float beta = dot(q.w, cross(q.edge_u, planar));
+    if (!(alpha >= -kQuadEdgeTolerance && alpha <= 1.0f + kQuadEdgeTolerance && beta >= -kQuadEdgeTolerance &&
+          beta <= 1.0f + kQuadEdgeTolerance)) {
+        return false;
+    }
+    t_out = t;
+    a_out = alpha;
+    b_out = beta;
+    return true;
+}
+
+// a * b - c * d with each product rounded on its own: no fused multiply-add,
+// on any backend, so that the same edge evaluated from either of the two
+// triangles sharing it gives exactly opposite values.
+FARMRT_CPU_GPU FARMRT_INLINE float difference_of_products(float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__)
+    return __fsub_rn(__fmul_rn(a, b), __fmul_rn(c, d));
+#else
+    return a * b - c * d;
+#endif
+}
+
+// Watertight ray/triangle intersection (Woop, Benthin and Wald, "Watertight
+// Ray/Triangle Intersection", JCGT 2013, as in pbrt-v4): the vertices are
+// moved into a frame where the ray runs along +z from the origin, and the hit
+// is decided by the signs of 2-D edge functions. A shared edge yields exactly
+// negated edge functions in its two triangles, so a ray through an edge or a
+// vertex of a closed mesh always hits at least one triangle (Möller-Trumbore
+// can let such rays slip between neighbours).
+// Per ray: the axis where the direction is largest becomes z, x and y follow
+// cyclically (keeping the frame's handedness), and the shear that turns the
+// direction into +z. Shared with the SIMD kernels, which compute it once per ray.
+struct TriangleRayFrame {
+    int kx, ky, kz;
+    float shear_x, shear_y, shear_z;
+    bool valid;  // false for a zero direction
+};
+
+FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& direction) {
+    TriangleRayFrame f;
+    const float ax = fabsf(direction.x), ay = fabsf(direction.y), az = fabsf(direction.z);
+    f.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    f.kx = f.kz == 2 ? 0 : f.kz + 1;
+    f.ky = f.kx == 2 ? 0 : f.kx + 1;
+    const float dx = direction[f.kx], dy = direction[f.ky], dz = direction[f.kz];
+    f.valid = dz != 0.0f;
+    f.shear_x = f.valid ? -dx / dz : 0.0f;
+    f.shear_y = f.valid ? -dy / dz : 0.0f;
+    f.shear_z = f.valid ? 1.0f / dz : 0.0f;
+    return f;
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const Ray& ray, float t_min, float t_max,
+                                                     float& t_out, float& b1_out, float& b2_out) {
+    const TriangleRayFrame frame = triangle_ray_frame(ray.direction);
+    if (!frame.valid) return false;
+    const int kx = frame.kx, ky = frame.ky, kz = frame.kz;
+    const Vec3 a0 = tri.vertex0 - ray.origin, a1 = tri.vertex1 - ray.origin, a2 = tri.vertex2 - ray.origin;
+    Vec3 p0(a0[kx], a0[ky], a0[kz]), p1(a1[kx], a1[ky], a1[kz]), p2(a2[kx], a2[ky], a2[kz]);
+    const float shear_x = frame.shear_x, shear_y = frame.shear_y, shear_z = frame.shear_z;
+    p0.x += shear_x * p0.z;
+    p0.y += shear_y * p0.z;
+    p1.x += shear_x * p1.z;
+    p1.y += shear_y * p1.z;
+    p2.x += shear_x * p2.z;
+    p2.y += shear_y * p2.z;
+    float e0 = difference_of_products(p1.x, p2.y, p1.y, p2.x);
+    float e1 = difference_of_products(p2.x, p0.y, p2.y, p0.x);
+    float e2 = difference_of_products(p0.x, p1.y, p0.y, p1.x);
+    // Exactly on an edge in float: decide in double, as the paper does.
+    if (e0 == 0.0f || e1 == 0.0f || e2 == 0.0f) {
+        e0 = float(double(p1.x) * double(p2.y) - double(p1.y) * double(p2.x));
+        e1 = float(double(p2.x) * double(p0.y) - double(p2.y) * double(p0.x));
+        e2 = float(double(p0.x) * double(p1.y) - double(p0.y) * double(p1.x));
+    }
+    if ((e0 < 0.0f || e1 < 0.0f || e2 < 0.0f) && (e0 > 0.0f || e1 > 0.0f || e2 > 0.0f)) return false;
+    const float determinant = e0 + e1 + e2;
+    if (determinant == 0.0f) return false;
+    const float scaled_t = e0 * (shear_z * p0.z) + e1 * (shear_z * p1.z) + e2 * (shear_z * p2.z);
+    const float inverse_determinant = 1.0f / determinant;
+    const float t = scaled_t * inverse_determinant;
+    if (!(t > t_min && t < t_max)) return false;
+    t_out = t;
+    b1_out = e1 * inverse_determinant;
+    b2_out = e2 * inverse_determinant;
+    return true;
+}
+
+}  // namespace farmrt

@@ -1,0 +1,32 @@
+// Everything about a render that is not geometry: image, sampling, camera.
+#pragma once
+
+#include <string>
+
+#include "core/camera.h"
+
+namespace farmrt {
+
+// How linear radiance becomes 8- or 16-bit values.
+enum class Encoding { Srgb, Gamma2, Linear };
+// Pixel data type of the output file.
+enum class PixelDataType { UInt8, UInt16, Half, Float };
+
+struct RenderSettings {
+    uint32_t width = 0;
+    uint32_t height = 0;
+    std::string output;  // as written in the scene or on the command line
+    Encoding encoding = Encoding::Srgb;
+    PixelDataType data_type = PixelDataType::UInt8;
+    uint32_t spp = 0;
+    int max_depth = 50;
+    uint64_t seed = 0;
+    CameraSettings camera;
+    std::string scene_file;       // the path given on the command line
+    std::string scene_directory;  // base for paths inside the scene
+};
+
+const char* encoding_name(Encoding encoding);
+const char* data_type_name(PixelDataType type);
+
+}  // namespace farmrt

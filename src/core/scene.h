@@ -1,0 +1,545 @@
+// The renderable scene as flat arrays. `Scene` owns them on the host;
+// `SceneView` is the plain-pointer view that every tracer (CPU, SIMD, CUDA)
+// reads, so one layout serves every backend.
+#pragma once
+
+#include <vector>
+
+#include "core/background.h"
+#include "core/bvh.h"
+#include "core/materials.h"
+#include "core/primitives.h"
+#include "core/trigonometry.h"
+
+namespace farmrt {
+
+struct SceneView {
+    const BvhNode* nodes = nullptr;            // top-level BVH, root at 0
+    const PrimitiveRef* primitives = nullptr;  // top-level refs in BVH leaf order
+    const Sphere* spheres = nullptr;
+    const Quad* quads = nullptr;
+    const Triangle* triangles = nullptr;
+    const Material* materials = nullptr;
+    const Texture* textures = nullptr;
+    const float* texture_pixels = nullptr;  // linear RGB texels of every image texture
+    const Instance* instances = nullptr;
+    // Bottom-level BVHs of instanced geometry, one after another; node offsets
+    // and leaf offsets are absolute indices into these two arrays.
+    const BvhNode* instance_nodes = nullptr;
+    const PrimitiveRef* instance_primitives = nullptr;
+    uint32_t node_count = 0;
+    uint32_t primitive_count = 0;
+    uint32_t instance_count = 0;
+    uint32_t instance_node_count = 0;
+    uint32_t instance_primitive_count = 0;
+    uint64_t texture_pixel_count = 0;  // floats in texture_pixels
+    uint32_t sphere_count = 0, quad_count = 0, triangle_count = 0;  // array sizes, for copies (GPU upload)
+    uint32_t material_count = 0, texture_count = 0;
+    Background background;
+};
+
+class Scene {
+public:
+    std::vector<Sphere> spheres;
+    std::vector<Quad> quads;
+    std::vector<Triangle> triangles;
+    std::vector<Material> materials;
+    std::vector<Texture> textures;
+    std::vector<float> texture_pixels;
+    Background background;
+
+    // Instancing, as flat arrays (MPI sends them as they are). Geometry g that
+    // instances share is instance_geometry_refs[instance_geometry_begin[g] ..
+    // instance_geometry_begin[g + 1]): primitives of the arrays above, which
+    // then belong to the geometry and not to the top level.
+    struct InstancePlacement {
+        uint32_t geometry;
+        Transform world_from_object;
+        uint32_t material;  // every hit on the instance uses this material
+    };
+    std::vector<PrimitiveRef> instance_geometry_refs;
+    std::vector<uint32_t> instance_geometry_begin;
+    std::vector<InstancePlacement> instance_placements;
+
+    uint32_t add_instance_geometry(const std::vector<PrimitiveRef>& primitives);
+    // One placement of a geometry; every hit on it uses `material`.
+    void add_instance(uint32_t geometry, const Transform& world_from_object, uint32_t material);
+
+    // Builds the BVH over every primitive; call after the arrays are filled.
+    void build_acceleration(const BvhBuildOptions& options = {});
+    // Without a BVH: one leaf holding every primitive, for the linear-list baseline.
+    void build_linear_list();
+
+    // Top-level entries: primitives outside instanced geometry, plus one per instance.
+    size_t primitive_count() const;
+    // Every primitive the renderer sees, each instance counted with all of its primitives.
+    uint64_t rendered_primitive_count() const;
+    size_t instance_count() const { return instance_placements.size(); }
+    size_t instance_geometry_count() const {
+        return instance_geometry_begin.empty() ? 0 : instance_geometry_begin.size() - 1;
+    }
+    const std::vector<BvhNode>& nodes() const { return nodes_; }
+    const std::vector<PrimitiveRef>& primitive_refs() const { return primitive_refs_; }
+    const std::vector<Instance>& instances() const { return instances_; }
+    const std::vector<BvhNode>& instance_nodes() const { return instance_nodes_; }
+    const std::vector<PrimitiveRef>& instance_primitive_refs() const { return instance_primitives_; }
+    SceneView view() const;
+
+private:
+    std::vector<PrimitiveRef> all_primitive_refs() const;
+    std::vector<Aabb> bounds_of_refs(const std::vector<PrimitiveRef>& refs) const;
+    void build_instances(const BvhBuildOptions& options, bool use_bvh);
+    std::vector<PrimitiveRef> geometry_refs(uint32_t geometry) const;
+    std::vector<BvhNode> nodes_;
+    std::vector<PrimitiveRef> primitive_refs_;
+    std::vector<Instance> instances_;
+    std::vector<BvhNode> instance_nodes_;
+    std::vector<PrimitiveRef> instance_primitives_;
+};
+
+// ---- closest-hit queries shared by every tracer -------------------------------
+
+// The closest hit is the smallest (t, key) pair: on exactly equal t the
+// smaller key wins. The key of a hit is its top-level entry's PrimitiveRef
+// (for a hit inside an instance, the Instance ref), then, within one
+// instance, the primitive's ref. The rule does not depend on the order in
+// which primitives are tested, so every traversal (binary or wide BVH, scalar
+// or SIMD, CPU or GPU) returns the same hit.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t top_level_key(const Hit& hit) {
+    return hit.instance == kNoInstance ? hit.primitive.bits : PrimitiveRef::make(PrimitiveType::Instance, hit.instance).bits;
+}
+
+// The t_max for testing top-level primitive `ref` against the closest hit so far.
+FARMRT_CPU_GPU FARMRT_INLINE float closest_hit_bound(const Hit& hit, PrimitiveRef ref) {
+    return ref.bits < top_level_key(hit) ? next_float_up(hit.t) : hit.t;
+}
+
+// The t_max for testing primitive `ref` inside instance `instance`.
+FARMRT_CPU_GPU FARMRT_INLINE float instance_hit_bound(const Hit& hit, uint32_t instance, PrimitiveRef ref) {
+    if (hit.instance == instance) return ref.bits < hit.primitive.bits ? next_float_up(hit.t) : hit.t;
+    return PrimitiveRef::make(PrimitiveType::Instance, instance).bits < top_level_key(hit) ? next_float_up(hit.t)
+                                                                                           : hit.t;
+}
+
+// One sphere, quad or triangle (never an instance) against (t_min, t_max): the
+// per-primitive functions of primitives.h behind one tag switch. Fills t,
+// primitive, u, v of `hit` when found; the caller sets hit.instance.
+// `tester`: the ray's, for hit_within_bounds.
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                     const RayBoxTester& tester, float t_min, float t_max, Hit& hit) {
+    float t, u = 0, v = 0;
+    bool found = false;
+    switch (ref.type()) {
+    case PrimitiveType::Sphere: {
+        const Sphere sphere = scene.spheres[ref.index()];  // a copy: whole-sphere (vector) loads on the GPU
+        found = intersect_sphere(sphere, ray, t_min, t_max, t) && hit_within_bounds(tester, bounds_of(sphere), t_min, t);
+        break;
+    }
+    case PrimitiveType::Quad: {
+        const Quad& quad = scene.quads[ref.index()];
+        found = intersect_quad(quad, ray, t_min, t_max, t, u, v) && hit_within_bounds(tester, bounds_of(quad), t_min, t);
+        break;
+    }
+    case PrimitiveType::Triangle: {
+        const Triangle& triangle = scene.triangles[ref.index()];
+        found = intersect_triangle(triangle, ray, t_min, t_max, t, u, v) &&
+                hit_within_bounds(tester, bounds_of(triangle), t_min, t);
+        break;
+    }
+    case PrimitiveType::Instance: break;
+    }
+    if (found) {
+        hit.t = t;
+        hit.primitive = ref;
+        hit.u = u;
+        hit.v = v;
+    }
+    return found;
+}
+
+// The ray in an instance's object space. The direction is not renormalised,
+// so distances t are the same in both spaces.
+FARMRT_CPU_GPU FARMRT_INLINE Ray object_ray(const Instance& instance, const Ray& ray) {
+    return Ray{instance.object_from_world.point(ray.origin), instance.object_from_world.vector(ray.direction),
+               ray.time};
+}
+
+// Closest hit inside one instance: its bottom-level BVH, traversed by the same
+// near-first loop as the top level (a second loop, not recursion, so that it
+// runs unchanged on the GPU).
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_instance(const SceneView& scene, uint32_t instance_index,
+                                                     const Ray& world_ray, float t_min, Hit& hit) {
+    const Instance& instance = scene.instances[instance_index];
+    const Ray ray = object_ray(instance, world_ray);
+    const RayBoxTester tester(ray);
+    uint32_t stack[kBvhMaxDepth];
+    int stack_size = 0;
+    uint32_t node_index = instance.root_node;
+    bool found = false;
+    for (;;) {
+        const BvhNode& node = scene.instance_nodes[node_index];
+        if (tester.entry(node.bounds, t_min, hit.t) != kInfinity) {
+            if (node.is_leaf()) {
+                for (uint32_t i = 0; i < node.count; ++i) {
+                    const PrimitiveRef ref = scene.instance_primitives[node.offset + i];
+                    if (intersect_geometry(scene, ref, ray, tester, t_min, instance_hit_bound(hit, instance_index, ref),
+                                           hit)) {
+                        hit.instance = instance_index;
+                        found = true;
+                    }
+                }
+            } else if (tester.direction_negative[node.split_axis]) {
+                stack[stack_size++] = node_index + 1;
+                node_index = node.offset;
+                continue;
+            } else {
+                stack[stack_size++] = node.offset;
+                node_index = node_index + 1;
+                continue;
+            }
+        }
+        if (stack_size == 0) break;
+        node_index = stack[--stack_size];
+    }
+    return found;
+}
+
+// Any top-level entry: a primitive, or an instance of shared geometry.
+// kInstances = false compiles the instance path out, for scenes without
+// instances: on the GPU the nested instance traversal costs a third more
+// registers per thread (fewer resident warps) even where it never runs.
+// `tester`: the ray's (traversals pass the one they test boxes with).
+template <bool kInstances = true>
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                      const RayBoxTester& tester, float t_min, Hit& hit) {
+    if (kInstances && ref.type() == PrimitiveType::Instance) {
+        return intersect_instance(scene, ref.index(), ray, t_min, hit);
+    }
+    if (!intersect_geometry(scene, ref, ray, tester, t_min, closest_hit_bound(hit, ref), hit)) return false;
+    hit.instance = kNoInstance;
+    return true;
+}
+template <bool kInstances = true>
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_primitive(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                      float t_min, Hit& hit) {
+    return intersect_primitive<kInstances>(scene, ref, ray, RayBoxTester(ray), t_min, hit);
+}
+
+// On the GPU, a leaf waits until at least this many lanes of its warp are
+// at leaves (or no lane has an interior node left to visit); see below.
+constexpr int kLeafQuorum = 8;
+
+// The compile-time shape of a closest-hit traversal. The CPU uses the
+// defaults; the GPU compiles one kernel per kind of scene (fewer registers
+// and instructions where a scene needs less) and per math variant.
+//   kInstances:   the scene may have instances (intersect_primitive).
+//   kSpheresOnly: every top-level primitive is a sphere: leaves test spheres
+//                 without the type switch (same arithmetic, same hit).
+//   kQuorum:      the GPU's leaf quorum (intersect_closest); the order of
+//                 each ray's steps, hence the hit, does not depend on it.
+//   kFusedSlabs:  RayBoxTester::entry_fused instead of entry (GPU fast math
+//                 only: not bit-identical to the CPU).
+template <bool kInstances_ = true, bool kSpheresOnly_ = false, int kQuorum_ = kLeafQuorum, bool kFusedSlabs_ = false>
+struct TraversalTraits {
+    static constexpr bool kInstances = kInstances_ && !kSpheresOnly_;
+    static constexpr bool kSpheresOnly = kSpheresOnly_;
+    static constexpr int kQuorum = kQuorum_;
+    static constexpr bool kFusedSlabs = kFusedSlabs_;
+
+    FARMRT_CPU_GPU FARMRT_INLINE static float entry(const RayBoxTester& tester, const Aabb& box, float t_min,
+                                                    float t_max) {
+        return kFusedSlabs ? tester.entry_fused(box, t_min, t_max) : tester.entry(box, t_min, t_max);
+    }
+
+    // One leaf's primitive, as intersect_primitive.
+    FARMRT_CPU_GPU FARMRT_INLINE static bool intersect(const SceneView& scene, PrimitiveRef ref, const Ray& ray,
+                                                       const RayBoxTester& tester, float t_min, Hit& hit) {
+        if (!kSpheresOnly) return intersect_primitive<kInstances>(scene, ref, ray, tester, t_min, hit);
+        float t;
+        const Sphere sphere = scene.spheres[ref.index()];
+        if (!intersect_sphere(sphere, ray, t_min, closest_hit_bound(hit, ref), t)) return false;
+        if (!hit_within_bounds(tester, bounds_of(sphere), t_min, t)) return false;
+        hit.t = t;
+        hit.primitive = ref;
+        hit.u = 0;
+        hit.v = 0;
+        hit.instance = kNoInstance;
+        return true;
+    }
+};
+
+// Closest hit in (t_min, hit.t) through the BVH. At an interior node both
+// children's boxes are tested; the nearer hit child is visited next and the
+// farther one postponed with its entry distance, dropped on the way back if a
+// hit closer than that entry has been found meanwhile. The order depends on
+// the ray alone, so every tracer that runs this function (CPU, GPU) tests
+// the same primitives in the same order and finds the same hit, even where
+// rounding makes two surfaces nearly tie. (Fewer node visits and stack
+// operations than testing each node's box when it is reached: on the GPU
+// the traversal is 1.5 times as fast.)
+//
+// On the GPU the lanes of a warp step through their own rays together, and
+// in each step the warp runs either the interior-node code or the (longer)
+// leaf code: lanes whose next node is of the other kind wait a step. Leaves
+// run once kLeafQuorum lanes are at one, so that the leaf code no longer runs
+// in nearly every step for a lane or two. Each ray still takes its own steps
+// in its own order, so the hit is the CPU's, bit for bit. kInstances: as for
+// intersect_primitive (false only for scenes without instances).
+template <class Traits = TraversalTraits<>>
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) {
+    const RayBoxTester tester(ray);
+    uint32_t stack_node[kBvhMaxDepth];
+    float stack_entry[kBvhMaxDepth];
+    int stack_size = 0;
+    bool found = false;
+    uint32_t node_index = 0;
+    BvhNode node = scene.nodes[0];  // copies: whole-node (vector) loads on the GPU
+    bool done = Traits::entry(tester, node.bounds, t_min, hit.t) == kInfinity;
+#if defined(__CUDA_ARCH__)
+    const unsigned warp = __activemask();
+#endif
+    for (;;) {
+        const bool at_leaf = !done && node.is_leaf();
+#if defined(__CUDA_ARCH__)
+        const unsigned busy_lanes = __ballot_sync(warp, !done);
+        if (busy_lanes == 0) break;
+        const unsigned leaf_lanes = __ballot_sync(warp, at_leaf);
+        const bool leaves_now = __popc(leaf_lanes) >= Traits::kQuorum || leaf_lanes == busy_lanes;
+#else
+        if (done) break;
+        const bool leaves_now = at_leaf;
+#endif
+        if (done || at_leaf != leaves_now) continue;  // this lane waits a step
+        if (at_leaf) {
+            for (uint32_t i = 0; i < node.count; ++i) {
+                found |= Traits::intersect(scene, scene.primitives[node.offset + i], ray, tester, t_min, hit);
+            }
+        } else {
+            const uint32_t left_index = node_index + 1, right_index = node.offset;
+            const BvhNode left = scene.nodes[left_index];
+            const BvhNode right = scene.nodes[right_index];
+            const float left_entry = Traits::entry(tester, left.bounds, t_min, hit.t);
+            const float right_entry = Traits::entry(tester, right.bounds, t_min, hit.t);
+            const bool hit_left = left_entry != kInfinity, hit_right = right_entry != kInfinity;
+            if (hit_left && hit_right) {
+                const bool left_first = left_entry <= right_entry;
+                stack_node[stack_size] = left_first ? right_index : left_index;
+                stack_entry[stack_size] = left_first ? right_entry : left_entry;
+                ++stack_size;
+                node_index = left_first ? left_index : right_index;
+                node = left_first ? left : right;
+                continue;
+            }
+            if (hit_left || hit_right) {
+                node_index = hit_left ? left_index : right_index;
+                node = hit_left ? left : right;
+                continue;
+            }
+        }
+        // The next postponed node still in reach. entry() widens exits by the
+        // same factor, so this drop is exactly as conservative as a re-test.
+        for (;;) {
+            if (stack_size == 0) {
+                done = true;
+                break;
+            }
+            --stack_size;
+            if (stack_entry[stack_size] <= hit.t * kSlabExitWidening) {
+                node_index = stack_node[stack_size];
+                node = scene.nodes[node_index];
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+// Every primitive, no BVH at any level: the reference that tests compare traversal against.
+inline bool intersect_closest_brute_force(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) {
+    const RayBoxTester tester(ray);
+    bool found = false;
+    for (uint32_t i = 0; i < scene.primitive_count; ++i) {
+        const PrimitiveRef ref = scene.primitives[i];
+        if (ref.type() != PrimitiveType::Instance) {
+            found |= intersect_primitive(scene, ref, ray, tester, t_min, hit);
+            continue;
+        }
+        const Instance& instance = scene.instances[ref.index()];
+        const Ray local = object_ray(instance, ray);
+        const RayBoxTester local_tester(local);
+        for (uint32_t j = 0; j < instance.primitive_count; ++j) {
+            const PrimitiveRef inner = scene.instance_primitives[instance.primitive_offset + j];
+            if (intersect_geometry(scene, inner, local, local_tester, t_min, instance_hit_bound(hit, ref.index(), inner),
+                                   hit)) {
+                hit.instance = ref.index();
+                found = true;
+            }
+        }
+    }
+    return found;
+}
+
+// The surface point of a sphere hit, recomputed in double and projected onto
+// the sphere, so that it lies within float rounding of the surface whatever
+// the sphere's size and distance (origin + t d in float would be off it by
+// the rounding of t times the ray's length). `outward`: the unit normal
+// pointing away from the centre for r > 0 and towards it for r < 0 (the
+// book's hollow glass sphere), as (p - centre) / r.
+FARMRT_CPU_GPU FARMRT_INLINE Vec3 sphere_surface_point(const Vec3& center, float radius, const Ray& ray, float t,
+                                                       Vec3& outward) {
+    const double vx = (double(ray.origin.x) + double(t) * double(ray.direction.x)) - double(center.x);
+    const double vy = (double(ray.origin.y) + double(t) * double(ray.direction.y)) - double(center.y);
+    const double vz = (double(ray.origin.z) + double(t) * double(ray.direction.z)) - double(center.z);
+    const double inverse_length = 1.0 / sqrt((vx * vx + vy * vy) + vz * vz);
+    const double normal_scale = radius < 0.0f ? -inverse_length : inverse_length;
+    outward = Vec3(float(vx * normal_scale), float(vy * normal_scale), float(vz * normal_scale));
+    const double to_surface = fabs(double(radius)) * inverse_length;
+    return Vec3(float(double(center.x) + vx * to_surface), float(double(center.y) + vy * to_surface),
+                float(double(center.z) + vz * to_surface));
+}
+
+// The surface of a sphere, quad or triangle in the space of `ray` (world space,
+// or an instance's object space): point, unit outward normal, (u, v), material.
+// `geometric`: the unit geometric normal, and `error_magnitude`: the size of
+// the numbers the point and the next ray's test of this surface round at
+// (ray_spawn.h). Each point is rebuilt from the surface itself, not as
+// origin + t d, so that its error does not grow with the ray's length.
+// `sphere_uv` false: a sphere's (u, v) stay 0 (its two arc tangents are a
+// tenth of a CPU frame's time, wasted unless an image texture reads them).
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray,
+                                                                 const Hit& hit, Vec3& outward, Vec3& geometric,
+                                                                 float& error_magnitude, bool sphere_uv = true) {
+    SurfaceInteraction si;
+    switch (hit.primitive.type()) {
+    case PrimitiveType::Sphere: {
+        const Sphere& s = scene.spheres[hit.primitive.index()];
+        const Vec3 center = s.center_at(ray.time);
+        si.point = sphere_surface_point(center, s.radius, ray, hit.t, outward);
+        geometric = outward;
+        // The double projection is exact to ~2^-50 of the sphere's own size;
+        // rounding the point to float adds half a unit of the point's size.
+        error_magnitude = max_float(max_abs_component(si.point),
+                                    kFloatRoundoff * (max_abs_component(center) + fabsf(s.radius)));
+        if (sphere_uv) {
+            // The book's (u, v): longitude and latitude of the unit-sphere point.
+            // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.
+            const float theta = arc_cosine(clamp_float(-outward.y, -1.0f, 1.0f));
+            const float phi = arc_tangent2(-outward.z, outward.x) + kPi;
+            si.u = phi / (2.0f * kPi);
+            si.v = theta / kPi;
+        }
+        si.material = s.material;
+        break;
+    }
+    case PrimitiveType::Quad: {
+        const Quad& q = scene.quads[hit.primitive.index()];
+        si.point = q.corner + hit.u * q.edge_u + hit.v * q.edge_v;
+        error_magnitude = max_abs_component(q.corner) + max_abs_component(q.edge_u) + max_abs_component(q.edge_v);
+        outward = q.normal;
+        geometric = q.normal;
+        si.u = hit.u;
+        si.v = hit.v;
+        si.material = q.material;
+        break;
+    }
+    case PrimitiveType::Triangle: {
+        const Triangle& t = scene.triangles[hit.primitive.index()];
+        const float b0 = 1.0f - hit.u - hit.v;
+        si.point = b0 * t.vertex0 + hit.u * t.vertex1 + hit.v * t.vertex2;
+        error_magnitude = max_float(max_float(max_abs_component(t.vertex0), max_abs_component(t.vertex1)),
+                                    max_abs_component(t.vertex2));
+        geometric = unit_vector(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0));
+        outward = geometric;
+        if (length_squared(t.normal0) > 0.0f) {
+            const Vec3 shading = unit_vector(b0 * t.normal0 + hit.u * t.normal1 + hit.v * t.normal2);
+            // Keep the geometric side; use the interpolated normal for shading.
+            outward = dot(shading, outward) < 0.0f ? -shading : shading;
+        }
+        si.u = b0 * t.uv[0] + hit.u * t.uv[2] + hit.v * t.uv[4];
+        si.v = b0 * t.uv[1] + hit.u * t.uv[3] + hit.v * t.uv[5];
+        si.material = t.material;
+        break;
+    }
+    case PrimitiveType::Instance: break;  // never stored in a Hit
+    }
+    return si;
+}
+
+// The largest row sum of |entries| of an affine map's linear part: how much
+// it can enlarge a vector's largest component.
+FARMRT_CPU_GPU FARMRT_INLINE float linear_row_norm(const Affine& affine) {
+    float norm = 0.0f;
+    for (int row = 0; row < 3; ++row) {
+        const float* m = affine.m + 4 * row;
+        norm = max_float(norm, (fabsf(m[0]) + fabsf(m[1])) + fabsf(m[2]));
+    }
+    return norm;
+}
+
+// The error magnitude of an object-space surface mapped to world space: the
+// mapped point's own rounding, and, since the next ray is tested in object
+// space again, the round trip's enlargement of errors (the two linear parts'
+// norms, 1 for rotations and uniform scales).
+FARMRT_CPU_GPU FARMRT_INLINE float instance_error_magnitude(const Instance& instance, float object_magnitude,
+                                                            const Vec3& world_point) {
+    const float to_world = linear_row_norm(instance.world_from_object);
+    const float round_trip = max_float(1.0f, to_world * linear_row_norm(instance.object_from_world));
+    const Vec3 translation(instance.world_from_object.m[3], instance.world_from_object.m[7],
+                           instance.world_from_object.m[11]);
+    return round_trip * (to_world * object_magnitude + max_abs_component(translation) + max_abs_component(world_point));
+}
+
+// Rebuilds the surface (point, facing normal, texture coordinates) from a hit.
+// Through an instance: the surface in object space, its point mapped to world
+// space and its normals back by the inverse transpose (right under
+// non-uniform scale), the instance's material.
+// `sphere_uv`: as geometry_surface (false only where nothing reads them:
+// material_reads_uv below).
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit,
+                                                           bool sphere_uv = true) {
+    SurfaceInteraction si;
+    Vec3 outward, geometric;
+    float error_magnitude = 0.0f;
+    if (hit.instance == kNoInstance) {
+        si = geometry_surface(scene, ray, hit, outward, geometric, error_magnitude, sphere_uv);
+    } else {
+        const Instance& instance = scene.instances[hit.instance];
+        si = geometry_surface(scene, object_ray(instance, ray), hit, outward, geometric, error_magnitude, sphere_uv);
+        si.point = instance.world_from_object.point(si.point);
+        error_magnitude = instance_error_magnitude(instance, error_magnitude, si.point);
+        outward = unit_vector(instance.object_from_world.transposed_vector(outward));
+        geometric = unit_vector(instance.object_from_world.transposed_vector(geometric));
+        si.material = instance.material;
+    }
+    si.spawn_offset = spawn_offset(geometric, error_magnitude);
+    si.front_face = dot(ray.direction, outward) < 0.0f;
+    si.normal = si.front_face ? outward : -outward;
+    return si;
+}
+
+// The material a hit shades with (an instance's own material overrides its geometry's).
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t hit_material(const SceneView& scene, const Hit& hit) {
+    if (hit.instance != kNoInstance) return scene.instances[hit.instance].material;
+    switch (hit.primitive.type()) {
+    case PrimitiveType::Sphere: return scene.spheres[hit.primitive.index()].material;
+    case PrimitiveType::Quad: return scene.quads[hit.primitive.index()].material;
+    case PrimitiveType::Triangle: return scene.triangles[hit.primitive.index()].material;
+    case PrimitiveType::Instance: break;  // never stored in a Hit
+    }
+    return 0;
+}
+
+// Whether shading with `material` reads the surface's (u, v): only image
+// textures do (evaluate_texture).
+FARMRT_CPU_GPU FARMRT_INLINE bool material_reads_uv(const SceneView& scene, uint32_t material) {
+    const Material& m = scene.materials[material];
+    switch (m.type) {
+    case MaterialType::Lambertian:
+    case MaterialType::Metal: return scene.textures[m.albedo_texture].type == TextureType::Image;
+    case MaterialType::Emissive: return scene.textures[m.emission_texture].type == TextureType::Image;
+    case MaterialType::Dielectric: return false;
+    }
+    return true;
+}
+
+}  // namespace farmrt

@@ -1,0 +1,53 @@
+// Writing (and, for tests and resume, reading) images. The extension picks the
+// format; .ppm and .pfm are built in, everything else goes through OpenImageIO
+// when farmrt is built with it. Every write is atomic: a temporary file in the
+// target directory, renamed over the target only once complete.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/render_settings.h"
+
+namespace farmrt {
+
+struct ImageMetadata {
+    std::string scene_file;
+    uint32_t spp = 0;
+    uint64_t seed = 0;
+    uint32_t frame = 0;
+    double render_seconds = 0;
+};
+
+// Lower-case extension with the dot (".png"), or "" when there is none.
+std::string file_extension(const std::string& path);
+// Empty when farmrt can write this path's format, else a one-line reason.
+std::string unsupported_format_reason(const std::string& path);
+// The data type a format gets when the scene names none.
+PixelDataType default_data_type(const std::string& path);
+// Empty when the type suits the format, else a one-line reason.
+std::string data_type_problem(const std::string& path, PixelDataType type);
+// Throws InputError when the output's directory does not exist or is not writable.
+void check_output_writable(const std::string& path);
+
+// Quantise one linear value with an encoding (8-bit and 16-bit outputs).
+uint8_t encode_uint8(float linear, Encoding encoding);
+uint16_t encode_uint16(float linear, Encoding encoding);
+
+// `pixels` holds width * height linear RGB triples, top row first.
+void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& pixels,
+                 Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata);
+
+struct LoadedImage {
+    uint32_t width = 0, height = 0;
+    std::vector<float> pixels;  // RGB, as stored (8-bit values scaled to [0, 1])
+    bool floating_point = false;  // stored as floats (linear), not as integers (display-encoded)
+};
+// The most pixels read_image accepts (a 16384 x 16384 texture; 3 GiB of RGB
+// floats): a header asking for more is refused before anything is allocated.
+constexpr uint64_t kMaxReadPixels = uint64_t(1) << 28;
+LoadedImage read_image(const std::string& path);
+
+bool have_openimageio();
+
+}  // namespace farmrt

@@ -1,0 +1,231 @@
+#include "io/mesh_loader.h"
+
+#include <tiny_obj_loader.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "io/file_reader.h"
+
+namespace farmrt {
+namespace {
+
+// tinyobjloader parses leniently: a coordinate that is not a number reads as 0
+// and an index past the end is only a warning, without a line. This pass checks
+// the statements that carry geometry first, so that a malformed file is
+// rejected with the line at fault; tinyobjloader then does the real parsing.
+class ObjChecker {
+public:
+    explicit ObjChecker(const std::string& display_path) : display_path_(display_path) {}
+
+    void check(const std::string& text) {
+        size_t line_number = 0;
+        size_t begin = 0;
+        while (begin < text.size()) {
+            size_t end = text.find('\n', begin);
+            if (end == std::string::npos) end = text.size();
+            ++line_number;
+            check_line(text.substr(begin, end - begin), line_number);
+            begin = end + 1;
+        }
+        if (faces_ == 0) throw InputError(display_path_ + ": no faces (f lines) in the OBJ file");
+    }
+
+private:
+    [[noreturn]] void fail(size_t line, const std::string& problem) const {
+        throw InputError(display_path_ + ":" + std::to_string(line) + ": " + problem);
+    }
+
+    static std::vector<std::string> tokens_of(const std::string& line) {
+        std::vector<std::string> tokens;
+        std::istringstream in(line);
+        std::string token;
+        while (in >> token) tokens.push_back(token);
+        return tokens;
+    }
+
+    void check_numbers(const std::vector<std::string>& tokens, size_t line, size_t lo, size_t hi) const {
+        const size_t count = tokens.size() - 1;
+        if (count < lo || count > hi) {
+            fail(line, "'" + tokens[0] + "' expects " +
+                           (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                           " numbers, got " + std::to_string(count));
+        }
+        for (size_t i = 1; i < tokens.size(); ++i) {
+            char* end = nullptr;
+            const double value = std::strtod(tokens[i].c_str(), &end);
+            if (end != tokens[i].c_str() + tokens[i].size()) fail(line, "'" + tokens[i] + "' is not a number");
+            if (!std::isfinite(value) || std::fabs(value) > 1e30) {
+                fail(line, "'" + tokens[i] + "' is not a finite number");
+            }
+        }
+    }
+
+    // One index of a face: 1-based, or negative counting back from the last.
+    void check_index(const std::string& text, size_t available, const char* what, const char* plural,
+                     size_t line) const {
+        char* end = nullptr;
+        errno = 0;
+        const long long index = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) {
+            fail(line, std::string(what) + " index '" + text + "' is not an integer");
+        }
+        // The magnitude of a negative index without negating it (-LLONG_MIN overflows).
+        const unsigned long long magnitude =
+            index < 0 ? static_cast<unsigned long long>(-(index + 1)) + 1 : static_cast<unsigned long long>(index);
+        if (index == 0 || magnitude > available) {
+            fail(line, std::string(what) + " index " + text + " is out of range (" + std::to_string(available) + " " +
+                           (available == 1 ? what : plural) + " so far)");
+        }
+    }
+
+    void check_face(const std::vector<std::string>& tokens, size_t line) {
+        if (tokens.size() < 4) fail(line, "a face needs at least 3 vertices");
+        for (size_t i = 1; i < tokens.size(); ++i) {
+            const std::string& ref = tokens[i];
+            const size_t slash1 = ref.find('/');
+            check_index(ref.substr(0, slash1), vertices_, "vertex", "vertices", line);
+            if (slash1 == std::string::npos) continue;
+            const size_t slash2 = ref.find('/', slash1 + 1);
+            const std::string texcoord = ref.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos
+                                                                                            : slash2 - slash1 - 1);
+            if (!texcoord.empty()) check_index(texcoord, texcoords_, "texture coordinate", "texture coordinates", line);
+            if (slash2 == std::string::npos) {
+                if (texcoord.empty()) fail(line, "malformed face vertex '" + ref + "'");
+                continue;
+            }
+            const std::string normal = ref.substr(slash2 + 1);
+            if (normal.find('/') != std::string::npos) fail(line, "malformed face vertex '" + ref + "'");
+            check_index(normal, normals_, "normal", "normals", line);
+        }
+        ++faces_;
+    }
+
+    void check_line(const std::string& line_text, size_t line) {
+        const std::vector<std::string> tokens = tokens_of(line_text);
+        if (tokens.empty() || tokens[0][0] == '#') return;
+        const std::string& keyword = tokens[0];
+        if (keyword == "v") {
+            // x y z, x y z w, or x y z r g b (a common extension).
+            check_numbers(tokens, line, 3, 6);
+            if (tokens.size() == 6) fail(line, "'v' expects 3, 4 or 6 numbers, got 5");
+            ++vertices_;
+        } else if (keyword == "vn") {
+            check_numbers(tokens, line, 3, 3);
+            ++normals_;
+        } else if (keyword == "vt") {
+            check_numbers(tokens, line, 1, 3);
+            ++texcoords_;
+        } else if (keyword == "f") {
+            check_face(tokens, line);
+        }
+        // Other statements (o, g, s, usemtl, mtllib, l, p, ...) carry no
+        // surface that farmrt renders; tinyobjloader skips them too.
+    }
+
+    const std::string& display_path_;
+    size_t vertices_ = 0, normals_ = 0, texcoords_ = 0, faces_ = 0;
+};
+
+// tinyobjloader's indices, checked again against its own arrays: it splits
+// lines and fields differently from ObjChecker (a vertical tab, a lone
+// carriage return), so an index ObjChecker passed can still be past the end
+// of what tinyobjloader read; that is an error, never a read out of bounds.
+void check_parsed_index(const std::vector<tinyobj::real_t>& values, int index, size_t width, const char* what,
+                        const std::string& display_path) {
+    if (index < 0 || size_t(index) >= values.size() / width) {
+        throw InputError(display_path + ": malformed OBJ: a face refers to " + what + " " + std::to_string(index + 1) +
+                         " of " + std::to_string(values.size() / width) + " read");
+    }
+}
+
+Vec3 vertex_at(const std::vector<tinyobj::real_t>& values, int index, const char* what,
+               const std::string& display_path) {
+    check_parsed_index(values, index, 3, what, display_path);
+    return Vec3(values[3 * size_t(index)], values[3 * size_t(index) + 1], values[3 * size_t(index) + 2]);
+}
+
+}  // namespace
+
+MeshData parse_obj_mesh(const std::string& text, const std::string& display_path) {
+    ObjChecker(display_path).check(text);
+    tinyobj::ObjReaderConfig config;
+    config.triangulate = true;
+    config.vertex_color = false;
+    tinyobj::ObjReader reader;
+    // ParseFromString ignores mtllib: materials come from the scene file.
+    if (!reader.ParseFromString(text, "", config)) {
+        std::string message = reader.Error();
+        while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
+        for (char& c : message) {
+            if (c == '\n') c = ' ';
+        }
+        throw InputError(display_path + ": malformed OBJ: " + message);
+    }
+    const tinyobj::attrib_t& attrib = reader.GetAttrib();
+    MeshData mesh;
+    size_t index_count = 0;
+    for (const tinyobj::shape_t& shape : reader.GetShapes()) index_count += shape.mesh.indices.size();
+    mesh.triangles.reserve(index_count / 3);
+    for (const tinyobj::shape_t& shape : reader.GetShapes()) {
+        const std::vector<tinyobj::index_t>& indices = shape.mesh.indices;
+        for (size_t f = 0; f + 2 < indices.size(); f += 3) {
+            Triangle t{};
+            const tinyobj::index_t corners[3] = {indices[f], indices[f + 1], indices[f + 2]};
+            t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index, "vertex", display_path);
+            t.vertex1 = vertex_at(attrib.vertices, corners[1].vertex_index, "vertex", display_path);
+            t.vertex2 = vertex_at(attrib.vertices, corners[2].vertex_index, "vertex", display_path);
+            if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
+                ++mesh.skipped_degenerate;
+                continue;
+            }
+            // Smooth shading where every corner has a usable normal; flat otherwise.
+            bool smooth = true;
+            Vec3 normals[3];
+            for (int c = 0; c < 3; ++c) {
+                if (corners[c].normal_index < 0) {
+                    smooth = false;
+                    break;
+                }
+                normals[c] = vertex_at(attrib.normals, corners[c].normal_index, "normal", display_path);
+                if (!(length_squared(normals[c]) > 0)) {
+                    smooth = false;
+                    break;
+                }
+                normals[c] = unit_vector(normals[c]);
+            }
+            if (smooth) {
+                t.normal0 = normals[0];
+                t.normal1 = normals[1];
+                t.normal2 = normals[2];
+            }
+            // The same defaults as a scene `triangle` without `uvs`.
+            const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
+            const bool textured = corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 &&
+                                  corners[2].texcoord_index >= 0;
+            for (int c = 0; textured && c < 3; ++c) {
+                check_parsed_index(attrib.texcoords, corners[c].texcoord_index, 2, "texture coordinate", display_path);
+            }
+            for (int c = 0; c < 3; ++c) {
+                t.uv[2 * c] = textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index)] : default_uvs[2 * c];
+                t.uv[2 * c + 1] =
+                    textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index) + 1] : default_uvs[2 * c + 1];
+            }
+            mesh.triangles.push_back(t);
+        }
+    }
+    if (mesh.triangles.empty()) throw InputError(display_path + ": every face of the mesh has zero area");
+    return mesh;
+}
+
+MeshData load_obj_mesh(const std::string& path, const std::string& display_path) {
+    return parse_obj_mesh(read_regular_file(path, display_path, "mesh file"), display_path);
+}
+
+}  // namespace farmrt

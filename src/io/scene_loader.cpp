@@ -1,0 +1,887 @@
+#include "io/scene_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/errors.h"
+#include "io/file_reader.h"
+#include "io/frame_list.h"
+#include "io/image_output.h"
+#include "io/mesh_loader.h"
+#include "io/scene_identity.h"
+#include "io/texture_loader.h"
+
+namespace farmrt {
+namespace {
+
+// A YAML node with the key path that reached it, so every error can say where.
+struct Value {
+    YAML::Node node;
+    std::string path;  // "objects[3].radius"
+    // Where the key of an empty value ("radius:") stands: yaml-cpp marks an
+    // empty value at the next token, often on the following line.
+    YAML::Mark key_mark = YAML::Mark::null_mark();
+};
+
+class Loader {
+public:
+    Loader(std::string display_name, std::map<std::string, std::string> override_origin)
+        : display_name_(std::move(display_name)), override_origin_(std::move(override_origin)) {}
+
+    [[noreturn]] void fail(const Value& value, const std::string& problem) const {
+        std::string where;
+        for (const auto& [path, origin] : override_origin_) {
+            if (value.path == path || value.path.rfind(path + ".", 0) == 0 || value.path.rfind(path + "[", 0) == 0) {
+                where = origin;
+            }
+        }
+        if (where.empty()) {
+            const YAML::Mark mark = value.node.IsNull() && value.key_mark.line >= 0 ? value.key_mark : value.node.Mark();
+            where = display_name_;
+            if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+        }
+        throw InputError(where + ": " + (value.path.empty() ? std::string("scene") : value.path) + ": " + problem);
+    }
+
+    // The map's keys must all be in `allowed`; catches typos such as "radus".
+    void require_map(const Value& value, std::initializer_list<const char*> allowed) const {
+        if (!value.node.IsMap()) fail(value, "expected a mapping of keys to values");
+        check_keys(value);
+        for (auto it = value.node.begin(); it != value.node.end(); ++it) {
+            const std::string key = it->first.Scalar();
+            bool known = false;
+            for (const char* name : allowed) known |= key == name;
+            if (!known) {
+                std::string list;
+                for (const char* name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
+                fail(Value{it->first, join(value.path, key)}, "unknown key (expected one of: " + list + ")");
+            }
+        }
+    }
+
+    // Keys must be plain names, each given once: YAML allows a list as a key, and
+    // yaml-cpp keeps a repeated key's first value, silently ignoring a later
+    // correction such as "radius: 1 ... radius: 2".
+    void check_keys(const Value& map) const {
+        std::map<std::string, int> first_line;
+        for (auto it = map.node.begin(); it != map.node.end(); ++it) {
+            if (!it->first.IsScalar()) fail(Value{it->first, map.path}, "keys must be plain names");
+            const std::string key = it->first.Scalar();
+            const auto [found, inserted] = first_line.emplace(key, it->first.Mark().line + 1);
+            if (!inserted) {
+                fail(Value{it->first, join(map.path, key)},
+                     "duplicate key (first given on line " + std::to_string(found->second) + ")");
+            }
+        }
+    }
+
+    static std::string join(const std::string& path, const std::string& key) {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    Value child(const Value& parent, const char* key) const {
+        Value value{parent.node[key], join(parent.path, key)};
+        if (value.node.IsNull()) {
+            for (auto it = parent.node.begin(); it != parent.node.end(); ++it) {
+                if (it->first.Scalar() == key) value.key_mark = it->first.Mark();
+            }
+        }
+        return value;
+    }
+    bool has(const Value& parent, const char* key) const { return parent.node.IsMap() && parent.node[key]; }
+    Value required(const Value& parent, const char* key) const {
+        if (!has(parent, key)) fail(parent, std::string("missing required key '") + key + "'");
+        return child(parent, key);
+    }
+
+    std::string scalar_text(const Value& value, const char* expected) const {
+        if (value.node.IsNull()) fail(value, std::string("expected ") + expected + ", got an empty value");
+        if (!value.node.IsScalar()) fail(value, std::string("expected ") + expected);
+        return value.node.Scalar();
+    }
+
+    double number(const Value& value) const {
+        const std::string text = scalar_text(value, "a number");
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        double result = std::strtod(begin, &end);
+        const std::string lower = to_lower(text);
+        if (lower == ".nan" || lower == "nan" || lower == ".inf" || lower == "-.inf" || lower == "+.inf" ||
+            lower == "inf" || lower == "-inf") {
+            fail(value, "must be a finite number, got " + text);
+        }
+        if (text.empty() || end != begin + text.size()) fail(value, "expected a number, got '" + text + "'");
+        if (!std::isfinite(result)) fail(value, "must be a finite number, got " + text);
+        // Every value is used as a 32-bit float, where this one would be infinite.
+        if (std::fabs(result) > double(std::numeric_limits<float>::max())) {
+            fail(value, "must be a finite 32-bit float (magnitude at most 3.4e38), got " + text);
+        }
+        return result;
+    }
+
+    // A coordinate or a length: limited to kMaxSceneCoordinate so that the
+    // squares and products of the intersection code stay finite in float.
+    double coordinate(const Value& value) const {
+        const double x = number(value);
+        if (std::fabs(x) > kMaxSceneCoordinate) {
+            fail(value, "must be between -" + format_number(kMaxSceneCoordinate) + " and " +
+                            format_number(kMaxSceneCoordinate) + ", got " + value.node.Scalar());
+        }
+        return x;
+    }
+
+    static std::string format_number(double x) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", x);
+        return text;
+    }
+
+    enum class Bound { Closed, Open };
+
+    // A number in the interval from lo to hi, each end open or closed; the
+    // message writes the interval as "(0, 180)" or "[0, 1]".
+    double number_in(const Value& value, double lo, Bound lo_bound, double hi, Bound hi_bound) const {
+        const double x = number(value);
+        const bool above = lo_bound == Bound::Open ? x > lo : x >= lo;
+        const bool below = hi_bound == Bound::Open ? x < hi : x <= hi;
+        if (!(above && below)) {
+            fail(value, std::string("must be in ") + (lo_bound == Bound::Open ? "(" : "[") + format_number(lo) + ", " +
+                            format_number(hi) + (hi_bound == Bound::Open ? ")" : "]") + ", got " +
+                            value.node.Scalar());
+        }
+        return x;
+    }
+
+    // Positive in double and as the float the renderer keeps (1e-50 is 0 there).
+    double positive(const Value& value) const {
+        const double x = number(value);
+        if (!(x > 0)) fail(value, "must be > 0, got " + value.node.Scalar());
+        if (!(float(x) >= std::numeric_limits<float>::min())) {
+            fail(value, "must be at least " + format_number(std::numeric_limits<float>::min()) +
+                            " (the smallest normal float), got " + value.node.Scalar());
+        }
+        return x;
+    }
+
+    // A positive length (radius, distance, scale).
+    double size(const Value& value) const {
+        const double x = positive(value);
+        if (x < kMinSceneLength) {
+            fail(value, "must be at least " + format_number(kMinSceneLength) + ", got " + value.node.Scalar());
+        }
+        if (x > kMaxSceneCoordinate) {
+            fail(value, "must be at most " + format_number(kMaxSceneCoordinate) + ", got " + value.node.Scalar());
+        }
+        return x;
+    }
+
+    long long integer(const Value& value, long long lo, long long hi) const {
+        const std::string text = scalar_text(value, "an integer");
+        char* end = nullptr;
+        errno = 0;
+        const long long result = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || end != text.c_str() + text.size()) {
+            fail(value, "expected an integer, got '" + text + "'");
+        }
+        if (errno == ERANGE || result < lo || result > hi) {
+            fail(value, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + text);
+        }
+        return result;
+    }
+
+    uint64_t unsigned64(const Value& value) const {
+        const std::string text = scalar_text(value, "an integer");
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long result = std::strtoull(text.c_str(), &end, 10);
+        if (text.empty() || text[0] == '-' || end != text.c_str() + text.size() || errno == ERANGE) {
+            fail(value, "expected an integer between 0 and 18446744073709551615, got '" + text + "'");
+        }
+        return result;
+    }
+
+    enum class VectorKind { Geometry, Color };
+
+    // [x, y, z]: geometry (points, offsets, directions) within kMaxSceneCoordinate,
+    // colors any finite float.
+    Vec3 vector3(const Value& value, VectorKind kind = VectorKind::Geometry) const {
+        if (!value.node.IsSequence() || value.node.size() != 3) fail(value, "expected a list of 3 numbers");
+        Vec3 v;
+        for (int i = 0; i < 3; ++i) {
+            const Value component{value.node[i], value.path + "[" + std::to_string(i) + "]"};
+            v[i] = float(kind == VectorKind::Geometry ? coordinate(component) : number(component));
+        }
+        return v;
+    }
+
+    Color color(const Value& value) const {
+        const Vec3 c = vector3(value, VectorKind::Color);
+        if (c.x < 0 || c.y < 0 || c.z < 0) fail(value, "color components must be >= 0");
+        return c;
+    }
+
+    std::string choice(const Value& value, std::initializer_list<const char*> options) const {
+        const std::string text = scalar_text(value, "a string");
+        std::string list;
+        for (const char* option : options) {
+            if (text == option) return text;
+            list += (list.empty() ? "" : " | ") + std::string(option);
+        }
+        fail(value, "unknown value '" + text + "' (expected " + list + ")");
+    }
+
+    static std::string to_lower(std::string s) {
+        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    }
+
+    // ---- sections ----------------------------------------------------------------
+
+    void load_image(const Value& image, RenderSettings& settings) const {
+        require_map(image, {"width", "height", "output", "encoding", "data_type"});
+        const Value width = required(image, "width");
+        const Value height = required(image, "height");
+        settings.width = uint32_t(integer(width, 1, kMaxImageSide));
+        settings.height = uint32_t(integer(height, 1, kMaxImageSide));
+        if (uint64_t(settings.width) * settings.height > kMaxPixels) {
+            fail(height, "image of " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
+                             " exceeds the limit of " + std::to_string(kMaxPixels) + " pixels");
+        }
+        const Value output = required(image, "output");
+        settings.output = scalar_text(output, "a file name");
+        const std::string reason = unsupported_format_reason(settings.output);
+        if (!reason.empty()) fail(output, reason);
+        const std::string pattern_problem = frame_pattern_problem(settings.output);
+        if (!pattern_problem.empty()) fail(output, pattern_problem);
+        if (has(image, "encoding")) {
+            const std::string e = choice(child(image, "encoding"), {"srgb", "gamma2", "linear"});
+            settings.encoding = e == "srgb" ? Encoding::Srgb : (e == "gamma2" ? Encoding::Gamma2 : Encoding::Linear);
+        }
+        settings.data_type = default_data_type(settings.output);
+        if (has(image, "data_type")) {
+            const Value type_value = child(image, "data_type");
+            const std::string t = choice(type_value, {"uint8", "uint16", "half", "float"});
+            settings.data_type = t == "uint8"    ? PixelDataType::UInt8
+                                 : t == "uint16" ? PixelDataType::UInt16
+                                 : t == "half"   ? PixelDataType::Half
+                                                 : PixelDataType::Float;
+            const std::string problem = data_type_problem(settings.output, settings.data_type);
+            if (!problem.empty()) fail(type_value, problem);
+        }
+    }
+
+    void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
+        require_map(sampling, {"spp", "max_depth", "seed"});
+        const Value spp = required(sampling, "spp");
+        settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
+        if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
+            fail(spp, "width x height x spp = " +
+                          std::to_string(uint64_t(settings.width) * settings.height * settings.spp) +
+                          " samples exceeds the limit of " + std::to_string(kMaxSamplesPerImage));
+        }
+        (void)image;
+        if (has(sampling, "max_depth")) settings.max_depth = int(integer(child(sampling, "max_depth"), 1, kMaxDepthLimit));
+        if (has(sampling, "seed")) settings.seed = unsigned64(child(sampling, "seed"));
+    }
+
+    void load_camera(const Value& camera, CameraSettings& c) const {
+        require_map(camera, {"lookfrom", "lookat", "vup", "vfov", "defocus_angle", "focus_dist"});
+        c.lookfrom = vector3(required(camera, "lookfrom"));
+        c.lookat = vector3(required(camera, "lookat"));
+        if (has(camera, "vup")) c.vup = vector3(child(camera, "vup"));
+        if (has(camera, "vfov")) c.vfov = number_in(child(camera, "vfov"), 0, Bound::Open, 180, Bound::Open);
+        if (has(camera, "defocus_angle")) {
+            c.defocus_angle = number_in(child(camera, "defocus_angle"), 0, Bound::Closed, 180, Bound::Open);
+        }
+        c.focus_dist = has(camera, "focus_dist") ? size(child(camera, "focus_dist"))
+                                                 : double(length(c.lookfrom - c.lookat));
+        const Vec3 view = c.lookfrom - c.lookat;
+        if (!(length_squared(view) > 0)) fail(child(camera, "lookat"), "must differ from lookfrom");
+        if (!(length_squared(cross(c.vup, view)) > 1e-12f * length_squared(view) * length_squared(c.vup))) {
+            fail(has(camera, "vup") ? child(camera, "vup") : camera, "vup must not be parallel to the view direction");
+        }
+    }
+
+    // animation: {frames: 1-120, camera: {keyframes: [{frame: 1, lookfrom: ..., ...}, ...]}} (animation.h)
+    void load_animation(const Value& animation, const CameraSettings& base, Animation& a) const {
+        require_map(animation, {"frames", "camera"});
+        a.present = true;
+        if (has(animation, "camera")) {
+            const Value camera = child(animation, "camera");
+            require_map(camera, {"keyframes"});
+            const Value keyframes = required(camera, "keyframes");
+            if (!keyframes.node.IsSequence() || keyframes.node.size() == 0) {
+                fail(keyframes, "expected a non-empty list of keyframes");
+            }
+            for (size_t i = 0; i < keyframes.node.size(); ++i) {
+                const Value key{keyframes.node[i], keyframes.path + "[" + std::to_string(i) + "]"};
+                require_map(key, {"frame", "lookfrom", "lookat", "vfov", "focus_dist", "defocus_angle"});
+                CameraKeyframe k;
+                const Value frame = required(key, "frame");
+                k.frame = uint32_t(integer(frame, 0, kMaxFrameNumber));
+                if (!a.keyframes.empty() && k.frame <= a.keyframes.back().frame) {
+                    fail(frame, "keyframes must be in increasing frame order (previous keyframe is frame " +
+                                    std::to_string(a.keyframes.back().frame) + ")");
+                }
+                k.camera = base;
+                if (has(key, "lookfrom")) k.camera.lookfrom = vector3(child(key, "lookfrom"));
+                if (has(key, "lookat")) k.camera.lookat = vector3(child(key, "lookat"));
+                // The same rules as the camera's own keys.
+                if (has(key, "vfov")) k.camera.vfov = number_in(child(key, "vfov"), 0, Bound::Open, 180, Bound::Open);
+                if (has(key, "focus_dist")) k.camera.focus_dist = size(child(key, "focus_dist"));
+                if (has(key, "defocus_angle")) {
+                    k.camera.defocus_angle = number_in(child(key, "defocus_angle"), 0, Bound::Closed, 180, Bound::Open);
+                }
+                const std::string problem = camera_problem(k.camera);
+                if (!problem.empty()) fail(key, problem);
+                a.keyframes.push_back(k);
+            }
+        }
+        if (has(animation, "frames")) {
+            const Value frames = child(animation, "frames");
+            std::string problem;
+            if (!parse_frame_list(scalar_text(frames, "a frame list such as 1-120"), a.frames, problem)) {
+                fail(frames, problem);
+            }
+        } else if (!a.keyframes.empty()) {
+            // The same limit as a frame list's (frame_list.h), checked before the list is made.
+            const uint64_t span = uint64_t(a.keyframes.back().frame) - a.keyframes.front().frame + 1;
+            if (span > kMaxFrameCount) {
+                fail(animation, "the keyframes span " + std::to_string(span) + " frames, more than the limit of " +
+                                    std::to_string(kMaxFrameCount) + "; give animation.frames");
+            }
+            for (uint32_t f = a.keyframes.front().frame; f <= a.keyframes.back().frame; ++f) a.frames.push_back(f);
+        } else {
+            fail(animation, "missing required key 'frames'");
+        }
+        // Interpolated cameras stay valid between valid keys except for
+        // lookfrom meeting lookat on the way: check every frame of the sequence.
+        for (uint32_t f : a.frames) {
+            const std::string problem = camera_problem(camera_at_frame(base, a, f));
+            if (!problem.empty()) {
+                fail(child(animation, "camera"), "at frame " + std::to_string(f) + " the interpolated camera is invalid: " + problem);
+            }
+        }
+    }
+
+    void load_background(const Value& background, Background& b) const {
+        require_map(background, {"sky", "color"});
+        if (has(background, "sky") == has(background, "color")) {
+            fail(background, "give exactly one of 'sky' or 'color'");
+        }
+        if (has(background, "color")) {
+            b.is_sky = false;
+            b.color = color(child(background, "color"));
+            return;
+        }
+        const Value sky = child(background, "sky");
+        require_map(sky, {"horizon", "zenith"});
+        b.is_sky = true;
+        if (has(sky, "horizon")) b.horizon = color(child(sky, "horizon"));
+        if (has(sky, "zenith")) b.zenith = color(child(sky, "zenith"));
+    }
+
+    // A color or a texture: [r, g, b], {texture: checker, scale, even, odd} or
+    // {texture: image, file}. The same image file is read once per scene.
+    uint32_t load_texture(const Value& value, Scene& scene) const {
+        Texture texture;
+        if (value.node.IsMap()) {
+            const std::string kind = choice(required(value, "texture"), {"checker", "image"});
+            if (kind == "checker") {
+                require_map(value, {"texture", "scale", "even", "odd"});
+                texture.type = TextureType::Checker;
+                texture.inverse_scale = float(1.0 / size(required(value, "scale")));
+                texture.even = color(required(value, "even"));
+                texture.odd = color(required(value, "odd"));
+            } else {
+                require_map(value, {"texture", "file"});
+                const Value file = required(value, "file");
+                const std::string name = scalar_text(file, "a file name");
+                const std::string path = resolve_path(name);
+                const auto cached = image_cache_.find(path);
+                if (cached != image_cache_.end()) {
+                    texture = cached->second;
+                } else {
+                    try {
+                        texture = load_image_texture(path, path, scene.texture_pixels);
+                    } catch (const InputError& e) {
+                        fail(file, e.what());
+                    }
+                    image_cache_[path] = texture;
+                }
+            }
+        } else {
+            texture.color = color(value);
+        }
+        scene.textures.push_back(texture);
+        return uint32_t(scene.textures.size() - 1);
+    }
+
+    // Paths inside the scene are relative to the scene file's directory.
+    std::string resolve_path(const std::string& name) const {
+        const std::filesystem::path path(name);
+        if (path.is_absolute() || scene_directory_.empty()) return path.lexically_normal().string();
+        return (std::filesystem::path(scene_directory_) / path).lexically_normal().string();
+    }
+
+    Material load_material(const Value& value, Scene& scene) const {
+        if (!value.node.IsMap()) fail(value, "expected a material mapping with a 'type'");
+        const std::string type =
+            choice(required(value, "type"), {"lambertian", "metal", "dielectric", "emissive"});
+        Material m;
+        if (type == "lambertian") {
+            require_map(value, {"type", "albedo"});
+            m.type = MaterialType::Lambertian;
+            m.albedo_texture = load_texture(required(value, "albedo"), scene);
+        } else if (type == "metal") {
+            require_map(value, {"type", "albedo", "fuzz"});
+            m.type = MaterialType::Metal;
+            m.albedo_texture = load_texture(required(value, "albedo"), scene);
+            if (has(value, "fuzz")) m.fuzz = float(number_in(child(value, "fuzz"), 0, Bound::Closed, 1, Bound::Closed));
+        } else if (type == "dielectric") {
+            require_map(value, {"type", "ior"});
+            m.type = MaterialType::Dielectric;
+            m.ior = float(positive(required(value, "ior")));
+        } else {
+            require_map(value, {"type", "color"});
+            m.type = MaterialType::Emissive;
+            m.emission_texture = load_texture(required(value, "color"), scene);
+        }
+        return m;
+    }
+
+    void load_materials(const Value& materials, Scene& scene) {
+        if (!materials.node.IsMap()) fail(materials, "expected a mapping of material names to materials");
+        check_keys(materials);
+        for (auto it = materials.node.begin(); it != materials.node.end(); ++it) {
+            const std::string name = it->first.Scalar();
+            const Material m = load_material(Value{it->second, join(materials.path, name)}, scene);
+            scene.materials.push_back(m);
+            material_index_[name] = uint32_t(scene.materials.size() - 1);
+        }
+    }
+
+    uint32_t object_material(const Value& object, Scene& scene) const {
+        const Value value = required(object, "material");
+        if (value.node.IsMap()) {
+            scene.materials.push_back(load_material(value, scene));
+            return uint32_t(scene.materials.size() - 1);
+        }
+        const std::string name = scalar_text(value, "a material name or an inline material");
+        const auto found = material_index_.find(name);
+        if (found == material_index_.end()) fail(value, "unknown material '" + name + "'");
+        return found->second;
+    }
+
+    // ---- objects --------------------------------------------------------------------
+
+    // `transform: {scale, rotate_x, rotate_y, rotate_z, translate}`, applied in that order.
+    Transform load_transform(const Value& value) const {
+        require_map(value, {"scale", "rotate_x", "rotate_y", "rotate_z", "translate"});
+        Transform transform;
+        if (has(value, "scale")) {
+            const Value scale = child(value, "scale");
+            Vec3 factors;
+            if (scale.node.IsSequence()) {
+                factors = vector3(scale);
+            } else {
+                factors = Vec3(float(number(scale)));
+            }
+            for (int axis = 0; axis < 3; ++axis) {
+                if (!(std::fabs(factors[axis]) >= 1e-12f && std::fabs(factors[axis]) <= 1e12f)) {
+                    fail(scale, "scale factors must be non-zero (and below 1e12 in magnitude)");
+                }
+            }
+            transform = transform.then(Transform::scale(factors.x, factors.y, factors.z));
+        }
+        if (has(value, "rotate_x")) transform = transform.then(Transform::rotate_x(number(child(value, "rotate_x"))));
+        if (has(value, "rotate_y")) transform = transform.then(Transform::rotate_y(number(child(value, "rotate_y"))));
+        if (has(value, "rotate_z")) transform = transform.then(Transform::rotate_z(number(child(value, "rotate_z"))));
+        if (has(value, "translate")) transform = transform.then(Transform::translate(vector3(child(value, "translate"))));
+        return transform;
+    }
+
+    Transform object_transform(const Value& object) const {
+        return has(object, "transform") ? load_transform(child(object, "transform")) : Transform::identity();
+    }
+
+    // The book's box(): six quads from the min and max corners.
+    static void add_box(const Vec3& lo, const Vec3& hi, const Transform& transform, uint32_t material, Scene& scene) {
+        const Vec3 dx(hi.x - lo.x, 0, 0), dy(0, hi.y - lo.y, 0), dz(0, 0, hi.z - lo.z);
+        const Vec3 corners[6] = {Vec3(lo.x, lo.y, hi.z), Vec3(hi.x, lo.y, hi.z), Vec3(hi.x, lo.y, lo.z),
+                                 Vec3(lo.x, lo.y, lo.z), Vec3(lo.x, hi.y, hi.z), Vec3(lo.x, lo.y, lo.z)};
+        const Vec3 edges_u[6] = {dx, -dz, -dx, dz, dx, dx};
+        const Vec3 edges_v[6] = {dy, dy, dy, dy, -dz, dz};
+        for (int side = 0; side < 6; ++side) {
+            scene.quads.push_back(make_quad(transform.point(corners[side]), transform.vector(edges_u[side]),
+                                            transform.vector(edges_v[side]), material));
+        }
+    }
+
+    static Triangle transformed(Triangle t, const Transform& transform) {
+        if (transform.is_identity()) return t;
+        t.vertex0 = transform.point(t.vertex0);
+        t.vertex1 = transform.point(t.vertex1);
+        t.vertex2 = transform.point(t.vertex2);
+        if (length_squared(t.normal0) > 0) {
+            t.normal0 = transform.normal(t.normal0);
+            t.normal1 = transform.normal(t.normal1);
+            t.normal2 = transform.normal(t.normal2);
+        }
+        return t;
+    }
+
+    void load_sphere(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "center", "center1", "radius", "material", "transform"});
+        Sphere s;
+        s.center = vector3(required(object, "center"));
+        s.velocity = has(object, "center1") ? vector3(child(object, "center1")) - s.center : Vec3(0.0f);
+        s.radius = float(size(required(object, "radius")));
+        const Transform transform = object_transform(object);
+        s.material = object_material(object, scene);
+        double uniform_scale = 1.0;
+        if (transform.is_uniform_positive_scale_and_translation(uniform_scale)) {
+            // Still a sphere with the same (u, v) orientation: transform it in place.
+            const Vec3 center1 = s.center + s.velocity;
+            s.center = transform.point(s.center);
+            s.velocity = transform.point(center1) - s.center;
+            s.radius = float(s.radius * uniform_scale);
+            scene.spheres.push_back(s);
+            return;
+        }
+        // Rotated (texture turns with it) or non-uniformly scaled (an ellipsoid):
+        // an instance of a one-sphere geometry.
+        scene.spheres.push_back(s);
+        const uint32_t geometry = scene.add_instance_geometry(
+            {PrimitiveRef::make(PrimitiveType::Sphere, uint32_t(scene.spheres.size() - 1))});
+        scene.add_instance(geometry, transform, s.material);
+    }
+
+    void load_quad(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "Q", "u", "v", "material", "transform"});
+        const Vec3 corner = vector3(required(object, "Q"));
+        const Vec3 u = vector3(required(object, "u"));
+        const Vec3 v = vector3(required(object, "v"));
+        if (!(length_squared(cross(u, v)) > 0)) fail(child(object, "v"), "u and v must not be parallel or zero");
+        const Transform transform = object_transform(object);
+        // Affine maps keep a parallelogram a parallelogram with the same (a, b).
+        scene.quads.push_back(
+            make_quad(transform.point(corner), transform.vector(u), transform.vector(v), object_material(object, scene)));
+    }
+
+    void load_box(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "min", "max", "material", "transform"});
+        const Vec3 lo = vector3(required(object, "min"));
+        const Value max_value = required(object, "max");
+        const Vec3 hi = vector3(max_value);
+        if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z)) fail(max_value, "must be greater than min on every axis");
+        const Transform transform = object_transform(object);
+        add_box(lo, hi, transform, object_material(object, scene), scene);
+    }
+
+    void load_triangle(const Value& object, Scene& scene) const {
+        require_map(object, {"type", "vertices", "normals", "uvs", "material", "transform"});
+        Triangle t{};
+        const Value vertices = required(object, "vertices");
+        if (!vertices.node.IsSequence() || vertices.node.size() != 3) fail(vertices, "expected 3 vertices");
+        Vec3* corners[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
+        for (int i = 0; i < 3; ++i) {
+            *corners[i] = vector3(Value{vertices.node[i], vertices.path + "[" + std::to_string(i) + "]"});
+        }
+        if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
+            fail(vertices, "degenerate triangle (zero area)");
+        }
+        if (has(object, "normals")) {
+            const Value normals = child(object, "normals");
+            if (!normals.node.IsSequence() || normals.node.size() != 3) fail(normals, "expected 3 normals");
+            Vec3* targets[3] = {&t.normal0, &t.normal1, &t.normal2};
+            for (int i = 0; i < 3; ++i) {
+                const Value n{normals.node[i], normals.path + "[" + std::to_string(i) + "]"};
+                const Vec3 normal = vector3(n);
+                if (!(length_squared(normal) > 0)) fail(n, "normal must not be zero");
+                *targets[i] = unit_vector(normal);
+            }
+        }
+        const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
+        for (int i = 0; i < 6; ++i) t.uv[i] = default_uvs[i];
+        if (has(object, "uvs")) {
+            const Value uvs = child(object, "uvs");
+            if (!uvs.node.IsSequence() || uvs.node.size() != 3) fail(uvs, "expected 3 [u, v] pairs");
+            for (int i = 0; i < 3; ++i) {
+                const Value pair{uvs.node[i], uvs.path + "[" + std::to_string(i) + "]"};
+                if (!pair.node.IsSequence() || pair.node.size() != 2) fail(pair, "expected [u, v]");
+                for (int j = 0; j < 2; ++j) {
+                    t.uv[2 * i + j] = float(number(Value{pair.node[j], pair.path + "[" + std::to_string(j) + "]"}));
+                }
+            }
+        }
+        const Transform transform = object_transform(object);
+        t.material = object_material(object, scene);
+        scene.triangles.push_back(transformed(t, transform));
+    }
+
+    MeshData read_mesh(const Value& file, const std::string& path) const {
+        try {
+            return load_obj_mesh(path, path);
+        } catch (const InputError& e) {
+            fail(file, e.what());
+        }
+    }
+
+    void check_triangle_capacity(const Value& where, const Scene& scene, size_t adding) const {
+        if (scene.triangles.size() + adding >= kMaxPrimitivesPerType) fail(where, "too many triangles in the scene");
+    }
+
+    // A mesh used once is transformed into world space and joins the top level;
+    // a mesh file used several times is stored once and placed by instances.
+    void load_mesh(const Value& object, Scene& scene) {
+        require_map(object, {"type", "file", "material", "transform"});
+        const Value file = required(object, "file");
+        const std::string path = resolve_path(scalar_text(file, "a file name"));
+        const Transform transform = object_transform(object);
+        const uint32_t material = object_material(object, scene);
+        if (mesh_uses_[path] <= 1) {
+            MeshData mesh = read_mesh(file, path);
+            check_triangle_capacity(file, scene, mesh.triangles.size());
+            scene.triangles.reserve(scene.triangles.size() + mesh.triangles.size());
+            for (Triangle& t : mesh.triangles) {
+                t.material = material;
+                scene.triangles.push_back(transformed(t, transform));
+            }
+            return;
+        }
+        auto found = mesh_geometry_.find(path);
+        if (found == mesh_geometry_.end()) {
+            MeshData mesh = read_mesh(file, path);
+            check_triangle_capacity(file, scene, mesh.triangles.size());
+            std::vector<PrimitiveRef> refs;
+            refs.reserve(mesh.triangles.size());
+            for (Triangle& t : mesh.triangles) {
+                t.material = material;  // unused: an instance's hits take the instance's material
+                refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
+                scene.triangles.push_back(t);
+            }
+            found = mesh_geometry_.emplace(path, scene.add_instance_geometry(std::move(refs))).first;
+        }
+        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) fail(object, "too many instances in the scene");
+        scene.add_instance(found->second, transform, material);
+    }
+
+    // How many objects use each mesh file, before loading any: decides between
+    // baking a mesh into the top level and instancing it.
+    void count_mesh_uses(const YAML::Node& objects) {
+        for (size_t i = 0; i < objects.size(); ++i) {
+            const YAML::Node object = objects[i];
+            if (!object.IsMap() || !object["type"] || !object["type"].IsScalar() || object["type"].Scalar() != "mesh") {
+                continue;
+            }
+            if (object["file"] && object["file"].IsScalar()) ++mesh_uses_[resolve_path(object["file"].Scalar())];
+        }
+    }
+
+    void load_object(const Value& object, Scene& scene) {
+        if (!object.node.IsMap()) fail(object, "expected an object mapping with a 'type'");
+        const std::string type = choice(required(object, "type"), {"sphere", "quad", "box", "triangle", "mesh"});
+        if (type == "sphere") {
+            load_sphere(object, scene);
+        } else if (type == "quad") {
+            load_quad(object, scene);
+        } else if (type == "box") {
+            load_box(object, scene);
+        } else if (type == "triangle") {
+            load_triangle(object, scene);
+        } else {
+            load_mesh(object, scene);
+        }
+    }
+
+    SceneDescription load(const YAML::Node& root_node, const std::string& scene_directory) {
+        SceneDescription description;
+        const Value root{root_node, ""};
+        if (!root_node.IsMap()) fail(root, "the scene file must be a mapping with image, sampling, camera, objects");
+        require_map(root, {"image", "sampling", "camera", "background", "materials", "objects", "animation"});
+        RenderSettings& settings = description.settings;
+        settings.scene_directory = scene_directory;
+        scene_directory_ = scene_directory;
+        const Value image = required(root, "image");
+        load_image(image, settings);
+        load_sampling(required(root, "sampling"), settings, image);
+        load_camera(required(root, "camera"), settings.camera);
+        if (has(root, "animation")) load_animation(child(root, "animation"), settings.camera, description.animation);
+        if (has(root, "background")) load_background(child(root, "background"), description.scene.background);
+        if (has(root, "materials")) load_materials(child(root, "materials"), description.scene);
+        const Value objects = required(root, "objects");
+        if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");
+        count_mesh_uses(objects.node);
+        for (size_t i = 0; i < objects.node.size(); ++i) {
+            load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description.scene);
+        }
+        if (description.scene.spheres.size() >= kMaxPrimitivesPerType ||
+            description.scene.quads.size() >= kMaxPrimitivesPerType ||
+            description.scene.triangles.size() >= kMaxPrimitivesPerType) {
+            fail(objects, "too many primitives");
+        }
+        return description;
+    }
+
+private:
+    std::string display_name_;
+    std::map<std::string, std::string> override_origin_;
+    std::map<std::string, uint32_t> material_index_;
+    std::string scene_directory_;
+    std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
+    std::map<std::string, uint32_t> mesh_geometry_;   // resolved mesh path -> instance geometry
+    mutable std::map<std::string, Texture> image_cache_;  // resolved image path -> its texture
+};
+
+// ---- --set key.path=value ---------------------------------------------------------
+
+struct PathStep {
+    std::string key;  // a map key, or empty for a list index
+    long index = -1;
+};
+
+std::vector<PathStep> parse_key_path(const std::string& path, const std::string& origin) {
+    std::vector<PathStep> steps;
+    size_t i = 0;
+    while (i < path.size()) {
+        if (path[i] == '[') {
+            const size_t close = path.find(']', i);
+            if (close == std::string::npos) throw InputError(origin + ": unclosed '[' in key path");
+            const std::string digits = path.substr(i + 1, close - i - 1);
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+                throw InputError(origin + ": list index must be a non-negative integer");
+            }
+            // Longer than 9 digits: beyond any list farmrt reads, and beyond stol.
+            if (digits.size() > 9) throw InputError(origin + ": list index " + digits + " is too large");
+            steps.push_back(PathStep{"", std::stol(digits)});
+            i = close + 1;
+            if (i < path.size() && path[i] == '.') ++i;
+        } else {
+            size_t end = path.find_first_of(".[", i);
+            if (end == std::string::npos) end = path.size();
+            const std::string key = path.substr(i, end - i);
+            if (key.empty()) throw InputError(origin + ": empty key in key path");
+            steps.push_back(PathStep{key, -1});
+            i = end;
+            if (i < path.size() && path[i] == '.') ++i;
+        }
+    }
+    if (steps.empty()) throw InputError(origin + ": empty key path");
+    return steps;
+}
+
+void apply_override(YAML::Node& root, const SceneOverride& override_value,
+                    std::map<std::string, std::string>& origins) {
+    const std::string& assignment = override_value.assignment;
+    const std::string origin = override_value.origin.empty() ? "--set " + assignment : override_value.origin;
+    const size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) throw InputError(origin + ": expected key.path=value");
+    const std::string path = assignment.substr(0, equals);
+    YAML::Node value;
+    try {
+        value = YAML::Load(assignment.substr(equals + 1));
+    } catch (const YAML::Exception& e) {
+        throw InputError(origin + ": value is not valid YAML: " + e.msg);
+    }
+    const std::vector<PathStep> steps = parse_key_path(path, origin);
+    YAML::Node cursor = root;
+    for (size_t s = 0; s < steps.size(); ++s) {
+        const bool last = s + 1 == steps.size();
+        if (steps[s].index >= 0) {
+            if (!cursor.IsSequence() || size_t(steps[s].index) >= cursor.size()) {
+                throw InputError(origin + ": " + path + ": list index " + std::to_string(steps[s].index) +
+                                 " is out of range");
+            }
+            if (last) {
+                cursor[size_t(steps[s].index)] = value;
+            } else {
+                YAML::Node next = cursor[size_t(steps[s].index)];
+                cursor.reset(next);
+            }
+        } else {
+            // A missing parent (undefined) becomes a mapping: --set camera.vfov=30 works without a camera.
+            if (cursor.IsDefined() && !cursor.IsMap() && !cursor.IsNull()) {
+                throw InputError(origin + ": " + path + ": '" + steps[s].key + "' is inside a value that is not a mapping");
+            }
+            if (last) {
+                cursor[steps[s].key] = value;
+            } else {
+                YAML::Node next = cursor[steps[s].key];
+                cursor.reset(next);
+            }
+        }
+    }
+    // Errors name the override by the key path the loader reports, so store it
+    // in that spelling: "objects[0]radius" and "objects.[0].radius" are "objects[0].radius".
+    std::string canonical;
+    for (const PathStep& step : steps) {
+        canonical += step.index >= 0 ? "[" + std::to_string(step.index) + "]" : (canonical.empty() ? "" : ".") + step.key;
+    }
+    origins[canonical] = origin;
+}
+
+SceneDescription load_from_node(YAML::Node root, const std::string& display_name, const std::string& directory,
+                                const std::vector<SceneOverride>& overrides) {
+    std::map<std::string, std::string> origins;
+    if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    for (const SceneOverride& o : overrides) apply_override(root, o, origins);
+    Loader loader(display_name, origins);
+    SceneDescription description = loader.load(root, directory);
+    description.canonical_scene = canonical_scene_text(root);
+    return description;
+}
+
+}  // namespace
+
+SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
+                                 const std::string& scene_directory, const std::vector<SceneOverride>& overrides) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                         ": malformed YAML: " + e.msg);
+    }
+    SceneDescription description = load_from_node(root, display_name, scene_directory, overrides);
+    description.settings.scene_file = display_name;
+    return description;
+}
+
+SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides) {
+    const std::string text = read_regular_file(path, path, "scene file");
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return load_scene_text(text, path, parent.empty() ? "." : parent.string(), overrides);
+}
+
+const char* encoding_name(Encoding encoding) {
+    switch (encoding) {
+    case Encoding::Srgb: return "srgb";
+    case Encoding::Gamma2: return "gamma2";
+    case Encoding::Linear: return "linear";
+    }
+    return "?";
+}
+
+const char* data_type_name(PixelDataType type) {
+    switch (type) {
+    case PixelDataType::UInt8: return "uint8";
+    case PixelDataType::UInt16: return "uint16";
+    case PixelDataType::Half: return "half";
+    case PixelDataType::Float: return "float";
+    }
+    return "?";
+}
+
+}  // namespace farmrt

@@ -1,0 +1,48 @@
+// Reads a YAML scene into RenderSettings + Scene, validating every value.
+// Errors are InputError with one line: "file:line:column: key.path: problem".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/animation.h"
+#include "core/render_settings.h"
+#include "core/scene.h"
+
+namespace farmrt {
+
+// One "key.path=value" replacement, and how the user wrote it (for errors).
+struct SceneOverride {
+    std::string assignment;  // "camera.vfov=30"
+    std::string origin;      // "--set camera.vfov=30", "--spp 16"; empty = "--set " + assignment
+};
+
+struct SceneDescription {
+    RenderSettings settings;
+    Scene scene;
+    Animation animation;          // animation: section (frames, camera keyframes)
+    std::string canonical_scene;  // what identifies the scene's pixels (scene_identity.h)
+};
+
+// `overrides` are "key.path=value" strings (--set and the shorthand options);
+// they replace or add values in the file before validation.
+SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides = {});
+SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
+                                 const std::string& scene_directory,
+                                 const std::vector<SceneOverride>& overrides = {});
+
+// Largest accepted values: beyond these a scene is a typo, not a render.
+constexpr uint32_t kMaxImageSide = 65536;
+constexpr uint64_t kMaxPixels = 1ull << 28;
+constexpr uint32_t kMaxSamplesPerPixel = 1u << 24;
+constexpr uint64_t kMaxSamplesPerImage = 1ull << 44;
+constexpr int kMaxDepthLimit = 10000;
+// Largest magnitude of a coordinate or length: squares and products of two
+// squared lengths (quad edges) must stay finite in 32-bit float, and float has
+// no precision left for a scene spread wider than this anyway.
+constexpr double kMaxSceneCoordinate = 1e9;
+// The smallest length (radius, focus_dist, checker scale, scale factors):
+// its square and its reciprocal stay normal floats.
+constexpr double kMinSceneLength = 1e-9;
+
+}  // namespace farmrt

@@ -1,0 +1,100 @@
+// The interface between the job (single process or MPI rank) and a backend
+// tracer. One virtual call per band of rows, never per ray: the hot loops
+// inside each backend are plain functions over the shared core.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/integrator.h"
+
+namespace farmrt {
+
+struct RowRange {
+    uint32_t begin = 0, end = 0;  // image rows [begin, end)
+    uint32_t count() const { return end - begin; }
+};
+
+struct SampleRange {
+    uint32_t begin = 0, end = 0;  // sample indices [begin, end)
+    uint32_t count() const { return end - begin; }
+};
+
+class BandRenderer {
+public:
+    virtual ~BandRenderer() = default;
+    // Adds samples [samples.begin, samples.end) of every pixel in `rows` to
+    // `sums` (rows.count() * frame.width RGB float triples, first row first), in
+    // sample order per pixel, so that the sums never depend on the backend's
+    // decomposition. `samples_done`, when given, advances as work finishes.
+    virtual void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                        std::atomic<uint64_t>* samples_done) = 0;
+    // "cpu", later "cpu-avx2", "cuda:0 NVIDIA H100 ..." — for logs and run reports.
+    virtual std::string description() const = 0;
+    virtual int threads() const = 0;
+
+    // Asynchronous use, for backends that work on one band while the job
+    // handles another (the GPU copies a finished band back while the next
+    // band's kernel runs, and the next kernel fills the GPU while the last one
+    // drains). submit() may return before the band is done: `sums` must stay
+    // valid and untouched until complete_oldest() has returned it. Up to
+    // bands_in_flight() bands are worth keeping submitted; more are accepted
+    // (submit then waits). The default renders at once.
+    virtual void submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
+                        std::atomic<uint64_t>* samples_done) {
+        render(frame, rows, samples, sums, samples_done);
+        completed_.push_back(sums);
+    }
+    // Waits for the oldest submitted band still outstanding and returns its
+    // `sums` pointer, or nullptr when nothing is outstanding.
+    virtual float* complete_oldest() {
+        if (completed_.empty()) return nullptr;
+        float* sums = completed_.front();
+        completed_.pop_front();
+        return sums;
+    }
+    virtual int bands_in_flight() const { return 1; }
+
+    // For the farm's dealer (mpi/band_schedule.h). What this backend is worth
+    // in CPU threads of the same node, as a first guess before it has
+    // measured its speed (a GPU is worth hundreds; guessing it too slow would
+    // hand CPU ranks bands that outlast the job).
+    virtual double thread_equivalents() const { return threads(); }
+    // Work items below which a band leaves the backend partly idle without
+    // finishing sooner (a GPU's resident threads, one item each); 0 = none.
+    virtual uint64_t min_band_items() const { return 0; }
+    // Whether a work item is one sample of one pixel (a band of P pixels at S
+    // samples holds P x S items) or a whole pixel (P items).
+    virtual bool item_is_sample() const { return false; }
+
+private:
+    std::deque<float*> completed_;  // the default submit()'s finished bands
+};
+
+struct RendererOptions {
+    std::string backend = "auto";  // cpu | cuda | auto (CUDA where this rank has a GPU)
+    int threads = 0;               // CPU threads; 0 = all
+    int tile_size = 16;            // CPU tile edge in pixels
+    std::string simd = "auto";     // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
+    std::string gpu_math = "exact";  // exact: GPU sums bit-identical to the CPU's | fast: fused multiply-add
+};
+
+class Scene;
+
+// The backends this build has, as the command layer wires them
+// (cmd/backends.h): the farm makes each rank's renderer through these, and
+// never names a backend itself.
+struct Backends {
+    // The scene must outlive the renderer.
+    std::function<std::unique_ptr<BandRenderer>(const Scene& scene, const RendererOptions& options)> make_renderer;
+    // How many of the `ranks_on_node` ranks of a node take a GPU under
+    // `backend` (auto: one per visible GPU, by node-local rank; cuda: all of
+    // them), so that the CPU ranks of a hybrid job can share the cores that
+    // the GPU ranks leave. 0 without CUDA or without a GPU.
+    std::function<int(const std::string& backend, int ranks_on_node)> gpu_ranks_on_node;
+};
+
+}  // namespace farmrt

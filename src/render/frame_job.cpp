@@ -1,0 +1,128 @@
+#include "render/frame_job.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "core/animation.h"
+#include "core/errors.h"
+#include "io/frame_list.h"
+#include "io/image_output.h"
+
+namespace farmrt {
+std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested) {
+    const Animation& animation = description.animation;
+    std::vector<uint32_t> frames = requested;
+    if (frames.empty()) frames = animation.present ? animation.frames : std::vector<uint32_t>{0};
+    if (!requested.empty() && animation.present) {
+        for (uint32_t f : requested) {
+            if (!std::binary_search(animation.frames.begin(), animation.frames.end(), f)) {
+                throw InputError("--frames: frame " + std::to_string(f) + " is not in the scene's animation.frames (" +
+                                 format_frame_list(animation.frames) + ")");
+            }
+        }
+    }
+    const std::string& pattern = description.settings.output;
+    if (frames.size() > 1 && !has_frame_pattern(pattern)) {
+        throw InputError("image.output: '" + pattern + "' has no frame pattern, but " + std::to_string(frames.size()) +
+                         " frames are to be rendered (" + format_frame_list(frames) +
+                         "): name the output like out_####.png (#### = frame number, zero-padded)");
+    }
+    std::vector<FrameTask> tasks;
+    tasks.reserve(frames.size());
+    for (uint32_t f : frames) {
+        FrameTask task;
+        task.frame = f;
+        task.output = frame_output_path(pattern, f);
+        task.checkpoint = checkpoint_path_for(task.output);
+        tasks.push_back(std::move(task));
+    }
+    return tasks;
+}
+
+bool is_complete_image(const std::string& path, uint32_t width, uint32_t height) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) return false;
+    try {
+        const LoadedImage image = read_image(path);
+        return image.width == width && image.height == height && image.pixels.size() == size_t(width) * height * 3;
+    } catch (const std::exception&) {
+        return false;  // truncated, damaged or unreadable: render it again
+    }
+}
+
+FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame_number) {
+    const RenderSettings& s = description.settings;
+    FrameSettings frame;
+    frame.camera = make_camera(camera_at_frame(s.camera, description.animation, frame_number), s.width, s.height);
+    frame.width = s.width;
+    frame.height = s.height;
+    frame.max_depth = s.max_depth;
+    frame.key = SamplerKey{s.seed, frame_number};
+    return frame;
+}
+
+// ---- FrameAccumulator -------------------------------------------------------------
+
+FrameAccumulator::FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity)
+    : width_(width),
+      height_(height),
+      spp_(spp),
+      identity_(std::move(identity)),
+      sums_(size_t(width) * height * 3, 0.0f),
+      row_counts_(height, 0) {}
+
+void FrameAccumulator::resume_from(const std::string& checkpoint_path) {
+    Checkpoint c = read_checkpoint(checkpoint_path);
+    require_matching_identity(checkpoint_path, c, identity_);
+    if (c.width != width_ || c.height != height_ || c.spp != spp_) {
+        throw InputError(checkpoint_path + ": checkpoint image size or spp differs from the render's");
+    }
+    for (uint32_t y = 0; y < height_; ++y) row_counts_[y] = c.row_sample_count(y);
+    sums_ = std::move(c.sums);
+}
+
+bool FrameAccumulator::done() const {
+    return std::all_of(row_counts_.begin(), row_counts_.end(), [&](uint32_t c) { return c >= spp_; });
+}
+
+uint64_t FrameAccumulator::samples_done() const {
+    uint64_t total = 0;
+    for (uint32_t c : row_counts_) total += uint64_t(c) * width_;
+    return total;
+}
+
+std::vector<PassItem> FrameAccumulator::next_pass(uint32_t pass_samples) const {
+    const uint32_t lowest = *std::min_element(row_counts_.begin(), row_counts_.end());
+    const uint32_t target = uint32_t(std::min<uint64_t>(uint64_t(lowest) + std::max(1u, pass_samples), spp_));
+    std::vector<PassItem> items;
+    for (uint32_t y = 0; y < height_;) {
+        const uint32_t count = row_counts_[y];
+        uint32_t end = y + 1;
+        while (end < height_ && row_counts_[end] == count) ++end;
+        if (count < target) items.push_back(PassItem{RowRange{y, end}, SampleRange{count, target}});
+        y = end;
+    }
+    return items;
+}
+
+void FrameAccumulator::complete(const PassItem& item) {
+    for (uint32_t y = item.rows.begin; y < item.rows.end; ++y) row_counts_[y] = item.samples.end;
+}
+
+Checkpoint FrameAccumulator::checkpoint() const {
+    Checkpoint c;
+    c.identity = identity_;
+    c.width = width_;
+    c.height = height_;
+    c.spp = spp_;
+    c.sums = sums_;
+    c.sample_counts.resize(size_t(width_) * height_);
+    for (uint32_t y = 0; y < height_; ++y) {
+        std::fill_n(c.sample_counts.begin() + ptrdiff_t(size_t(y) * width_), width_, row_counts_[y]);
+    }
+    return c;
+}
+
+}  // namespace farmrt

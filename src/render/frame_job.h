@@ -1,0 +1,76 @@
+// Frame sequences with progressive passes and checkpoints: the pieces that a
+// job (single process now, MPI rank 0 in mpi/) uses to render many frames.
+//
+//  - plan_frames: which frames, to which files (frame patterns, --frames,
+//    animation.frames), and which --resume may skip (complete images).
+//  - FrameAccumulator: one frame's sums and per-row sample counts; hands out
+//    the next pass's work (rows x samples) and makes checkpoints. It starts
+//    fresh or from a checkpoint; either way the final sums are the same floats.
+// The MPI layer's frame farm (mpi/frame_queue.h, mpi/farm_job.cpp) hands the
+// passes out to ranks, checkpoints and writes the frames.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/checkpoint.h"
+#include "io/scene_loader.h"
+#include "render/band_renderer.h"
+#include "render/command_line.h"
+
+namespace farmrt {
+
+struct FrameTask {
+    uint32_t frame = 0;
+    std::string output;      // the output pattern with the frame number filled in
+    std::string checkpoint;  // checkpoint_path_for(output)
+};
+
+// The frames a job renders: --frames, else animation.frames, else one still
+// (frame 0). Throws InputError when several frames would share one output name
+// or when --frames leaves the animation's range.
+std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested_frames);
+
+// True when `path` exists and reads back as a complete width x height image.
+bool is_complete_image(const std::string& path, uint32_t width, uint32_t height);
+
+// The frame's camera (after animation) and sampler key (seed, frame).
+FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame);
+
+// Rows [rows.begin, rows.end) all need samples [samples.begin, samples.end).
+struct PassItem {
+    RowRange rows;
+    SampleRange samples;
+};
+
+class FrameAccumulator {
+public:
+    FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity);
+    // Takes over a checkpoint's sums and counts; throws InputError when it is
+    // corrupt or was made for other settings.
+    void resume_from(const std::string& checkpoint_path);
+
+    uint32_t width() const { return width_; }
+    uint32_t height() const { return height_; }
+    uint32_t spp() const { return spp_; }
+    bool done() const;
+    uint64_t samples_done() const;
+    uint32_t row_count(uint32_t row) const { return row_counts_[row]; }
+    // The next pass: every run of rows whose count is below
+    // min(lowest count + pass_samples, spp) is brought up to that level.
+    std::vector<PassItem> next_pass(uint32_t pass_samples) const;
+    // Sums of rows [item.rows.begin, ...): width * 3 floats per row.
+    float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * 3; }
+    const std::vector<float>& sums() const { return sums_; }
+    // Records that `item` has been added to the sums.
+    void complete(const PassItem& item);
+    Checkpoint checkpoint() const;
+
+private:
+    uint32_t width_, height_, spp_;
+    std::string identity_;
+    std::vector<float> sums_;
+    std::vector<uint32_t> row_counts_;
+};
+
+}  // namespace farmrt

@@ -1,0 +1,74 @@
+#include "render/render_job.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/version.h"
+#include "io/image_output.h"
+#include "render/band_renderer.h"
+#include "render/progress.h"
+
+namespace farmrt {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& phases) {
+    const auto start = std::chrono::steady_clock::now();
+    SceneDescription description = load_scene_file(command_line.scene_file, command_line.overrides);
+    check_output_writable(description.settings.output);
+    if (!command_line.stats_file.empty()) check_output_writable(command_line.stats_file);
+    phases.parse = seconds_since(start);
+    return description;
+}
+
+RendererOptions make_renderer_options(const CommandLine& command_line) {
+    RendererOptions options;
+    options.threads = command_line.threads;
+    options.tile_size = command_line.tile_size;
+    options.simd = command_line.simd;
+    options.backend = command_line.backend;
+    options.gpu_math = command_line.gpu_math;
+    return options;
+}
+
+FrameSettings make_frame_settings(const RenderSettings& settings, uint32_t frame_number) {
+    FrameSettings frame;
+    frame.camera = make_camera(settings.camera, settings.width, settings.height);
+    frame.width = settings.width;
+    frame.height = settings.height;
+    frame.max_depth = settings.max_depth;
+    frame.key = SamplerKey{settings.seed, frame_number};
+    return frame;
+}
+
+PreparedJob prepare_job(SceneDescription description, const CommandLine& command_line, PhaseTimes phases) {
+    const auto start = std::chrono::steady_clock::now();
+    if (command_line.linear_list) {
+        if (description.scene.primitive_count() > 0xFFFF) {
+            throw InputError("--linear-list: supports at most 65535 primitives");
+        }
+        description.scene.build_linear_list();
+    } else {
+        description.scene.build_acceleration();
+    }
+    phases.bvh_build = seconds_since(start);
+    PreparedJob job{std::move(description), {}, phases};
+    job.frame = make_frame_settings(job.description.settings, 0);
+    return job;
+}
+
+std::vector<float> resolve_pixels(const std::vector<float>& sums, uint32_t spp) {
+    std::vector<float> pixels(sums.size());
+    const float count = float(spp);
+    for (size_t i = 0; i < sums.size(); ++i) pixels[i] = sums[i] / count;
+    return pixels;
+}
+
+}  // namespace farmrt

@@ -1,0 +1,35 @@
+// The steps of a job that do not depend on how it is distributed: load and
+// check the scene, build its acceleration structure and the frame's camera,
+// turn sums into pixels. The farm (mpi/) runs them on the right ranks.
+#pragma once
+
+#include <vector>
+
+#include "core/integrator.h"
+#include "io/scene_loader.h"
+#include "render/band_renderer.h"
+#include "render/command_line.h"
+#include "render/run_report.h"
+
+namespace farmrt {
+
+struct PreparedJob {
+    SceneDescription description;
+    FrameSettings frame;
+    PhaseTimes phases;
+};
+
+// Loads and validates the scene, checks that the outputs can be written.
+SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& phases);
+// Builds the acceleration structure and the frame's camera.
+PreparedJob prepare_job(SceneDescription description, const CommandLine& command_line, PhaseTimes phases);
+
+// The backend options the command line asks for (one place, shared by the
+// single-process job and the MPI ranks).
+RendererOptions make_renderer_options(const CommandLine& command_line);
+
+FrameSettings make_frame_settings(const RenderSettings& settings, uint32_t frame_number);
+// Per-pixel sums over `spp` samples to pixel means.
+std::vector<float> resolve_pixels(const std::vector<float>& sums, uint32_t spp);
+
+}  // namespace farmrt
