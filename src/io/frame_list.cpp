@@ -45,7 +45,7 @@ bool parse_frame_list(const std::string& text, std::vector<uint32_t>& frames, st
         if (comma == std::string::npos) comma = whole.size();
         const std::string item = trim(whole.substr(start, comma - start));
         start = comma + 1;
-        const std::string where = "'" + item + "'";
+        const auto where = [&item] { return "'" + item + "'"; };  // built only for an error
         if (item.empty()) {
             problem = "empty item in frame list '" + whole + "'";
             return false;
@@ -67,23 +67,23 @@ bool parse_frame_list(const std::string& text, std::vector<uint32_t>& frames, st
         uint64_t first = 0, last = 0, step = 1;
         if (!parse_number(first_text, kMaxFrameNumber, first) ||
             (is_range && !parse_number(last_text, kMaxFrameNumber, last))) {
-            problem = "bad frame list item " + where + ": frames are integers from 0 to " +
+            problem = "bad frame list item " + where() + ": frames are integers from 0 to " +
                       std::to_string(kMaxFrameNumber) + " written FIRST, FIRST-LAST or FIRST-LAST:STEP";
             return false;
         }
         if (!is_range) last = first;
         if (colon != std::string::npos) {
             if (!is_range) {
-                problem = "bad frame list item " + where + ": a step needs a range (FIRST-LAST:STEP)";
+                problem = "bad frame list item " + where() + ": a step needs a range (FIRST-LAST:STEP)";
                 return false;
             }
             if (!parse_number(step_text, kMaxFrameNumber, step) || step == 0) {
-                problem = "bad frame list item " + where + ": the step must be an integer >= 1";
+                problem = "bad frame list item " + where() + ": the step must be an integer >= 1";
                 return false;
             }
         }
         if (last < first) {
-            problem = "bad frame list item " + where + ": the range runs backwards (" + std::to_string(first) +
+            problem = "bad frame list item " + where() + ": the range runs backwards (" + std::to_string(first) +
                       " > " + std::to_string(last) + ")";
             return false;
         }
@@ -99,14 +99,19 @@ bool parse_frame_list(const std::string& text, std::vector<uint32_t>& frames, st
     return true;
 }
 
+// Runs of equal steps are written as ranges (FIRST-LAST, or FIRST-LAST:STEP
+// for three or more frames), so that a long stepped list stays short.
 std::string format_frame_list(const std::vector<uint32_t>& frames) {
     std::string text;
     for (size_t i = 0; i < frames.size();) {
         size_t j = i;
-        while (j + 1 < frames.size() && frames[j + 1] == frames[j] + 1) ++j;
+        const uint32_t step = i + 1 < frames.size() ? frames[i + 1] - frames[i] : 1;
+        while (j + 1 < frames.size() && frames[j + 1] - frames[j] == step) ++j;
+        if (step != 1 && j < i + 2) j = i;  // two frames a step apart: not worth a range
         if (!text.empty()) text += ",";
         text += std::to_string(frames[i]);
         if (j > i) text += "-" + std::to_string(frames[j]);
+        if (j > i && step != 1) text += ":" + std::to_string(step);
         i = j + 1;
     }
     return text;

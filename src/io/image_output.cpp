@@ -15,12 +15,9 @@
 #include "core/errors.h"
 #include "core/version.h"
 #include "io/file_reader.h"
+#include "io/openimageio_loader.h"
 #include "io/temporary_name.h"
 
-#if FARMRT_HAVE_OPENIMAGEIO
-#include <OpenImageIO/filesystem.h>
-#include <OpenImageIO/imageio.h>
-#endif
 
 namespace farmrt {
 namespace {
@@ -133,87 +130,58 @@ void write_builtin(const std::string& path, const std::string& target, const std
     if (!out) throw RenderError(target + ": write failed: " + std::strerror(errno));
 }
 
-#if FARMRT_HAVE_OPENIMAGEIO
-std::string read_back_problem(const std::string& path, uint32_t width, uint32_t height);
-
-// `path` is the temporary file; errors name `target`. OpenImageIO's PNG writer
-// (2.4) reports success when its file writes failed (a full disk, a file size
-// limit) and leaves a truncated file, so the image is encoded in memory and
-// written here with every write checked; other formats are written by
-// OpenImageIO to the file, which is then read back completely.
+// `path` is the temporary file; errors name `target`. The module writes
+// (io/openimageio_module.cpp); the values are encoded here.
 void write_with_openimageio(const std::string& path, const std::string& target, uint32_t width, uint32_t height,
                             const std::vector<float>& pixels, Encoding encoding, PixelDataType data_type,
                             const ImageMetadata& metadata) {
-    std::vector<unsigned char> encoded;
-    OIIO::Filesystem::IOVecOutput memory(encoded);  // outlives `output`
-    auto output = OIIO::ImageOutput::create(path);
-    if (!output) throw RenderError(target + ": OpenImageIO cannot write this format: " + OIIO::geterror());
-    // Only for formats whose in-memory writing is tested (round trips in
-    // tests/test_image_output.cpp): OpenImageIO 2.4 writes broken TIFFs that way.
-    const std::string extension = file_extension(target);
-    const bool memory_tested = extension == ".png" || extension == ".jpg" || extension == ".jpeg" ||
-                               extension == ".exr" || extension == ".hdr";
-    const bool in_memory = memory_tested && output->supports("ioproxy") && output->set_ioproxy(&memory);
-    OIIO::TypeDesc format = OIIO::TypeDesc::UINT8;
-    if (data_type == PixelDataType::UInt16) format = OIIO::TypeDesc::UINT16;
-    if (data_type == PixelDataType::Half) format = OIIO::TypeDesc::HALF;
-    if (data_type == PixelDataType::Float) format = OIIO::TypeDesc::FLOAT;
-    OIIO::ImageSpec spec(int(width), int(height), 3, format);
-    spec.attribute("Software", std::string(kSoftwareName) + " " + kVersion);
-    spec.attribute("ImageDescription", metadata_description(metadata));
-    spec.attribute("farmrt:scene", metadata.scene_file);
-    spec.attribute("farmrt:spp", int(metadata.spp));
-    spec.attribute("farmrt:seed", std::to_string(metadata.seed));
-    spec.attribute("farmrt:frame", int(metadata.frame));
-    spec.attribute("farmrt:render_seconds", float(metadata.render_seconds));
-    if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
-        spec.attribute("oiio:ColorSpace", encoding == Encoding::Linear ? "linear" : "sRGB");
-    }
-    if (!output->open(path, spec)) throw RenderError(target + ": " + output->geterror());
-    bool ok = true;
+    const OiioFunctions* module = openimageio();
+    if (!module) throw RenderError(target + ": " + openimageio_problem());
+    OiioImageToWrite image;
+    image.path = path;
+    image.target = target;
+    image.width = width;
+    image.height = height;
+    image.text_attributes = {{"Software", std::string(kSoftwareName) + " " + kVersion},
+                             {"ImageDescription", metadata_description(metadata)},
+                             {"farmrt:scene", metadata.scene_file},
+                             {"farmrt:seed", std::to_string(metadata.seed)}};
+    image.int_attributes = {{"farmrt:spp", int(metadata.spp)}, {"farmrt:frame", int(metadata.frame)}};
+    image.float_attributes = {{"farmrt:render_seconds", float(metadata.render_seconds)}};
     const size_t count = size_t(width) * height * 3;
+    std::vector<uint8_t> bytes;
+    std::vector<uint16_t> words;
     if (data_type == PixelDataType::UInt8) {
-        std::vector<uint8_t> bytes(count);
+        bytes.resize(count);
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < count; ++i) bytes[i] = encode_uint8(pixels[i], encoding);
-        ok = output->write_image(OIIO::TypeDesc::UINT8, bytes.data());
+        image.data_type = 0;
+        image.data = bytes.data();
     } else if (data_type == PixelDataType::UInt16) {
-        std::vector<uint16_t> words(count);
+        words.resize(count);
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < count; ++i) words[i] = encode_uint16(pixels[i], encoding);
-        ok = output->write_image(OIIO::TypeDesc::UINT16, words.data());
+        image.data_type = 1;
+        image.data = words.data();
     } else {
-        ok = output->write_image(OIIO::TypeDesc::FLOAT, pixels.data());
+        image.data_type = data_type == PixelDataType::Half ? 2 : 3;
+        image.data = pixels.data();
     }
-    if (!ok) throw RenderError(target + ": " + output->geterror());
-    if (!output->close()) throw RenderError(target + ": " + output->geterror());
-    if (in_memory) {
-        std::ofstream out(path, std::ios::binary);
-        if (!out) throw RenderError(target + ": cannot open for writing: " + std::strerror(errno));
-        out.write(reinterpret_cast<const char*>(encoded.data()), std::streamsize(encoded.size()));
-        out.flush();
-        if (!out) throw RenderError(target + ": write failed: " + std::strerror(errno));
-        return;
+    if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
+        image.colorspace = encoding == Encoding::Linear ? "linear" : "sRGB";
     }
-    const std::string problem = read_back_problem(path, width, height);
-    if (!problem.empty()) {
-        throw RenderError(target + ": the written image does not read back complete (disk full?): " + problem);
-    }
+    const std::string problem = module->write(image);
+    if (!problem.empty()) throw RenderError(problem);
 }
 
-// Reads a written file back completely; "" or the problem.
-std::string read_back_problem(const std::string& path, uint32_t width, uint32_t height) {
-    auto input = OIIO::ImageInput::open(path);
-    if (!input) return OIIO::geterror();  // (retrieving it also clears it)
-    const OIIO::ImageSpec spec = input->spec();
-    if (spec.width != int(width) || spec.height != int(height)) return "wrong size on reading back";
-    std::vector<float> scratch(size_t(width) * height * size_t(spec.nchannels));
-    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, scratch.data())) {
-        return input->geterror();
+// Formats OpenImageIO 2.4 writes: accepted without loading it (checking an
+// output name must not cost the module's load in the scene's parse).
+bool known_openimageio_writer(const std::string& extension) {
+    for (const char* known : {".png", ".exr", ".jpg", ".jpeg", ".hdr", ".tif", ".tiff", ".tga", ".bmp"}) {
+        if (extension == known) return true;
     }
-    return "";
+    return false;
 }
-#endif
 
 LoadedImage read_builtin(const std::string& path, const std::string& extension) {
     const std::uintmax_t file_size = regular_file_size(path, path, "image");
@@ -275,6 +243,8 @@ LoadedImage read_builtin(const std::string& path, const std::string& extension) 
 
 bool have_openimageio() { return FARMRT_HAVE_OPENIMAGEIO != 0; }
 
+bool needs_openimageio(const std::string& path) { return have_openimageio() && !is_builtin(file_extension(path)); }
+
 std::string file_extension(const std::string& path) {
     std::string extension = std::filesystem::path(path).extension().string();
     std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -286,13 +256,14 @@ std::string unsupported_format_reason(const std::string& path) {
     const std::string extension = file_extension(path);
     if (extension.empty()) return "no file extension to choose the image format by (use .png, .exr, ...)";
     if (is_builtin(extension)) return "";
-#if FARMRT_HAVE_OPENIMAGEIO
-    auto output = OIIO::ImageOutput::create(path);
-    if (output) return "";
+    if (!have_openimageio()) {
+        return "unsupported image extension '" + extension + "' (built without OpenImageIO: use .ppm or .pfm)";
+    }
+    if (known_openimageio_writer(extension)) return "";
+    const OiioFunctions* module = openimageio();
+    if (!module) return openimageio_problem();
+    if (module->can_write(path)) return "";
     return "unsupported image extension '" + extension + "' (OpenImageIO has no writer for it)";
-#else
-    return "unsupported image extension '" + extension + "' (built without OpenImageIO: use .ppm or .pfm)";
-#endif
 }
 
 PixelDataType default_data_type(const std::string& path) {
@@ -367,9 +338,7 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
         if (is_builtin(extension)) {
             write_builtin(temporary, path, extension, width, height, pixels, encoding, data_type, metadata);
         } else {
-#if FARMRT_HAVE_OPENIMAGEIO
             write_with_openimageio(temporary, path, width, height, pixels, encoding, data_type, metadata);
-#endif
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {
             throw RenderError(path + ": cannot move the finished image into place: " + std::strerror(errno));
@@ -383,40 +352,31 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
 LoadedImage read_image(const std::string& path) {
     const std::string extension = file_extension(path);
     if (is_builtin(extension)) return read_builtin(path, extension);
-#if FARMRT_HAVE_OPENIMAGEIO
+    if (!have_openimageio()) {
+        throw InputError(path + ": cannot read '" + extension + "' (built without OpenImageIO)");
+    }
+    regular_file_size(path, path, "image");
+    const OiioFunctions* module = openimageio();
+    if (!module) throw InputError(path + ": " + openimageio_problem());
     StderrCapture library_messages;
-    const auto fail = [&](const std::string& problem) {
-        const std::string printed = library_messages.take();
+    OiioImageRead read;
+    const std::string problem = module->read(path, kMaxReadPixels, read);
+    const std::string printed = library_messages.take();  // a file that read: its warnings are not farmrt's to print
+    if (!problem.empty()) {
         std::string message = path + ": " + problem;
         if (!printed.empty() && problem.find(printed) == std::string::npos) message += " (" + printed + ")";
         throw InputError(message);
-    };
-    regular_file_size(path, path, "image");
-    auto input = OIIO::ImageInput::open(path);
-    if (!input) fail("cannot read: " + OIIO::geterror());
-    const OIIO::ImageSpec& spec = input->spec();
-    // The header's size, checked before anything is allocated.
-    if (spec.width <= 0 || spec.height <= 0 || spec.nchannels <= 0 || spec.nchannels > 64 ||
-        uint64_t(spec.width) * uint64_t(spec.height) > kMaxReadPixels) {
-        fail("image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
-             std::to_string(spec.nchannels) + " channels: images read are at most " +
-             std::to_string(kMaxReadPixels >> 20) + " Mpixels");
     }
     LoadedImage image;
-    image.width = uint32_t(spec.width);
-    image.height = uint32_t(spec.height);
-    image.floating_point = spec.format.is_floating_point();
-    image.pixels.resize(size_t(spec.width) * spec.height * 3);
-    std::vector<float> all(size_t(spec.width) * spec.height * spec.nchannels);
-    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, all.data())) fail(input->geterror());
-    library_messages.take();  // warnings of a file that read: not farmrt's to print
-    for (size_t i = 0; i < size_t(spec.width) * spec.height; ++i) {
-        for (int c = 0; c < 3; ++c) image.pixels[i * 3 + c] = all[i * spec.nchannels + std::min(c, spec.nchannels - 1)];
+    image.width = read.width;
+    image.height = read.height;
+    image.floating_point = read.floating_point;
+    image.pixels.resize(size_t(read.width) * read.height * 3);
+    const size_t channels = size_t(read.channels);
+    for (size_t i = 0; i < size_t(read.width) * read.height; ++i) {
+        for (size_t c = 0; c < 3; ++c) image.pixels[i * 3 + c] = read.values[i * channels + std::min(c, channels - 1)];
     }
     return image;
-#else
-    throw InputError(path + ": cannot read '" + extension + "' (built without OpenImageIO)");
-#endif
 }
 
 }  // namespace farmrt

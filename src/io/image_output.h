@@ -49,5 +49,8 @@ constexpr uint64_t kMaxReadPixels = uint64_t(1) << 28;
 LoadedImage read_image(const std::string& path);
 
 bool have_openimageio();
+// True when writing `path` goes through OpenImageIO (its module is then worth
+// loading in the background while the render runs: io/openimageio_loader.h).
+bool needs_openimageio(const std::string& path);
 
 }  // namespace farmrt

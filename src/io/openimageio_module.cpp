@@ -1,0 +1,103 @@
+// Built as the shared module libfarmrt_openimageio.so (see openimageio_module.h).
+#include "io/openimageio_module.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <OpenImageIO/filesystem.h>
+#include <OpenImageIO/imageio.h>
+
+namespace farmrt {
+namespace {
+
+std::string extension_of(const std::string& path) {
+    const size_t dot = path.rfind('.');
+    std::string extension = dot == std::string::npos ? "" : path.substr(dot);
+    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return extension;
+}
+
+bool can_write(const std::string& path) { return OIIO::ImageOutput::create(path) != nullptr; }
+
+// Reads a written file back completely; "" or the problem.
+std::string read_back_problem(const std::string& path, uint32_t width, uint32_t height) {
+    auto input = OIIO::ImageInput::open(path);
+    if (!input) return OIIO::geterror();  // (retrieving it also clears it)
+    const OIIO::ImageSpec spec = input->spec();
+    if (spec.width != int(width) || spec.height != int(height)) return "wrong size on reading back";
+    std::vector<float> scratch(size_t(width) * height * size_t(spec.nchannels));
+    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, scratch.data())) {
+        return input->geterror();
+    }
+    return "";
+}
+
+// OpenImageIO's PNG writer (2.4) reports success when its file writes failed
+// (a full disk, a file size limit) and leaves a truncated file, so the image
+// is encoded in memory and written here with every write checked; other
+// formats are written by OpenImageIO to the file, which is then read back.
+std::string write(const OiioImageToWrite& image) {
+    const std::string& target = image.target;
+    std::vector<unsigned char> encoded;
+    OIIO::Filesystem::IOVecOutput memory(encoded);  // outlives `output`
+    auto output = OIIO::ImageOutput::create(image.path);
+    if (!output) return target + ": OpenImageIO cannot write this format: " + OIIO::geterror();
+    // Only for formats whose in-memory writing is tested (round trips in
+    // tests/io/test_image_output.cpp): OpenImageIO 2.4 writes broken TIFFs that way.
+    const std::string extension = extension_of(target);
+    const bool memory_tested = extension == ".png" || extension == ".jpg" || extension == ".jpeg" ||
+                               extension == ".exr" || extension == ".hdr";
+    const bool in_memory = memory_tested && output->supports("ioproxy") && output->set_ioproxy(&memory);
+    const OIIO::TypeDesc formats[] = {OIIO::TypeDesc::UINT8, OIIO::TypeDesc::UINT16, OIIO::TypeDesc::HALF,
+                                      OIIO::TypeDesc::FLOAT};
+    OIIO::ImageSpec spec(int(image.width), int(image.height), 3, formats[image.data_type]);
+    for (const auto& [name, value] : image.text_attributes) spec.attribute(name, value);
+    for (const auto& [name, value] : image.int_attributes) spec.attribute(name, value);
+    for (const auto& [name, value] : image.float_attributes) spec.attribute(name, value);
+    if (!image.colorspace.empty()) spec.attribute("oiio:ColorSpace", image.colorspace);
+    if (!output->open(image.path, spec)) return target + ": " + output->geterror();
+    const OIIO::TypeDesc given = image.data_type <= 1 ? formats[image.data_type] : OIIO::TypeDesc::FLOAT;
+    if (!output->write_image(given, image.data)) return target + ": " + output->geterror();
+    if (!output->close()) return target + ": " + output->geterror();
+    if (in_memory) {
+        std::ofstream out(image.path, std::ios::binary);
+        if (!out) return target + ": cannot open for writing: " + std::strerror(errno);
+        out.write(reinterpret_cast<const char*>(encoded.data()), std::streamsize(encoded.size()));
+        out.flush();
+        if (!out) return target + ": write failed: " + std::strerror(errno);
+        return "";
+    }
+    const std::string problem = read_back_problem(image.path, image.width, image.height);
+    if (!problem.empty()) return target + ": the written image does not read back complete (disk full?): " + problem;
+    return "";
+}
+
+std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& image) {
+    auto input = OIIO::ImageInput::open(path);
+    if (!input) return "cannot read: " + OIIO::geterror();
+    const OIIO::ImageSpec& spec = input->spec();
+    // The header's size, checked before anything is allocated.
+    if (spec.width <= 0 || spec.height <= 0 || spec.nchannels <= 0 || spec.nchannels > 64 ||
+        uint64_t(spec.width) * uint64_t(spec.height) > max_pixels) {
+        return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
+               std::to_string(spec.nchannels) + " channels: images read are at most " +
+               std::to_string(max_pixels >> 20) + " Mpixels";
+    }
+    image.width = uint32_t(spec.width);
+    image.height = uint32_t(spec.height);
+    image.channels = spec.nchannels;
+    image.floating_point = spec.format.is_floating_point();
+    image.values.resize(size_t(spec.width) * spec.height * size_t(spec.nchannels));
+    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, image.values.data())) {
+        return input->geterror();
+    }
+    return "";
+}
+
+const OiioFunctions kFunctions{can_write, write, read};
+
+}  // namespace
+}  // namespace farmrt
+
+extern "C" const farmrt::OiioFunctions* farmrt_openimageio_functions() { return &farmrt::kFunctions; }
