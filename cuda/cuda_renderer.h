@@ -167,7 +167,7 @@ private:
 };
 
 // Measurement settings from the environment, for command-line runs
-// (scripts/cuda_benchmark.sh compares them end to end): FARMRT_CUDA_ITEMS=
+// (scripts/bench/cuda.sh compares them end to end): FARMRT_CUDA_ITEMS=
 // samples|pixels, FARMRT_CUDA_CHUNK_SAMPLES=N, FARMRT_CUDA_EXACT_WIDE=0|1.
 // Unset: the defaults. None of them changes the image (exact math: the CPU's).
 void apply_cuda_experiment_settings(CudaOptions& options);

@@ -19,7 +19,7 @@ namespace {
 constexpr uint32_t kSamplesBetweenStopChecks = 64;
 
 // FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail off or on (for the scaling
-// measurements of scripts/simd_scaling_probe.sh); unset: on.
+// measurements of scripts/bench/simd_scaling.sh); unset: on.
 bool tail_split_enabled() {
     const char* value = std::getenv("FARMRT_CPU_TAIL_SPLIT");
     if (!value || std::strcmp(value, "1") == 0) return true;

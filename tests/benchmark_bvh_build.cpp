@@ -2,7 +2,7 @@
 // copied with transforms until the count is reached, built with 1, 2, 4, ...
 // threads up to all of them. Prints one line per thread count and checks that
 // every build gives the same tree. Not a test (timings are not asserted):
-// scripts/benchmark_scenes.sh runs it and results/scenes.md records it.
+// scripts/bench/scenes.sh runs it and results/scenes.md records it.
 //   farmrt_bvh_benchmark [MESH.obj] [TRIANGLES] [REPEATS]
 #include <omp.h>
 

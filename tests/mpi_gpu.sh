@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU ranks and hybrid jobs under mpirun (issue 6): one GPU per rank by
+# GPU ranks and hybrid jobs under mpirun: one GPU per rank by
 # node-local rank, CPU ranks beside them, and the image the same bytes as a
 # CPU-only job (the exact GPU math rounds as the CPU does, and a row's sums
 # travel between GPU and CPU ranks from pass to pass).

@@ -2,7 +2,7 @@
 # Submits a scaling study to Slurm: one render.sbatch job per configuration
 # (nodes x ranks per node x threads per rank), each writing a farmrt run
 # report, then a job (afterany) that turns the reports into a CSV, plots and
-# a markdown table with scripts/scaling_study.py report.
+# a markdown table with scripts/bench/scaling_study.py report.
 #
 #   scripts/slurm/submit_scaling.sh [options] [-- sbatch options for every job]
 #     --kind strong|weak        strong: the same frame on every configuration (default);
@@ -63,6 +63,6 @@ done
 dependency=$(IFS=:; echo "${jobs[*]}")
 report=$(sbatch --parsable "${sbatch_options[@]}" --job-name=farmrt-scaling-report --ntasks=1 \
          --dependency="afterany:$dependency" --output="$out/logs/report-%j.out" --chdir="$out" \
-         --wrap="python3 '$root/scripts/scaling_study.py' report --kind $kind --stats-dir '$out/reports' --results '$out' --name ${kind}_scaling_slurm")
+         --wrap="python3 '$root/scripts/bench/scaling_study.py' report --kind $kind --stats-dir '$out/reports' --results '$out' --name ${kind}_scaling_slurm")
 echo "submit_scaling: report job $report writes $out/${kind}_scaling_slurm.{csv,png,md}" >&2
 echo "$report"

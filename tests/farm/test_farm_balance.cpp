@@ -278,7 +278,7 @@ TEST(FarmBalance, SimulatedStillsBalanceWithinFivePercent) {
 }
 
 TEST(FarmBalance, DefaultsBeatMeasuredWeightsWithoutTail) {
-    // What the farm did until session 3 (measured CPU speeds, no tail round)
+    // What the farm did until the 2026-11-22 H100 measurements (measured CPU speeds, no tail round)
     // against the defaults, on the same simulated jobs.
     FrameQueueOptions old;
     old.weighting = SpeedWeighting::Measured;
@@ -297,7 +297,7 @@ TEST(FarmBalance, DefaultsBeatMeasuredWeightsWithoutTail) {
 // H100/H200's 132 SMs x 1024 resident threads, two bands in flight), each GPU
 // busy about `seconds`. `per_sample_floor`: the dealer counts the items that
 // fill a GPU in samples, as the CUDA renderer reports them; false: in pixels,
-// as until session 4 (113 rows of 1200 pixels, whatever the pass).
+// as until the 2026-11-24 H100 measurements (113 rows of 1200 pixels, whatever the pass).
 Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, bool per_sample_floor, int seeds,
                        double seconds = 0.6) {
     Outcome outcome;
@@ -334,7 +334,7 @@ Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, 
 }
 
 TEST(FarmBalance, GpuRanksShareAStillEvenly) {
-    // The 4 x H200 run of session 3 (results/session3_2026-11-22/h200x4):
+    // The 4 x H200 run of the 2026-11-22 H100 measurements (results/runs/2026-11-22_h200x4-and-h100/h200x4):
     // imbalance 1.22 at 1200x675 4096 spp and 1.11 at 3840x2160 1024 spp,
     // with GPU ranks waiting at the end on the dealer's floor of a band.
     struct Case {
