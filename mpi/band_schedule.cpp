@@ -199,7 +199,7 @@ uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
     // A third of the fair share: rows differ in cost (sky rows are cheap,
     // the ones below them several times dearer), so a band sized by rows
     // can cost far more than its share of the time left. With half the
-    // share, simulated 8-rank jobs (tests/test_band_schedule.cpp) had one
+    // share, simulated 8-rank jobs (tests/farm/test_band_schedule.cpp) had one
     // rank 4-8% over the others in 1 of 20; with a third, 1.4% at worst
     // (results/mpi_scaling.md).
     const uint32_t rows = uint32_t(std::min(std::ceil(double(rows_left) * share / band_divisor_), double(max_rows_)));

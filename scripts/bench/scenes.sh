@@ -138,13 +138,13 @@ for scene in $scenes; do
 done
 rm -f "$out/logs/image.pfm"
 
-# The CPU-GPU comparison of the last ctest run in this build (tests/test_scene_gpu.cpp
+# The CPU-GPU comparison of the last ctest run in this build (tests/cuda/test_scene_gpu.cpp
 # prints its figures; scripts/gpu_build_and_test.sh runs it last, with the cuda label).
 test_log=$build/Testing/Temporary/LastTest.log
 if grep -q "fast GPU vs CPU\|seed 3: RMSE ratio" "$test_log" 2>/dev/null; then
     {
         echo
-        echo "## CPU vs GPU on every config (from the last ctest run: tests/test_scene_gpu.cpp)"
+        echo "## CPU vs GPU on every config (from the last ctest run: tests/cuda/test_scene_gpu.cpp)"
         echo
         echo "exact GPU vs CPU: values whose bits differ (must be 0)."
         echo "fast GPU vs CPU: the GPU's fast-math image against two CPU renders with other seeds (RMSE"

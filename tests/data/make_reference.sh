@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Renders tests/data/reference.pfm, the stored reference of the end-to-end
-# render test (tests/test_render_reference.cpp): reference_scene.yaml at
+# render test (tests/render/test_render_reference.cpp): reference_scene.yaml at
 # 8192 samples per pixel with seed 1001, a seed the test never uses, so that
 # the test compares two independent estimates of the same image.
 # Rerun it only when the physics is meant to change, and say why in the commit.
