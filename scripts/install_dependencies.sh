@@ -11,7 +11,7 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git python3
     libyaml-cpp-dev libopenimageio-dev openimageio-tools libgtest-dev libgmock-dev libbenchmark-dev
-    libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev
+    libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev libcli11-dev
     python3-matplotlib
     clang libclang-rt-14-dev libomp-dev
     slurm-wlm slurmctld slurmd slurm-client munge

@@ -1,7 +1,12 @@
 #include "cmd/command_line_parser.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
+#include <map>
+#include <memory>
 
 #include "core/errors.h"
 #include "io/frame_list.h"
@@ -49,149 +54,217 @@ double parse_seconds_option(const std::string& option, const std::string& text) 
     return value;
 }
 
+// One occurrence of an option with its value ("" for a flag): `name` is its
+// long name, `a` the spelling given (-o or --output), which errors repeat.
+void apply_option(CommandLine& cl, const std::string& name, const std::string& a, const std::string& value) {
+    const auto add_override = [&](const std::string& key) {
+        cl.overrides.push_back(SceneOverride{key + "=" + value, a + " " + value});
+    };
+    if (name == "--help") {
+        cl.show_help = true;
+    } else if (name == "--version") {
+        cl.show_version = true;
+    } else if (name == "--output") {
+        add_override("image.output");
+    } else if (name == "--width") {
+        add_override("image.width");
+    } else if (name == "--height") {
+        add_override("image.height");
+    } else if (name == "--spp") {
+        add_override("sampling.spp");
+    } else if (name == "--max-depth") {
+        add_override("sampling.max_depth");
+    } else if (name == "--seed") {
+        add_override("sampling.seed");
+    } else if (name == "--set") {
+        cl.overrides.push_back(SceneOverride{value, "--set " + value});
+    } else if (name == "--threads") {
+        cl.threads = int(parse_integer_option(a, value, 1, 4096));
+    } else if (name == "--tile") {
+        cl.tile_size = int(parse_integer_option(a, value, 1, 4096));
+    } else if (name == "--simd") {
+        // Checked here so that a typo fails before the scene loads; whether
+        // the CPU has the level is checked where the renderer is made.
+        if (value != "off" && value != "auto" && value != "sse4.2" && value != "avx2" && value != "avx512") {
+            throw InputError("--simd: unknown level '" + value + "' (expected off, auto, sse4.2, avx2 or avx512)");
+        }
+        cl.simd = value;
+    } else if (name == "--backend") {
+        if (value != "cpu" && value != "cuda" && value != "auto") {
+            throw InputError("--backend: expected cpu, cuda or auto, got '" + value + "'");
+        }
+        cl.backend = value;
+    } else if (name == "--gpu-math") {
+        if (value != "exact" && value != "fast") throw InputError("--gpu-math: expected exact or fast, got '" + value + "'");
+        cl.gpu_math = value;
+    } else if (name == "--stats") {
+        cl.stats_file = value;
+    } else if (name == "--quiet") {
+        cl.quiet = true;
+    } else if (name == "--linear-list") {
+        cl.linear_list = true;
+    } else if (name == "--schedule") {
+        if (value != "static" && value != "cyclic" && value != "dynamic") {
+            throw InputError(a + ": expected static, cyclic or dynamic, got '" + value + "'");
+        }
+        cl.schedule = value;
+    } else if (name == "--band") {
+        cl.band_rows = int(parse_integer_option(a, value, 1, int(kMaxImageSide)));
+    } else if (name == "--rank-timeout") {
+        cl.rank_timeout = parse_seconds_option(a, value);
+        if (cl.rank_timeout < 1) throw InputError(a + ": expected at least 1 second");
+    } else if (name == "--inject-failure") {
+        cl.inject_failure = parse_failure_injection(a, value);
+    } else if (name == "--frames") {
+        std::string problem;
+        if (!parse_frame_list(value, cl.frames, problem)) throw InputError(a + ": " + problem);
+    } else if (name == "--resume") {
+        cl.resume = true;
+    } else if (name == "--checkpoint-interval") {
+        cl.checkpoint_interval = parse_seconds_option(a, value);
+    } else if (name == "--pass-samples") {
+        cl.pass_samples = uint32_t(parse_integer_option(a, value, 1, 1 << 24));
+    } else if (name == "--test-signal-after-items") {
+        cl.test_signal_after_items = int(parse_integer_option(a, value, 1, 1 << 30));
+    }
+}
+
+// The options, their help and their groups, declared once: the parser and
+// --help both come from this table (CLI11).
+struct OptionSpec {
+    const char* names;  // CLI11 form: "-o,--output"
+    const char* value;  // the value's name in --help; null for a flag
+    const char* group;
+    const char* help;
+};
+
+const OptionSpec kOptions[] = {
+    {"-o,--output", "FILE", "Scene overrides (take precedence over the file)", "output image; the extension picks the format"},
+    {"--width", "W", "Scene overrides (take precedence over the file)", "image width in pixels"},
+    {"--height", "H", "Scene overrides (take precedence over the file)", "image height in pixels"},
+    {"--spp", "N", "Scene overrides (take precedence over the file)", "samples per pixel"},
+    {"--max-depth", "D", "Scene overrides (take precedence over the file)", "path segments per sample"},
+    {"--seed", "S", "Scene overrides (take precedence over the file)", "random seed"},
+    {"--set", "KEY.PATH=VALUE", "Scene overrides (take precedence over the file)",
+     "any scene value, e.g. --set camera.vfov=30, --set objects[2].radius=0.5 (VALUE is YAML)"},
+    {"--threads", "N", "Execution",
+     "CPU threads (default: all; under MPI per rank, the ranks of a node sharing its cores, or each using the cores it is bound to)"},
+    {"--tile", "N", "Execution", "tile edge in pixels for the thread scheduler (default 16)"},
+    {"--simd", "LEVEL", "Execution",
+     "CPU instruction set: off (scalar), auto (default: the widest this CPU has), sse4.2, avx2, avx512"},
+    {"--backend", "B", "Execution",
+     "cpu, cuda or auto (default: auto, the GPU of this node-local rank if it has one, else the CPU)"},
+    {"--gpu-math", "M", "Execution", "exact (default: GPU images bit-identical to CPU images) or fast (fused multiply-add)"},
+    {"--linear-list", nullptr, "Execution", "no BVH: test every primitive (benchmark baseline)"},
+    {"--schedule", "S", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",
+     "how rank 0 deals bands of rows: dynamic (default: ranks ask for the next band), static (one block per rank) or cyclic (round robin)"},
+    {"--band", "ROWS", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",
+     "rows per band (default: automatic; dynamic bands shrink as the image fills)"},
+    {"--rank-timeout", "S", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",
+     "a rank that answers nothing for S seconds (a stopped or hung node) ends the job with exit 1; after a stop signal rank 0 waits at most S seconds for the ranks' items (default 30)"},
+    {"--frames", "LIST", "Sequences and checkpoints",
+     "frames to render: 1-120, 1-120:5 (every 5th), 3,7,10-12; the output name takes a frame pattern: out_####.png"},
+    {"--resume", nullptr, "Sequences and checkpoints",
+     "skip frames whose image is complete; continue a frame from its checkpoint (OUTPUT.checkpoint)"},
+    {"--checkpoint-interval", "S", "Sequences and checkpoints",
+     "also write a checkpoint every S seconds (default: only on SIGTERM or SIGUSR1, which write one and exit 75)"},
+    {"--pass-samples", "N", "Sequences and checkpoints", "samples per progressive pass (default: adaptive)"},
+    {"--stats", "FILE.json", "Reporting", "write a run report (phases, samples per second)"},
+    {"-q,--quiet", nullptr, "Reporting", "no progress or summary on stderr"},
+    {"-h,--help", nullptr, "Reporting", "this help"},
+    {"--version", nullptr, "Reporting", "the version"},
+    {"--inject-failure", "RANK:BAND[:throw|kill|segv]", "Testing", "rank RANK fails as it starts its BAND-th band"},
+    {"--test-signal-after-items", "N", "", "rank 0 raises SIGTERM once N work items are back"},  // hidden
+};
+
+class HelpFormatter : public CLI::Formatter {
+public:
+    std::string make_usage(const CLI::App*, std::string) const override {
+        return "usage: farmrt SCENE.yaml [options]\n\n"
+               "Renders a path-traced image of a YAML scene (see docs/scene-format.md).\n";
+    }
+};
+
+// The parser over kOptions. Every option takes its values as text, one per
+// occurrence, and keeps all of them: farmrt checks them itself (one-line
+// errors naming the option) and applies overrides in command-line order.
+struct Parser {
+    CLI::App app{"", "farmrt"};
+    std::vector<std::pair<const OptionSpec*, CLI::Option*>> options;
+    std::vector<std::vector<std::string>> values;
+
+    Parser() {
+        app.set_help_flag();  // -h/--help is an option of the table, handled by the caller
+        app.allow_extras();   // unknown options and extra scene files: farmrt's own messages
+        app.formatter(std::make_shared<HelpFormatter>());
+        app.get_formatter()->column_width(30);
+        values.resize(std::size(kOptions));
+        for (size_t i = 0; i < std::size(kOptions); ++i) {
+            const OptionSpec& spec = kOptions[i];
+            CLI::Option* option = nullptr;
+            if (spec.value) {
+                option = app.add_option(spec.names, values[i], spec.help)
+                             ->type_name(spec.value)
+                             ->expected(1)
+                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+            } else {
+                option = app.add_flag(spec.names, spec.help)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+            }
+            option->group(spec.group);
+            options.emplace_back(&spec, option);
+        }
+    }
+    std::string long_name(const CLI::Option* option) const { return "--" + option->get_lnames().front(); }
+};
+
 }  // namespace
 
 std::string usage_text() {
-    return R"(usage: farmrt SCENE.yaml [options]
-
-Renders a path-traced image of a YAML scene (see docs/scene-format.md).
-
-Scene overrides (take precedence over the file):
-  -o, --output FILE      output image; the extension picks the format
-  --width W, --height H  image size in pixels
-  --spp N                samples per pixel
-  --max-depth D          path segments per sample
-  --seed S               random seed
-  --set KEY.PATH=VALUE   any scene value, e.g. --set camera.vfov=30,
-                         --set objects[2].radius=0.5 (VALUE is YAML)
-Execution:
-  --threads N            CPU threads (default: all)
-  --tile N               tile edge in pixels for the thread scheduler (default 16)
-  --simd LEVEL           CPU instruction set: off (scalar), auto (default: the
-                         widest this CPU has), sse4.2, avx2, avx512
-  --backend B            cpu, cuda or auto (default: auto, the GPU of this
-                         node-local rank if it has one, else the CPU)
-  --gpu-math M           exact (default: GPU images bit-identical to CPU
-                         images) or fast (fused multiply-add)
-  --linear-list          no BVH: test every primitive (benchmark baseline)
-MPI farm (mpirun -n N farmrt SCENE.yaml; without mpirun farmrt is one rank):
-  --schedule S           how rank 0 deals bands of rows to ranks: dynamic
-                         (default: ranks ask for the next band), static (one
-                         block per rank) or cyclic (round robin)
-  --band ROWS            rows per band (default: automatic; dynamic bands
-                         shrink as the image fills)
-  --threads N            is per rank; by default the ranks on a node share its
-                         cores (or each uses the cores it is bound to)
-  --rank-timeout S       a rank holding work that answers nothing for S seconds
-                         (a stopped or hung node) ends the job with exit 1, and
-                         after a stop signal rank 0 waits at most S seconds for
-                         the ranks' items (default 30)
-Sequences and checkpoints:
-  --frames LIST          frames to render: 1-120, 1-120:5 (every 5th), 3,7,10-12;
-                         the output name takes a frame pattern: out_####.png
-  --resume               skip frames whose image is complete; continue a frame
-                         from its checkpoint (OUTPUT.checkpoint)
-  --checkpoint-interval S  also write a checkpoint every S seconds (default:
-                         only on SIGTERM or SIGUSR1, which write one and exit 75)
-  --pass-samples N       samples per progressive pass (default: adaptive)
-Reporting:
-  --stats FILE.json      write a run report (phases, samples per second)
-  --quiet                no progress or summary on stderr
-  --help, --version
-Testing:
-  --inject-failure RANK:BAND[:throw|kill|segv]
-                         rank RANK fails as it starts its BAND-th band
-)";
+    Parser parser;
+    return parser.app.help();
 }
 
 CommandLine parse_command_line(const std::vector<std::string>& arguments) {
     CommandLine cl;
-    auto value_of = [&](size_t& i, const std::string& option) -> std::string {
-        if (i + 1 >= arguments.size()) throw InputError(option + ": missing value");
-        return arguments[++i];
-    };
-    auto add_override = [&](const std::string& option, const std::string& key, const std::string& value) {
-        cl.overrides.push_back(SceneOverride{key + "=" + value, option + " " + value});
-    };
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& a = arguments[i];
-        if (a == "--help" || a == "-h") {
-            cl.show_help = true;
-        } else if (a == "--version") {
-            cl.show_version = true;
-        } else if (a == "-o" || a == "--output") {
-            add_override(a, "image.output", value_of(i, a));
-        } else if (a == "--width") {
-            add_override(a, "image.width", value_of(i, a));
-        } else if (a == "--height") {
-            add_override(a, "image.height", value_of(i, a));
-        } else if (a == "--spp") {
-            add_override(a, "sampling.spp", value_of(i, a));
-        } else if (a == "--max-depth") {
-            add_override(a, "sampling.max_depth", value_of(i, a));
-        } else if (a == "--seed") {
-            add_override(a, "sampling.seed", value_of(i, a));
-        } else if (a == "--set") {
-            const std::string assignment = value_of(i, a);
-            cl.overrides.push_back(SceneOverride{assignment, "--set " + assignment});
-        } else if (a == "--threads") {
-            cl.threads = int(parse_integer_option(a, value_of(i, a), 1, 4096));
-        } else if (a == "--tile") {
-            cl.tile_size = int(parse_integer_option(a, value_of(i, a), 1, 4096));
-        } else if (a == "--simd") {
-            cl.simd = value_of(i, a);
-            // Checked here so that a typo fails before the scene loads; whether
-            // the CPU has the level is checked where the renderer is made.
-            const std::string& level = cl.simd;
-            if (level != "off" && level != "auto" && level != "sse4.2" && level != "avx2" && level != "avx512") {
-                throw InputError("--simd: unknown level '" + cl.simd + "' (expected off, auto, sse4.2, avx2 or avx512)");
-            }
-        } else if (a == "--backend") {
-            cl.backend = value_of(i, a);
-            if (cl.backend != "cpu" && cl.backend != "cuda" && cl.backend != "auto") {
-                throw InputError("--backend: expected cpu, cuda or auto, got '" + cl.backend + "'");
-            }
-        } else if (a == "--gpu-math") {
-            cl.gpu_math = value_of(i, a);
-            if (cl.gpu_math != "exact" && cl.gpu_math != "fast") {
-                throw InputError("--gpu-math: expected exact or fast, got '" + cl.gpu_math + "'");
-            }
-        } else if (a == "--stats") {
-            cl.stats_file = value_of(i, a);
-        } else if (a == "--quiet" || a == "-q") {
-            cl.quiet = true;
-        } else if (a == "--linear-list") {
-            cl.linear_list = true;
-        } else if (a == "--schedule") {
-            cl.schedule = value_of(i, a);
-            if (cl.schedule != "static" && cl.schedule != "cyclic" && cl.schedule != "dynamic") {
-                throw InputError(a + ": expected static, cyclic or dynamic, got '" + cl.schedule + "'");
-            }
-        } else if (a == "--band") {
-            cl.band_rows = int(parse_integer_option(a, value_of(i, a), 1, int(kMaxImageSide)));
-        } else if (a == "--rank-timeout") {
-            cl.rank_timeout = parse_seconds_option(a, value_of(i, a));
-            if (cl.rank_timeout < 1) throw InputError(a + ": expected at least 1 second");
-        } else if (a == "--inject-failure") {
-            cl.inject_failure = parse_failure_injection(a, value_of(i, a));
-        } else if (a == "--frames") {
-            std::string problem;
-            if (!parse_frame_list(value_of(i, a), cl.frames, problem)) throw InputError(a + ": " + problem);
-        } else if (a == "--resume") {
-            cl.resume = true;
-        } else if (a == "--checkpoint-interval") {
-            cl.checkpoint_interval = parse_seconds_option(a, value_of(i, a));
-        } else if (a == "--pass-samples") {
-            cl.pass_samples = uint32_t(parse_integer_option(a, value_of(i, a), 1, 1 << 24));
-        } else if (a == "--test-signal-after-items") {
-            cl.test_signal_after_items = int(parse_integer_option(a, value_of(i, a), 1, 1 << 30));
-        } else if (!a.empty() && a[0] == '-') {
-            throw InputError(a + ": unknown option (see farmrt --help)");
-        } else if (cl.scene_file.empty()) {
-            cl.scene_file = a;
-        } else {
-            throw InputError(a + ": only one scene file may be given (already have '" + cl.scene_file + "')");
+    Parser parser;
+    try {
+        std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
+        parser.app.parse(reversed);
+    } catch (const CLI::ParseError& error) {
+        // "--spp: 1 required N missing" and the like: the option, then what is wrong.
+        const std::string what = error.what();
+        const size_t colon = what.find(':');
+        if (colon != std::string::npos && what.rfind("-", 0) == 0 && what.find("missing") != std::string::npos) {
+            throw InputError(what.substr(0, colon) + ": missing value");
         }
+        throw InputError(what);
+    }
+    for (const std::string& extra : parser.app.remaining()) {
+        if (!extra.empty() && extra[0] == '-') throw InputError(extra + ": unknown option (see farmrt --help)");
+        if (!cl.scene_file.empty()) {
+            throw InputError(extra + ": only one scene file may be given (already have '" + cl.scene_file + "')");
+        }
+        cl.scene_file = extra;
+    }
+    // How each occurrence was spelled (-o or --output), in order.
+    std::map<const CLI::Option*, std::vector<std::string>> spellings;
+    for (const std::string& argument : arguments) {
+        if (argument.size() < 2 || argument[0] != '-') continue;
+        const std::string spelled = argument.substr(0, argument.find('='));
+        for (const auto& [spec, option] : parser.options) {
+            if (option->check_name(spelled)) spellings[option].push_back(spelled);
+        }
+    }
+    // The options in command-line order, each occurrence with its own value.
+    std::map<const CLI::Option*, size_t> seen;
+    for (const CLI::Option* option : parser.app.parse_order()) {
+        const size_t occurrence = seen[option]++;
+        const std::string name = parser.long_name(option);
+        const std::vector<std::string>& spelled = spellings[option];
+        const std::string label = occurrence < spelled.size() ? spelled[occurrence] : name;
+        const std::vector<std::string>& results = option->results();
+        const std::string value = option->get_type_size() == 0 || occurrence >= results.size() ? "" : results[occurrence];
+        apply_option(cl, name, label, value);
     }
     if (cl.scene_file.empty() && !cl.show_help && !cl.show_version) {
         throw InputError("no scene file given (usage: farmrt SCENE.yaml [options]; see farmrt --help)");
