@@ -2,9 +2,12 @@
 # Builds farmrt with the CUDA backend and runs every test on a GPU machine,
 # then runs compute-sanitizer (memcheck, initcheck) over the GPU tests and the
 # test scenes. Made for the team's GPU machine (CUDA 13, CMake, Open MPI,
-# yaml-cpp, GoogleTest; no OpenImageIO, no package registry: Debian packages
-# such as xsimd are unpacked under .deps/root, see HELPERS.md), but works on
-# any Linux machine with nvcc and a GPU.
+# yaml-cpp, GoogleTest; no OpenImageIO, no package registry: the header-only
+# Debian packages it lacks are unpacked under .deps/root on a Debian machine
+# and carried there:
+#   for p in libxsimd-dev xtl-dev libtinyobjloader-dev libcli11-dev; do apt-get download $p; done
+#   for f in *.deb; do dpkg -x $f .deps/root; done
+# ), but works on any Linux machine with nvcc and a GPU.
 #
 #   scripts/gpu_build_and_test.sh [BUILD_DIR]      (default: build-gpu)
 #
