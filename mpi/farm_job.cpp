@@ -197,7 +197,9 @@ int run_farm_job(const CommandLine& command_line, const Backends& backends, cons
             phases = prepared->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
             if (options.threads <= 0) options.threads = default_threads(mpi, backends, options.backend);
+            const auto setup_start = Clock::now();
             renderer = backends.make_renderer(prepared->description.scene, options);
+            phases.backend_setup = seconds_between(setup_start, Clock::now());
         } catch (...) {
             error = std::current_exception();
         }

@@ -91,6 +91,7 @@ std::string phases_json(const PhaseTimes& p) {
     return JsonObject()
         .add("parse", p.parse)
         .add("bvh_build", p.bvh_build)
+        .add("backend_setup", p.backend_setup)
         .add("render", p.render)
         .add("write", p.write)
         .add("total", p.total)

@@ -31,6 +31,9 @@ private:
 
 struct PhaseTimes {
     double parse = 0, bvh_build = 0, render = 0, write = 0, total = 0;
+    // Making the backend's renderer: the GPU's context, the scene's upload,
+    // the kernel's set-up; the CPU's thread pool.
+    double backend_setup = 0;
 };
 
 std::string settings_json(const RenderSettings& settings);

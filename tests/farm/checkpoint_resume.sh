@@ -57,6 +57,17 @@ echo "test hook: interrupted $attempts times"
 cmp -s ref.pfm part.pfm || fail "interrupted and resumed $attempts times differs from the uninterrupted render"
 [ ! -e part.pfm.checkpoint ] || fail "a finished frame removes its checkpoint"
 
+# Static and cyclic schedules go through the same farm: they checkpoint and resume too.
+for schedule in static cyclic; do
+    rm -f sched.pfm sched.pfm.checkpoint
+    resumed_run -o sched.pfm --spp 40 --schedule $schedule --band 4 --pass-samples 5 --test-signal-after-items 3
+    status=$?
+    [ $status -eq 75 ] || fail "--schedule $schedule: interrupted render exits 75 (got $status)"
+    [ -f sched.pfm.checkpoint ] || fail "--schedule $schedule: no checkpoint after the stop"
+    resumed_run -o sched.pfm --spp 40 --schedule $schedule --band 4 --resume || fail "--schedule $schedule: resume"
+    cmp -s ref.pfm sched.pfm || fail "--schedule $schedule: interrupted and resumed differs from the uninterrupted render"
+done
+
 # 2. Real signals from outside, as Slurm (--signal) or a user sends them.
 # Two threads per process, and a render long enough for a checkpoint and a
 # signal on any machine: the samples grow until the reference (one process)
