@@ -117,7 +117,7 @@ int run(int argc, char** argv) {
     }
     SceneDescription description = load_scene_file(argv[1], overrides);
     const RenderSettings& settings = description.settings;
-    const FrameSettings frame = make_frame_settings(settings, 0);
+    const FrameSettings frame = frame_settings_for(description, 0);
     const uint64_t samples = uint64_t(settings.width) * settings.height * settings.spp;
     std::printf("# %s, %ux%u, %u spp, max_depth %d, %zu primitives\n", settings.scene_file.c_str(), settings.width,
                 settings.height, settings.spp, settings.max_depth, description.scene.primitive_count());

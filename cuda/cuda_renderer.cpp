@@ -49,12 +49,12 @@ bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNo
     return true;
 }
 
-void apply_cuda_experiment_settings(CudaOptions& options) {
-    if (const char* items = std::getenv("FARMRT_CUDA_ITEMS")) options.sample_items = std::string(items) != "pixels";
-    if (const char* chunk = std::getenv("FARMRT_CUDA_CHUNK_SAMPLES")) options.chunk_samples = std::max(1, std::atoi(chunk));
-    if (const char* wide = std::getenv("FARMRT_CUDA_EXACT_WIDE")) options.exact_wide_bvh = std::string(wide) == "1";
-    if (const char* warp = std::getenv("FARMRT_CUDA_WARP_FETCH")) options.warp_fetch = std::string(warp) == "1";
-    if (const char* mib = std::getenv("FARMRT_CUDA_SAMPLE_BUFFER_MIB")) options.sample_buffer_bytes = size_t(std::max(1, std::atoi(mib))) << 20;
+void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
+    if (tuning.sample_items) options.sample_items = *tuning.sample_items;
+    if (tuning.chunk_samples) options.chunk_samples = *tuning.chunk_samples;
+    if (tuning.exact_wide_bvh) options.exact_wide_bvh = *tuning.exact_wide_bvh;
+    if (tuning.warp_fetch) options.warp_fetch = *tuning.warp_fetch;
+    if (tuning.sample_buffer_bytes) options.sample_buffer_bytes = *tuning.sample_buffer_bytes;
 }
 
 int choose_cuda_device(const std::string& backend) {

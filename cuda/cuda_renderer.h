@@ -166,11 +166,10 @@ private:
     double last_kernel_seconds_ = 0;
 };
 
-// Measurement settings from the environment, for command-line runs
-// (scripts/bench/cuda.sh compares them end to end): FARMRT_CUDA_ITEMS=
-// samples|pixels, FARMRT_CUDA_CHUNK_SAMPLES=N, FARMRT_CUDA_EXACT_WIDE=0|1.
-// Unset: the defaults. None of them changes the image (exact math: the CPU's).
-void apply_cuda_experiment_settings(CudaOptions& options);
+// The measurement switches that were set (render/tuning.h; scripts/bench/
+// compares them end to end); the others keep the defaults. None of them
+// changes the image (exact math: the CPU's bytes).
+void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options);
 
 // The backend a rank gets: "cpu", "cuda" or "auto". Returns the CUDA device
 // to use, or -1 for the CPU tracer. Under auto a rank uses the GPU of its

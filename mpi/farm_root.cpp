@@ -22,36 +22,15 @@ namespace {
 // A rank holding work and silent this long is asked whether it is alive.
 constexpr double kPingAfterSeconds = 5;
 
-// The dealer's tuning, from the environment for experiments on real machines
-// (scripts/bench/mpi_imbalance.sh compares them): FARMRT_FARM_WEIGHTS=pooled|measured,
-// FARMRT_FARM_TAIL=SAMPLES (0: no tail round), FARMRT_FARM_BAND_DIVISOR=D,
-// FARMRT_FARM_ENDGAME=every|last (busy ranks told "not now" at the end of every round, or of the last).
-// Read on rank 0 only (it alone deals). Bytes never depend on them.
-void apply_dealer_environment(FrameQueueOptions& options) {
-    if (const char* weights = std::getenv("FARMRT_FARM_WEIGHTS")) {
-        const std::string value = weights;
-        if (value == "measured") options.weighting = SpeedWeighting::Measured;
-        else if (value == "pooled") options.weighting = SpeedWeighting::Pooled;
-        else throw InputError("FARMRT_FARM_WEIGHTS: expected pooled or measured, got '" + value + "'");
+// The dealer's measurement switches (render/tuning.h; scripts/bench/mpi_imbalance.sh
+// compares them), used on rank 0 only: it alone deals. Bytes never depend on them.
+void apply_dealer_tuning(const DealerTuning& tuning, FrameQueueOptions& options) {
+    if (tuning.measured_weights) {
+        options.weighting = *tuning.measured_weights ? SpeedWeighting::Measured : SpeedWeighting::Pooled;
     }
-    const auto number = [](const char* name, double lowest) {
-        const char* text = std::getenv(name);
-        char* end = nullptr;
-        const double value = std::strtod(text, &end);
-        if (end == text || *end != '\0' || !(value >= lowest) || value > 1e6) {
-            throw InputError(std::string(name) + ": expected a number of at least " + std::to_string(int(lowest)) +
-                             ", got '" + text + "'");
-        }
-        return value;
-    };
-    if (const char* endgame = std::getenv("FARMRT_FARM_ENDGAME")) {
-        const std::string value = endgame;
-        if (value == "every") options.endgame_every_round = true;
-        else if (value == "last") options.endgame_every_round = false;
-        else throw InputError("FARMRT_FARM_ENDGAME: expected every or last, got '" + value + "'");
-    }
-    if (std::getenv("FARMRT_FARM_TAIL")) options.tail_samples = int(number("FARMRT_FARM_TAIL", 0));
-    if (std::getenv("FARMRT_FARM_BAND_DIVISOR")) options.band_divisor = number("FARMRT_FARM_BAND_DIVISOR", 1);
+    if (tuning.tail_samples) options.tail_samples = *tuning.tail_samples;
+    if (tuning.band_divisor) options.band_divisor = *tuning.band_divisor;
+    if (tuning.endgame_every_round) options.endgame_every_round = *tuning.endgame_every_round;
 }
 
 std::string dealer_json(const FrameQueueOptions& options) {
@@ -73,7 +52,7 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     options.schedule = context.schedule;
     options.band_rows = context.band_rows;
     options.pass_samples = command_line.pass_samples;
-    apply_dealer_environment(options);
+    apply_dealer_tuning(command_line.tuning.dealer, options);
     // Keep a rank's worth of small frames open, within about 1 GiB of sums.
     const size_t frame_bytes = size_t(settings.width) * settings.height * 3 * sizeof(float);
     options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,

@@ -70,7 +70,7 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
                                     {{"image.width=160", ""}, {"image.height=90", ""}, {"image.output=benchmark.pfm", ""}});
     w.description.scene.build_acceleration();
     const SceneView scene = w.description.scene.view();
-    const FrameSettings frame = make_frame_settings(w.description.settings, 0);
+    const FrameSettings frame = frame_settings_for(w.description, 0);
     for (uint32_t y = 0; y < frame.height; ++y) {
         for (uint32_t x = 0; x < frame.width; ++x) {
             PixelSampler sampler(frame.key, y * frame.width + x, 0);
@@ -170,7 +170,7 @@ void run_frame(benchmark::State& state, const std::string& scene_file, SimdLevel
         return;
     }
     const TraversalWorkload& w = traversal_workload(scene_file);
-    const FrameSettings frame = make_frame_settings(w.description.settings, 0);
+    const FrameSettings frame = frame_settings_for(w.description, 0);
     const uint32_t spp = 2;
     CpuRenderer renderer(w.description.scene.view(), 1, 16, level);
     std::vector<float> sums(size_t(frame.width) * frame.height * 3);

@@ -18,40 +18,6 @@ namespace {
 // tile at 64 samples is 16k paths, tens of milliseconds on one core.
 constexpr uint32_t kSamplesBetweenStopChecks = 64;
 
-// FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail off or on (for the scaling
-// measurements of scripts/bench/simd_scaling.sh); unset: on.
-bool tail_split_enabled() {
-    const char* value = std::getenv("FARMRT_CPU_TAIL_SPLIT");
-    if (!value || std::strcmp(value, "1") == 0) return true;
-    if (std::strcmp(value, "0") == 0) return false;
-    throw InputError(std::string("FARMRT_CPU_TAIL_SPLIT: expected 0 or 1, got '") + value + "'");
-}
-
-// FARMRT_SIMD_TRAVERSAL=wide|scalar|auto forces the closest-hit query of a
-// SIMD level (for measurements); unset or auto: wide_traversal_pays().
-CpuRenderer::Traversal traversal_from_environment(CpuRenderer::Traversal requested) {
-    const char* value = std::getenv("FARMRT_SIMD_TRAVERSAL");
-    if (requested != CpuRenderer::Traversal::Auto || !value) return requested;
-    if (std::strcmp(value, "wide") == 0) return CpuRenderer::Traversal::Wide;
-    if (std::strcmp(value, "scalar") == 0) return CpuRenderer::Traversal::Scalar;
-    if (std::strcmp(value, "auto") == 0) return CpuRenderer::Traversal::Auto;
-    throw InputError(std::string("FARMRT_SIMD_TRAVERSAL: expected wide, scalar or auto, got '") + value + "'");
-}
-
-// FARMRT_SIMD_COLLAPSE=largest_area builds the wide BVH with the earlier
-// collapse (design comparisons: results/simd.md); sah (the default) or unset:
-// the SAH-optimal one.
-simd::WideBvhOptions wide_options_from_environment() {
-    simd::WideBvhOptions options;
-    const char* value = std::getenv("FARMRT_SIMD_COLLAPSE");
-    if (!value || std::strcmp(value, "sah") == 0) return options;
-    if (std::strcmp(value, "largest_area") == 0) {
-        options.collapse = simd::WideCollapse::LargestArea;
-        return options;
-    }
-    throw InputError(std::string("FARMRT_SIMD_COLLAPSE: expected sah or largest_area, got '") + value + "'");
-}
-
 }  // namespace
 
 bool wide_traversal_pays(const SceneView& scene) {
@@ -94,12 +60,12 @@ std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows,
     return units;
 }
 
-CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd, Traversal traversal)
+CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd, const CpuTuning& tuning)
     : scene_(scene),
       threads_(threads > 0 ? threads : omp_get_max_threads()),
       tile_size_(std::max(1, tile_size)),
       simd_(simd),
-      split_tail_(tail_split_enabled()) {
+      split_tail_(tuning.tail_split) {
     // Start the OpenMP team now: a renderer renders many bands (the farm)
     // or frames, and the threads' creation belongs to start-up, not to the
     // first band's render time.
@@ -110,9 +76,12 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
     if (!simd::kernels_for(simd_) || !simd_level_supported(simd_)) {
         throw RenderError(std::string("SIMD level ") + simd_level_name(simd_) + " is not available on this CPU");
     }
-    traversal = traversal_from_environment(traversal);
-    if (traversal == Traversal::Wide || (traversal == Traversal::Auto && wide_traversal_pays(scene_))) {
-        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_, wide_options_from_environment());
+    const CpuTuning::Traversal traversal = tuning.traversal;
+    if (traversal == CpuTuning::Traversal::Wide ||
+        (traversal == CpuTuning::Traversal::Auto && wide_traversal_pays(scene_))) {
+        simd::WideBvhOptions wide;
+        if (tuning.largest_area_collapse) wide.collapse = simd::WideCollapse::LargestArea;
+        accelerator_ = std::make_unique<simd::WideAccelerator>(scene_, simd_, wide);
     }
     // Otherwise exactly the scalar path (the level's Philox blocks alone did
     // not measurably pay on these scenes, whose paths are short).

@@ -24,15 +24,12 @@ public:
     // What a SIMD level does: the wide BVH and the level's Philox blocks
     // (Wide), the scalar path unchanged (Scalar), or whichever
     // wide_traversal_pays() picks for the scene (Auto). Same image either way.
-    enum class Traversal { Auto, Wide, Scalar };
-
     // threads <= 0: every hardware thread (or OMP_NUM_THREADS). `simd` must be
     // supported (resolve_simd_level); Off traces with the scalar binary BVH.
-    // The environment variable FARMRT_SIMD_TRAVERSAL=wide|scalar|auto overrides
-    // Auto (measurements), FARMRT_CPU_TAIL_SPLIT=0|1 turns the split tail of
-    // cpu_work_units off.
+    // `tuning`: the measurement switches (render/tuning.h): the traversal a
+    // SIMD level uses, the wide BVH's collapse, the split tail of cpu_work_units.
     CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd = SimdLevel::Off,
-                Traversal traversal = Traversal::Auto);
+                const CpuTuning& tuning = CpuTuning{});
     ~CpuRenderer() override;
 
     void render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,

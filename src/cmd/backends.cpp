@@ -28,7 +28,7 @@ std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const Rende
         CudaOptions cuda;
         cuda.device = device;
         cuda.fast_math = options.gpu_math == "fast";
-        apply_cuda_experiment_settings(cuda);
+        apply_gpu_tuning(options.tuning.gpu, cuda);
         return std::make_unique<CudaRenderer>(scene.view(), cuda);
     }
 #else
@@ -37,7 +37,7 @@ std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const Rende
     }
 #endif
     return std::make_unique<CpuRenderer>(scene.view(), options.threads, options.tile_size,
-                                         resolve_simd_level(options.simd));
+                                         resolve_simd_level(options.simd), options.tuning.cpu);
 }
 
 int gpu_ranks_on_node(const std::string& backend, int ranks_on_node) {

@@ -20,6 +20,7 @@
 #include "mpi/farm_job.h"
 #include "mpi/mpi_session.h"
 #include "render/interrupt.h"
+#include "render/tuning.h"
 
 namespace farmrt {
 namespace {
@@ -86,6 +87,7 @@ int run(int argc, char** argv) {
         std::exception_ptr error;
         try {
             command_line = parse_command_line(arguments);
+            command_line.tuning = read_tuning();
         } catch (...) {
             error = std::current_exception();
         }

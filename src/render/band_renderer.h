@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/integrator.h"
+#include "render/tuning.h"
 
 namespace farmrt {
 
@@ -80,6 +81,7 @@ struct RendererOptions {
     int tile_size = 16;            // CPU tile edge in pixels
     std::string simd = "auto";     // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
     std::string gpu_math = "exact";  // exact: GPU sums bit-identical to the CPU's | fast: fused multiply-add
+    Tuning tuning;                   // measurement switches (render/tuning.h)
 };
 
 class Scene;

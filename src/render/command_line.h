@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/scene_loader.h"
+#include "render/tuning.h"
 
 namespace farmrt {
 
@@ -34,6 +35,7 @@ struct CommandLine {
     std::string schedule = "dynamic";  // static | cyclic | dynamic
     int band_rows = 0;                 // rows per band; 0 = automatic
     FailureInjection inject_failure;
+    Tuning tuning;  // FARMRT_* measurement switches, read once by the command layer
     // A rank holding work that answers nothing for this long ends the job
     // (a stopped or hung node); after a stop signal, how long rank 0 waits
     // for the ranks to hand back their items before it ends the job anyway.

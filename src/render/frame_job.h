@@ -34,7 +34,8 @@ std::vector<FrameTask> plan_frames(const SceneDescription& description, const st
 // True when `path` exists and reads back as a complete width x height image.
 bool is_complete_image(const std::string& path, uint32_t width, uint32_t height);
 
-// The frame's camera (after animation) and sampler key (seed, frame).
+// The one builder of FrameSettings: the frame's camera (after animation),
+// image size, depth and sampler key (seed, frame).
 FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame);
 
 // Rows [rows.begin, rows.end) all need samples [samples.begin, samples.end).

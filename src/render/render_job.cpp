@@ -35,17 +35,8 @@ RendererOptions make_renderer_options(const CommandLine& command_line) {
     options.simd = command_line.simd;
     options.backend = command_line.backend;
     options.gpu_math = command_line.gpu_math;
+    options.tuning = command_line.tuning;
     return options;
-}
-
-FrameSettings make_frame_settings(const RenderSettings& settings, uint32_t frame_number) {
-    FrameSettings frame;
-    frame.camera = make_camera(settings.camera, settings.width, settings.height);
-    frame.width = settings.width;
-    frame.height = settings.height;
-    frame.max_depth = settings.max_depth;
-    frame.key = SamplerKey{settings.seed, frame_number};
-    return frame;
 }
 
 PreparedJob prepare_job(SceneDescription description, const CommandLine& command_line, PhaseTimes phases) {
@@ -60,7 +51,7 @@ PreparedJob prepare_job(SceneDescription description, const CommandLine& command
     }
     phases.bvh_build = seconds_since(start);
     PreparedJob job{std::move(description), {}, phases};
-    job.frame = make_frame_settings(job.description.settings, 0);
+    job.frame = frame_settings_for(job.description, 0);
     return job;
 }
 

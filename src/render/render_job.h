@@ -9,6 +9,7 @@
 #include "io/scene_loader.h"
 #include "render/band_renderer.h"
 #include "render/command_line.h"
+#include "render/frame_job.h"
 #include "render/run_report.h"
 
 namespace farmrt {
@@ -28,7 +29,6 @@ PreparedJob prepare_job(SceneDescription description, const CommandLine& command
 // single-process job and the MPI ranks).
 RendererOptions make_renderer_options(const CommandLine& command_line);
 
-FrameSettings make_frame_settings(const RenderSettings& settings, uint32_t frame_number);
 // Per-pixel sums over `spp` samples to pixel means.
 std::vector<float> resolve_pixels(const std::vector<float>& sums, uint32_t spp);
 

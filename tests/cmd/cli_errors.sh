@@ -213,6 +213,14 @@ rm -f "$long_name"
 # A key holding a newline: still one line, the newline written as \n.
 expect_error "newline in a key" ".*camera\\\\nvfov.*" "$tiny" -q -o o.png --set "$(printf 'camera\nvfov=30')"
 
+# ---- measurement switches from the environment: read once, checked, one line -------------
+export FARMRT_SIMD_TRAVERSAL=fast
+expect_error "bad FARMRT_SIMD_TRAVERSAL" "FARMRT_SIMD_TRAVERSAL: expected auto, wide or scalar, got 'fast'" "$tiny" -q -o o.png
+unset FARMRT_SIMD_TRAVERSAL
+export FARMRT_FARM_BAND_DIVISOR=0
+expect_error "bad FARMRT_FARM_BAND_DIVISOR" "FARMRT_FARM_BAND_DIVISOR: expected a number from 1 to 1000000, got '0'" "$tiny" -q -o o.png
+unset FARMRT_FARM_BAND_DIVISOR
+
 # ---- --help, --version -------------------------------------------------------------------
 "$farmrt" --help >"$work/stdout" 2>"$work/stderr" || fail "--help: exit code $?"
 grep -q "^usage: farmrt SCENE.yaml" "$work/stdout" || fail "--help: no usage line"

@@ -385,7 +385,7 @@ std::string cornell_box(double scale, uint32_t spp, uint64_t seed) {
 std::vector<float> render_text(const std::string& yaml) {
     SceneDescription description = load_scene_text(yaml, "scaled Cornell box", ".");
     description.scene.build_acceleration();
-    const FrameSettings frame = make_frame_settings(description.settings, 0);
+    const FrameSettings frame = frame_settings_for(description, 0);
     std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
     RendererOptions options;
     options.backend = "cpu";

@@ -42,7 +42,7 @@ TestScene load_test_scene(const std::string& name, uint32_t width, uint32_t heig
     };
     TestScene scene{load_scene_file(scene_path(name), overrides), {}};
     scene.description.scene.build_acceleration();
-    scene.frame = make_frame_settings(scene.description.settings, 0);
+    scene.frame = frame_settings_for(scene.description, 0);
     return scene;
 }
 

@@ -64,7 +64,9 @@ std::vector<float> render(const SceneDescription& d, uint64_t seed, BandRenderer
     RenderSettings s = d.settings;
     s.seed = seed;
     std::vector<float> image(size_t(s.width) * s.height * 3, 0.0f);
-    renderer.render(make_frame_settings(s, 0), RowRange{0, s.height}, SampleRange{0, s.spp}, image.data(), nullptr);
+    FrameSettings frame = frame_settings_for(d, 0);
+    frame.key.seed = seed;
+    renderer.render(frame, RowRange{0, s.height}, SampleRange{0, s.spp}, image.data(), nullptr);
     for (float& v : image) v /= float(s.spp);
     return image;
 }

@@ -46,7 +46,7 @@ std::vector<float> render(const std::string& file, uint32_t width, uint32_t heig
                                             {"sampling.spp=" + std::to_string(spp), ""}};
     SceneDescription d = load_config(file, overrides);
     d.scene.build_acceleration();
-    const FrameSettings frame = make_frame_settings(d.settings, 0);
+    const FrameSettings frame = frame_settings_for(d, 0);
     RendererOptions options;
     const std::unique_ptr<BandRenderer> renderer = make_band_renderer(d.scene, options);
     std::vector<float> sums(size_t(width) * height * 3, 0.0f);
@@ -121,7 +121,7 @@ TEST(Configs, InstancesAndTexturesSurviveTheFarmsJobMessage) {
         int k = 0;
         for (SceneDescription* d : {&sent, &got}) {
             d->scene.build_acceleration();
-            const FrameSettings frame = make_frame_settings(d->settings, 0);
+            const FrameSettings frame = frame_settings_for(*d, 0);
             const std::unique_ptr<BandRenderer> renderer = make_band_renderer(d->scene, RendererOptions{});
             images[k].assign(size_t(d->settings.width) * d->settings.height * 3, 0.0f);
             renderer->render(frame, RowRange{0, d->settings.height}, SampleRange{0, 1}, images[k].data(), nullptr);

@@ -45,7 +45,7 @@ std::vector<float> render_scene(const std::string& scene_file, uint32_t& width, 
     // rejects; nothing is written here.
     SceneDescription description = load_scene_file(scene_file, {SceneOverride{"image.output=unused.pfm", ""}});
     description.scene.build_acceleration();
-    const FrameSettings frame = make_frame_settings(description.settings, 0);
+    const FrameSettings frame = frame_settings_for(description, 0);
     const uint32_t spp = description.settings.spp;
     std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
     RendererOptions options;

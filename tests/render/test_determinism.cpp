@@ -38,7 +38,7 @@ struct Fixture {
         } else {
             description.scene.build_acceleration();
         }
-        frame = make_frame_settings(description.settings, 0);
+        frame = frame_settings_for(description, 0);
     }
 
     size_t value_count() const { return size_t(frame.width) * frame.height * 3; }
@@ -148,7 +148,7 @@ TEST(Determinism, SeedAndFrameChangeTheImage) {
     const Fixture seven(7), eight(8);
     EXPECT_FALSE(same_bits(seven.render(2, 16), eight.render(2, 16)));
     Fixture next_frame(7);
-    next_frame.frame = make_frame_settings(next_frame.description.settings, 1);
+    next_frame.frame = frame_settings_for(next_frame.description, 1);
     EXPECT_FALSE(same_bits(seven.render(2, 16), next_frame.render(2, 16)));
 }
 

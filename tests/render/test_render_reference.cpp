@@ -48,7 +48,7 @@ std::vector<float> render(uint64_t seed, const std::vector<SceneOverride>& chang
     overrides.push_back(SceneOverride{"sampling.seed=" + std::to_string(seed), ""});
     SceneDescription description = load_scene_file(scene_path(), overrides);
     description.scene.build_acceleration();
-    const FrameSettings frame = make_frame_settings(description.settings, 0);
+    const FrameSettings frame = frame_settings_for(description, 0);
     std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
     RendererOptions options;
     options.threads = 2;

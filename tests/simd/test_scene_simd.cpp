@@ -56,7 +56,7 @@ TEST(SceneSimd, SameClosestHitsWithInstancesAsScalar) {
 }
 
 std::vector<float> render(const SceneDescription& d, const std::string& simd) {
-    const FrameSettings frame = make_frame_settings(d.settings, 0);
+    const FrameSettings frame = frame_settings_for(d, 0);
     RendererOptions options;
     options.simd = simd;
     const std::unique_ptr<BandRenderer> renderer = make_band_renderer(d.scene, options);

@@ -443,10 +443,12 @@ TEST(WideBvhCollapse, SahOptimalCostsNoMoreThanLargestArea) {
 
 // Whole renders: the per-pixel float sums, hence every output byte, are equal.
 std::vector<float> render_sums(const SceneDescription& description, SimdLevel level, int threads,
-                               CpuRenderer::Traversal traversal = CpuRenderer::Traversal::Wide) {
-    const FrameSettings frame = make_frame_settings(description.settings, 0);
-    CpuRenderer renderer(description.scene.view(), threads, 8, level, traversal);
-    if (traversal == CpuRenderer::Traversal::Wide) {
+                               CpuTuning::Traversal traversal = CpuTuning::Traversal::Wide) {
+    const FrameSettings frame = frame_settings_for(description, 0);
+    CpuTuning tuning;
+    tuning.traversal = traversal;
+    CpuRenderer renderer(description.scene.view(), threads, 8, level, tuning);
+    if (traversal == CpuTuning::Traversal::Wide) {
         EXPECT_EQ(renderer.wide_traversal(), level != SimdLevel::Off);
     }
     std::vector<float> sums(size_t(frame.width) * frame.height * 3, 0.0f);
@@ -457,13 +459,13 @@ std::vector<float> render_sums(const SceneDescription& description, SimdLevel le
 void expect_identical_renders(SceneDescription description, SimdLevel level) {
     description.scene.build_acceleration();
     const std::vector<float> scalar = render_sums(description, SimdLevel::Off, 2);
-    for (const CpuRenderer::Traversal traversal : {CpuRenderer::Traversal::Wide, CpuRenderer::Traversal::Auto}) {
+    for (const CpuTuning::Traversal traversal : {CpuTuning::Traversal::Wide, CpuTuning::Traversal::Auto}) {
         const std::vector<float> wide = render_sums(description, level, 2, traversal);
         ASSERT_EQ(scalar.size(), wide.size());
         size_t different = 0;
         for (size_t i = 0; i < scalar.size(); ++i) different += float_bits(scalar[i]) != float_bits(wide[i]);
         EXPECT_EQ(different, 0u) << "of " << scalar.size() << " float sums differ, wide traversal "
-                                 << (traversal == CpuRenderer::Traversal::Wide);
+                                 << (traversal == CpuTuning::Traversal::Wide);
     }
 }
 

@@ -3,6 +3,7 @@
 // by default, CPU work units covering every pixel once.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 #include "core/errors.h"
 #include "io/scene_loader.h"
 #include "render/render_job.h"
-#include "scoped_environment.h"
+#include "render/tuning.h"
 #include "simd/cpu_renderer.h"
 #include "simd/simd_level.h"
 #include "simd/simd_test_scenes.h"
@@ -37,30 +38,39 @@ TEST(SimdDispatch, WideTraversalOnlyWhereItPays) {
     }
 }
 
-// The measurement switches read from the environment take only the values
-// they document; anything else is one InputError naming the variable.
-TEST(SimdDispatch, EnvironmentSwitchesRejectUnknownValues) {
+// The measurement switches (render/tuning.h) reach the CPU tracer typed, and
+// their environment variables take only the values they document: anything
+// else is one InputError naming the variable and the value.
+TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     Scene many = random_mixed_scene(2, 300);
     many.build_acceleration();
     const SimdLevel level = SimdLevel::Sse42;
     if (!simd_level_supported(level) || !simd_level_compiled(level)) GTEST_SKIP() << "no SSE4.2 kernels here";
-    {
-        const ScopedEnvironment traversal("FARMRT_SIMD_TRAVERSAL", "scalar");
-        EXPECT_FALSE(CpuRenderer(many.view(), 1, 16, level).wide_traversal());
-    }
-    {
-        const ScopedEnvironment traversal("FARMRT_SIMD_TRAVERSAL", "auto");
-        EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level).wide_traversal());
-    }
+    const auto tuning_of = [](std::map<std::string, std::string> environment) {
+        return read_tuning([&environment](const char* name) -> const char* {
+            const auto found = environment.find(name);
+            return found == environment.end() ? nullptr : found->second.c_str();
+        });
+    };
+    EXPECT_FALSE(CpuRenderer(many.view(), 1, 16, level, tuning_of({{"FARMRT_SIMD_TRAVERSAL", "scalar"}}).cpu).wide_traversal());
+    EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level, tuning_of({{"FARMRT_SIMD_TRAVERSAL", "auto"}}).cpu).wide_traversal());
     for (const char* collapse : {"sah", "largest_area"}) {
-        const ScopedEnvironment setting("FARMRT_SIMD_COLLAPSE", collapse);
-        EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level).wide_traversal()) << collapse;
+        const Tuning tuning = tuning_of({{"FARMRT_SIMD_COLLAPSE", collapse}});
+        EXPECT_EQ(tuning.cpu.largest_area_collapse, std::string(collapse) == "largest_area");
+        EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level, tuning.cpu).wide_traversal()) << collapse;
     }
-    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
-                                      std::pair{"FARMRT_SIMD_COLLAPSE", "greedy"}}) {
-        const ScopedEnvironment setting(name, value);
+    EXPECT_FALSE(tuning_of({{"FARMRT_CPU_TAIL_SPLIT", "0"}}).cpu.tail_split);
+    EXPECT_TRUE(tuning_of({}).cpu.tail_split);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "64"}}).gpu.sample_buffer_bytes, size_t(64) << 20);
+    EXPECT_EQ(tuning_of({{"FARMRT_FARM_BAND_DIVISOR", "4"}}).dealer.band_divisor, 4.0);
+    for (const auto& [name, value] :
+         {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
+          std::pair{"FARMRT_SIMD_COLLAPSE", "greedy"}, std::pair{"FARMRT_CUDA_ITEMS", "rows"},
+          std::pair{"FARMRT_CUDA_CHUNK_SAMPLES", "0"}, std::pair{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "1.5"},
+          std::pair{"FARMRT_FARM_WEIGHTS", "fair"}, std::pair{"FARMRT_FARM_TAIL", "-1"},
+          std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"}, std::pair{"FARMRT_FARM_ENDGAME", "never"}}) {
         try {
-            CpuRenderer renderer(many.view(), 1, 16, level);
+            tuning_of({{name, value}});
             ADD_FAILURE() << name << "=" << value << " was accepted";
         } catch (const InputError& error) {
             EXPECT_NE(std::string(error.what()).find(name), std::string::npos) << error.what();
@@ -69,8 +79,6 @@ TEST(SimdDispatch, EnvironmentSwitchesRejectUnknownValues) {
     }
 }
 
-// The CPU renderer's work list covers every pixel of a band exactly once,
-// with and without the split tail, for tiles that do and do not divide the band.
 TEST(CpuWorkUnits, CoverEveryPixelOnce) {
     for (const uint32_t tile : {1u, 3u, 16u, 64u}) {
         for (const int threads : {1, 2, 16}) {

@@ -1,0 +1,96 @@
+#include "render/tuning.h"
+
+#include <cstdlib>
+#include <initializer_list>
+
+#include "core/errors.h"
+
+namespace farmrt {
+namespace {
+
+class Reader {
+public:
+    explicit Reader(const EnvironmentLookup& lookup) : lookup_(lookup) {}
+
+    // The index of the variable's value among `choices`, or -1 when unset.
+    int choice(const char* name, std::initializer_list<const char*> choices) const {
+        const char* value = lookup_(name);
+        if (!value) return -1;
+        int index = 0;
+        std::string expected;
+        for (const char* option : choices) {
+            if (std::string(value) == option) return index;
+            expected += (index == 0 ? "" : index + 1 == int(choices.size()) ? " or " : ", ") + std::string(option);
+            ++index;
+        }
+        throw InputError(std::string(name) + ": expected " + expected + ", got '" + value + "'");
+    }
+
+    std::optional<double> number(const char* name, double lowest, double highest) const {
+        const char* value = lookup_(name);
+        if (!value) return std::nullopt;
+        char* end = nullptr;
+        const double number = std::strtod(value, &end);
+        if (end == value || *end != '\0' || !(number >= lowest && number <= highest)) {
+            throw InputError(std::string(name) + ": expected a number from " + format(lowest) + " to " +
+                             format(highest) + ", got '" + value + "'");
+        }
+        return number;
+    }
+
+    std::optional<int> integer(const char* name, int lowest, int highest) const {
+        const std::optional<double> value = number(name, lowest, highest);
+        if (!value) return std::nullopt;
+        if (double(int(*value)) != *value) {
+            throw InputError(std::string(name) + ": expected an integer, got '" + lookup_(name) + "'");
+        }
+        return int(*value);
+    }
+
+    std::optional<bool> flag(const char* name, const char* off, const char* on) const {
+        const int index = choice(name, {off, on});
+        if (index < 0) return std::nullopt;
+        return index == 1;
+    }
+
+private:
+    static std::string format(double x) {
+        std::string text = std::to_string(x);
+        text.erase(text.find_last_not_of('0') + 1);
+        if (!text.empty() && text.back() == '.') text.pop_back();
+        return text;
+    }
+    const EnvironmentLookup& lookup_;
+};
+
+}  // namespace
+
+Tuning read_tuning(const EnvironmentLookup& lookup) {
+    const Reader reader(lookup);
+    Tuning tuning;
+    const int traversal = reader.choice("FARMRT_SIMD_TRAVERSAL", {"auto", "wide", "scalar"});
+    if (traversal == 1) tuning.cpu.traversal = CpuTuning::Traversal::Wide;
+    if (traversal == 2) tuning.cpu.traversal = CpuTuning::Traversal::Scalar;
+    tuning.cpu.largest_area_collapse = reader.choice("FARMRT_SIMD_COLLAPSE", {"sah", "largest_area"}) == 1;
+    tuning.cpu.tail_split = reader.choice("FARMRT_CPU_TAIL_SPLIT", {"0", "1"}) != 0;
+
+    tuning.gpu.sample_items = reader.flag("FARMRT_CUDA_ITEMS", "pixels", "samples");
+    tuning.gpu.chunk_samples = reader.integer("FARMRT_CUDA_CHUNK_SAMPLES", 1, 1024);
+    tuning.gpu.exact_wide_bvh = reader.flag("FARMRT_CUDA_EXACT_WIDE", "0", "1");
+    tuning.gpu.warp_fetch = reader.flag("FARMRT_CUDA_WARP_FETCH", "0", "1");
+    if (const std::optional<int> mib = reader.integer("FARMRT_CUDA_SAMPLE_BUFFER_MIB", 1, 65536)) {
+        tuning.gpu.sample_buffer_bytes = size_t(*mib) << 20;
+    }
+
+    tuning.dealer.measured_weights = reader.flag("FARMRT_FARM_WEIGHTS", "pooled", "measured");
+    tuning.dealer.tail_samples = reader.integer("FARMRT_FARM_TAIL", 0, 1 << 24);
+    tuning.dealer.band_divisor = reader.number("FARMRT_FARM_BAND_DIVISOR", 1, 1e6);
+    tuning.dealer.endgame_every_round = reader.flag("FARMRT_FARM_ENDGAME", "last", "every");
+    return tuning;
+}
+
+Tuning read_tuning() {
+    return read_tuning([](const char* name) -> const char* { return std::getenv(name); });
+}
+
+}  // namespace farmrt

@@ -1,0 +1,54 @@
+// Switches for measuring alternatives on real machines (scripts/bench/ sets
+// them); none changes an image's bytes. They are read once, from FARMRT_*
+// environment variables, by the command layer (read_tuning), checked there
+// (an unknown value is one error naming the variable), and handed down typed:
+// to the backends in RendererOptions, to rank 0's dealer in CommandLine.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace farmrt {
+
+struct CpuTuning {
+    enum class Traversal { Auto, Wide, Scalar };
+    // FARMRT_SIMD_TRAVERSAL=auto|wide|scalar: the SIMD levels' closest-hit
+    // query (auto: the wide BVH where the scene has enough primitives).
+    Traversal traversal = Traversal::Auto;
+    // FARMRT_SIMD_COLLAPSE=sah|largest_area: how the wide BVH is collapsed
+    // (largest_area: the earlier rule, for comparisons).
+    bool largest_area_collapse = false;
+    // FARMRT_CPU_TAIL_SPLIT=1|0: the last tiles of a band split among idle threads.
+    bool tail_split = true;
+};
+
+struct GpuTuning {
+    std::optional<bool> sample_items;           // FARMRT_CUDA_ITEMS=samples|pixels
+    std::optional<int> chunk_samples;           // FARMRT_CUDA_CHUNK_SAMPLES=N (1-1024)
+    std::optional<bool> exact_wide_bvh;         // FARMRT_CUDA_EXACT_WIDE=0|1
+    std::optional<bool> warp_fetch;             // FARMRT_CUDA_WARP_FETCH=0|1
+    std::optional<size_t> sample_buffer_bytes;  // FARMRT_CUDA_SAMPLE_BUFFER_MIB=N (1-65536)
+};
+
+struct DealerTuning {
+    std::optional<bool> measured_weights;     // FARMRT_FARM_WEIGHTS=pooled|measured
+    std::optional<int> tail_samples;          // FARMRT_FARM_TAIL=N (0: no tail round)
+    std::optional<double> band_divisor;       // FARMRT_FARM_BAND_DIVISOR=D (>= 1)
+    std::optional<bool> endgame_every_round;  // FARMRT_FARM_ENDGAME=every|last
+};
+
+struct Tuning {
+    CpuTuning cpu;
+    GpuTuning gpu;
+    DealerTuning dealer;
+};
+
+// The value of an environment variable, or null.
+using EnvironmentLookup = std::function<const char*(const char* name)>;
+// Throws InputError naming the variable and its value when one is not valid.
+Tuning read_tuning(const EnvironmentLookup& lookup);
+Tuning read_tuning();  // from this process's environment
+
+}  // namespace farmrt
