@@ -1,6 +1,9 @@
 #include "cuda/wide_bvh_gpu.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "core/wide_collapse.h"
 
 namespace farmrt {
 namespace {
@@ -15,25 +18,9 @@ public:
         const uint32_t index = uint32_t(wide_.size());
         wide_.emplace_back();
         if (3 * depth + 1 > kWideBvhStackSize) ok_ = false;  // at most 3 net pushes per level, 4 at the last
-        // Open the largest interior child until there are four.
-        std::vector<uint32_t> children = {binary + 1, nodes_[binary].offset};
-        while (children.size() < 4) {
-            int largest = -1;
-            float largest_area = -1.0f;
-            for (size_t i = 0; i < children.size(); ++i) {
-                const BvhNode& node = nodes_[children[i]];
-                if (node.is_leaf()) continue;
-                const float area = node.bounds.surface_area();
-                if (area > largest_area) {
-                    largest_area = area;
-                    largest = int(i);
-                }
-            }
-            if (largest < 0) break;
-            const uint32_t opened = children[size_t(largest)];
-            children[size_t(largest)] = opened + 1;
-            children.push_back(nodes_[opened].offset);
-        }
+        // The largest-area collapse shared with the CPU's wide BVH; binary leaves stay leaves.
+        std::vector<uint32_t> children;
+        open_largest_area_children(nodes_, binary, 4, [](uint32_t) { return false; }, children);
         for (size_t i = 0; i < 4; ++i) {
             WideBvhChild child{};
             if (i >= children.size()) {

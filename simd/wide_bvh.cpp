@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/wide_collapse.h"
 
 namespace farmrt {
 namespace simd {
@@ -163,29 +164,11 @@ private:
         cut(scene_.nodes[binary].offset, slots - plan.split[slots], out);
     }
 
-    // The collapse of Wald et al. 2008 and Embree's BVH-N builders, kept as
-    // the baseline of the SAH-optimal one: leaves are the largest subtrees
-    // that may become one; a wide node opens its largest-area inner child
-    // until it has N children.
+    // The largest-area collapse (core/wide_collapse.h), kept as the baseline
+    // of the SAH-optimal one: leaves are the largest subtrees that may become one.
     void open_largest(uint32_t binary, std::vector<uint32_t>& children) const {
-        children.push_back(binary + 1);
-        children.push_back(scene_.nodes[binary].offset);
-        while (children.size() < size_t(N)) {
-            int best = -1;
-            float best_area = -1.0f;
-            for (size_t i = 0; i < children.size(); ++i) {
-                if (becomes_leaf(children[i])) continue;
-                const float area = scene_.nodes[children[i]].bounds.surface_area();
-                if (area > best_area) {
-                    best_area = area;
-                    best = int(i);
-                }
-            }
-            if (best < 0) break;
-            const uint32_t opened = children[size_t(best)];
-            children[size_t(best)] = opened + 1;
-            children.insert(children.begin() + best + 1, scene_.nodes[opened].offset);
-        }
+        open_largest_area_children(scene_.nodes, binary, size_t(N),
+                                   [this](uint32_t node) { return becomes_leaf(node); }, children);
     }
 
     bool becomes_leaf(uint32_t binary) const {
