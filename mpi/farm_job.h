@@ -1,14 +1,14 @@
-// One render across every rank of MPI_COMM_WORLD (one rank without mpirun).
+// One job across every rank of MPI_COMM_WORLD (one rank without a launcher,
+// then without MPI at all).
 //
-// Rank 0 reads and validates the scene and broadcasts it as bytes; every rank
-// builds the BVH and its own backend (make_band_renderer, so CPU, SIMD and
-// CUDA ranks mix in one job). Rows are cut into bands and dealt by the
-// schedule; each rank renders on a render thread while its main thread, the
-// only one that calls MPI, moves messages: rank 0 answers requests and places
-// finished bands straight into the one full image, which only it holds, and
-// writes it once. Failures during set-up are agreed on collectively (the
-// first failing rank prints, every rank exits with its code); failures while
-// rendering print on the failing rank and take the job down (MPI_Abort).
+// Rank 0 reads and validates the scene, plans the frames (and the
+// checkpoints they resume from) and broadcasts the scene as bytes; every rank
+// builds the BVH and its own backend (through the Backends the command layer
+// hands in, so CPU, SIMD and CUDA ranks mix in one job). Then rank 0 runs the
+// root loop (mpi/farm_root.h: dealing, frames, checkpoints, stops) and the
+// others the worker loop (mpi/farm_worker.h), for every schedule. Failures
+// during set-up are agreed on collectively (mpi/farm_failure.h); failures
+// while rendering print on the failing rank and take the job down.
 #pragma once
 
 #include <exception>
