@@ -22,6 +22,7 @@
 #include "io/scene_identity.h"
 #include "io/temporary_name.h"
 #include "mpi/farm_root.h"
+#include "mpi/farm_summary.h"
 #include "mpi/farm_worker.h"
 #include "mpi/job_message.h"
 #include "render/interrupt.h"
@@ -138,233 +139,193 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
     return plan;
 }
 
-}  // namespace
+// One rank's job, step by step.
+class FarmJob {
+public:
+    FarmJob(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock)
+        : command_line_(command_line), backends_(backends), mpi_(mpi), clock_(clock), root_(mpi.rank() == 0) {
+        report_.rank = mpi.rank();
+        report_.set_host(mpi.host());
+    }
 
-int run_farm_job(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock) {
-    const auto job_start = Clock::now();
-    const bool root = mpi.rank() == 0;
-    PhaseTimes phases;
+    int run() {
+        read_and_plan();
+        set_up();
+        render();
+        finish();
+        return root_ && result_.interrupted ? kExitInterrupted : 0;
+    }
 
-    // 1. Rank 0 reads and validates the scene (and that its outputs can be written),
-    //    plans the frames and reads the checkpoints it will continue (--resume).
-    JobMessage job;
-    FramePlan frame_plan;
-    std::vector<char> bytes;
-    {
+private:
+    // 1. Rank 0 reads and validates the scene (and that its outputs can be
+    //    written), plans the frames and reads the checkpoints it will continue.
+    void read_and_plan() {
         std::exception_ptr error;
-        if (root) {
+        if (root_) {
             try {
-                job.description = load_job_scene(command_line, phases);
-                frame_plan = plan_frame_job(job.description, command_line);
+                job_.description = load_job_scene(command_line_, phases_);
+                plan_ = plan_frame_job(job_.description, command_line_);
                 // OpenImageIO loads (0.5 s) while the scene renders, not after.
-                if (!frame_plan.frames.empty() && needs_openimageio(frame_plan.frames[0].output)) {
-                    preload_openimageio();
-                }
-                job.options.schedule = command_line.schedule;
-                job.options.band_rows = uint32_t(command_line.band_rows);
-                job.options.linear_list = command_line.linear_list;
-                if (mpi.size() > 1) bytes = serialize_job(job);
+                if (!plan_.frames.empty() && needs_openimageio(plan_.frames[0].output)) preload_openimageio();
+                job_.options.schedule = command_line_.schedule;
+                job_.options.band_rows = uint32_t(command_line_.band_rows);
+                job_.options.linear_list = command_line_.linear_list;
+                if (mpi_.size() > 1) bytes_ = serialize_job(job_);
             } catch (...) {
                 error = std::current_exception();
             }
         }
-        agree_on_failure(mpi, clock, error);
+        agree_on_failure(mpi_, clock_, error);
     }
 
-    // 2. Every other rank receives it; every rank builds the BVH and its renderer.
-    RankReport report;
-    report.rank = mpi.rank();
-    report.set_host(mpi.host());
-    std::unique_ptr<PreparedJob> prepared;
-    std::unique_ptr<BandRenderer> renderer;
-    Schedule schedule = Schedule::Dynamic;
-    {
+    // 2. Every other rank receives the scene; every rank builds the BVH and its renderer.
+    void set_up() {
         std::exception_ptr error;
         try {
-            if (mpi.size() > 1) {
-                broadcast_bytes(bytes, clock);
-                if (root) {
-                    report.bytes_sent += bytes.size();
-                } else {
-                    job = deserialize_job(bytes);
-                }
-                std::vector<char>().swap(bytes);
+            if (mpi_.size() > 1) {
+                broadcast_bytes(bytes_, clock_);
+                if (root_) report_.bytes_sent += bytes_.size();
+                else job_ = deserialize_job(bytes_);
+                std::vector<char>().swap(bytes_);
             }
-            schedule = parse_schedule(job.options.schedule);
-            CommandLine rank_command_line = command_line;  // this rank's own backend options
-            rank_command_line.linear_list = job.options.linear_list;
-            prepared = std::make_unique<PreparedJob>(prepare_job(std::move(job.description), rank_command_line, phases));
-            phases = prepared->phases;
+            schedule_ = parse_schedule(job_.options.schedule);
+            CommandLine rank_command_line = command_line_;  // this rank's own backend options
+            rank_command_line.linear_list = job_.options.linear_list;
+            prepared_ = std::make_unique<PreparedJob>(prepare_job(std::move(job_.description), rank_command_line, phases_));
+            phases_ = prepared_->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
-            if (options.threads <= 0) options.threads = default_threads(mpi, backends, options.backend);
+            if (options.threads <= 0) options.threads = default_threads(mpi_, backends_, options.backend);
             const auto setup_start = Clock::now();
-            renderer = backends.make_renderer(prepared->description.scene, options);
-            phases.backend_setup = seconds_between(setup_start, Clock::now());
+            renderer_ = backends_.make_renderer(prepared_->description.scene, options);
+            phases_.backend_setup = seconds_between(setup_start, Clock::now());
         } catch (...) {
             error = std::current_exception();
         }
-        agree_on_failure(mpi, clock, error);
+        agree_on_failure(mpi_, clock_, error);
+        report_.set_backend(renderer_->description());
+        report_.threads = renderer_->threads();
+        report_.bvh_hash = bvh_hash(prepared_->description.scene);
+        const RenderSettings& settings = prepared_->description.settings;
+        band_rows_ = job_.options.band_rows;
+        if (schedule_ != Schedule::Dynamic && band_rows_ == 0) {
+            band_rows_ = automatic_band_rows(settings.width, settings.height, mpi_.size());
+        }
     }
-    const RenderSettings& settings = prepared->description.settings;
-    report.set_backend(renderer->description());
-    report.threads = renderer->threads();
-    report.bvh_hash = bvh_hash(prepared->description.scene);
-
-    uint32_t band_rows = job.options.band_rows;
-    if (schedule != Schedule::Dynamic && band_rows == 0) {
-        band_rows = automatic_band_rows(settings.width, settings.height, mpi.size());
-    }
-    FailureInjection failure = command_line.inject_failure;
-    if (failure.rank != mpi.rank()) failure = FailureInjection{};
-    const RenderContext context{mpi, clock, schedule, band_rows, settings.spp, *renderer, failure};
 
     // 3. Render. From here a failing rank ends the job at once.
-    TimePoint first_start{}, last_end{};
-    const auto render_start = Clock::now();
-    report.setup = seconds_between(job_start, render_start);
-    FrameFarmResult frames_result;
-    const size_t resumed_frames = frame_plan.resumed.size();
-    const size_t frames_to_render = frame_plan.frames.size();
-    try {
-        if (root) {
-            FrameJob frame_job{prepared->description, std::move(frame_plan.frames), std::move(frame_plan.resumed),
-                               frame_plan.samples_to_render};
-            frames_result = render_frames_as_root(context, frame_job, command_line, report, first_start, last_end);
-        } else {
-            render_frames_as_worker(context, prepared->description, report, first_start, last_end);
+    void render() {
+        FailureInjection failure = command_line_.inject_failure;
+        if (failure.rank != mpi_.rank()) failure = FailureInjection{};
+        const RenderContext context{mpi_,     clock_,     schedule_, band_rows_, prepared_->description.settings.spp,
+                                    *renderer_, failure};
+        TimePoint first_start{}, last_end{};
+        const auto render_start = Clock::now();
+        report_.setup = seconds_between(job_start_, render_start);
+        frames_to_render_ = plan_.frames.size();
+        resumed_frames_ = plan_.resumed.size();
+        try {
+            if (root_) {
+                FrameJob frame_job{prepared_->description, std::move(plan_.frames), std::move(plan_.resumed),
+                                   plan_.samples_to_render};
+                result_ = render_frames_as_root(context, frame_job, command_line_, report_, first_start, last_end);
+            } else {
+                render_frames_as_worker(context, prepared_->description, report_, first_start, last_end);
+            }
+            // Every rank has been told "no more" by now: rank 0 waits only for
+            // their last messages, at most --rank-timeout (a rank stopped at the end).
+            barrier_sleeping(mpi_, clock_, root_ ? command_line_.rank_timeout : 0);
+        } catch (...) {
+            end_job_after_failure(mpi_, std::current_exception());
         }
-        // Every rank has been told "no more" by now: rank 0 waits only for
-        // their last messages, at most --rank-timeout (a rank stopped at the end).
-        barrier_sleeping(mpi, clock, root ? command_line.rank_timeout : 0);
-    } catch (...) {
-        end_job_after_failure(mpi, std::current_exception());
-    }
-    const auto render_end = Clock::now();
-    // Images are written as frames complete, inside the render loop: their
-    // writing counts as the write phase, not as rendering.
-    phases.render = seconds_between(render_start, render_end) - frames_result.write_seconds;
-    report.waiting = std::max(0.0, phases.render - report.busy);
-    if (report.bands > 0) {
-        report.first_band_wait = seconds_between(render_start, first_start);
-        report.tail_wait = seconds_between(last_end, render_end);
+        const auto render_end = Clock::now();
+        // Images are written as frames complete, inside the render loop: their
+        // writing counts as the write phase, not as rendering.
+        phases_.render = seconds_between(render_start, render_end) - result_.write_seconds;
+        report_.waiting = std::max(0.0, phases_.render - report_.busy);
+        if (report_.bands > 0) {
+            report_.first_band_wait = seconds_between(render_start, first_start);
+            report_.tail_wait = seconds_between(last_end, render_end);
+        }
     }
 
-    // 4. Rank 0 gathers the reports, writes the image and the run report.
-    try {
-        report.communicating = clock.seconds;
-        std::vector<RankReport> reports(root ? size_t(mpi.size()) : 0);
-        if (mpi.size() > 1) {
-            MPI_Request request;
-            {
-                MpiClock::Scope scope(clock);
-                check_mpi(MPI_Igather(&report, int(sizeof(RankReport)), MPI_BYTE, reports.data(),
-                                      int(sizeof(RankReport)), MPI_BYTE, 0, MPI_COMM_WORLD, &request),
-                          "MPI_Igather");
+    // 4. Rank 0 gathers the ranks' reports, prints the summary and writes the run report.
+    void finish() {
+        try {
+            const std::vector<RankReport> reports = gather_reports();
+            if (root_) {
+                for (const RankReport& r : reports) {
+                    if (r.bvh_hash != report_.bvh_hash) {
+                        throw RenderError("rank " + std::to_string(r.rank) + " (" + r.host +
+                                          ") built a different BVH than rank 0: are all ranks running the same farmrt build?");
+                    }
+                }
+                phases_.write = result_.write_seconds;
+                phases_.total = seconds_between(job_start_, Clock::now());
+                const JobOutcome outcome = outcome_of(reports);
+                if (!command_line_.quiet) print_summary(outcome);
+                if (!command_line_.stats_file.empty()) {
+                    write_text_file_atomically(command_line_.stats_file, stats_json(outcome) + "\n");
+                }
             }
-            wait_sleeping(request, clock, "MPI_Igather", command_line.rank_timeout);
-        } else {
-            reports[0] = report;
+            // Ranks stay until the run report is written, waiting without spinning.
+            barrier_sleeping(mpi_, clock_);
+        } catch (...) {
+            end_job_after_failure(mpi_, std::current_exception());
         }
-        if (root) {
-            for (const RankReport& r : reports) {
-                if (r.bvh_hash != report.bvh_hash) {
-                    throw RenderError("rank " + std::to_string(r.rank) + " (" + r.host +
-                                      ") built a different BVH than rank 0: are all ranks running the same farmrt build?");
-                }
-            }
-            phases.write = frames_result.write_seconds;
-            phases.total = seconds_between(job_start, Clock::now());
-
-            const uint64_t total_samples = frames_result.samples;
-            const std::string output = frame_plan.planned.size() == 1 ? frame_plan.planned[0].output : settings.output;
-            const double samples_per_second = double(total_samples) / phases.render;
-            const FarmSummary summary = summarize(reports, phases.render, phases.total);
-            uint64_t bands = 0;
-            for (const RankReport& r : reports) bands += r.bands;
-            const size_t frames_planned = frame_plan.planned.size();
-            const size_t frames_skipped = frames_planned - frames_to_render;
-            if (!command_line.quiet && frames_result.interrupted) {
-                std::fprintf(stderr,
-                             "farmrt: stopped by %s after writing %zu of %zu frames; checkpoints saved, rerun with "
-                             "--resume to continue\n",
-                             signal_name(interrupt_signal()), frames_result.frames_written, frames_to_render);
-            } else if (!command_line.quiet && frames_to_render == 0) {
-                std::fprintf(stderr, "farmrt: all %zu frames of %s are already complete (--resume)\n", frames_planned,
-                             settings.output.c_str());
-            } else if (!command_line.quiet && frames_planned > 1) {
-                std::fprintf(stderr,
-                             "farmrt: wrote %zu frames %s (%ux%u, %u spp; %zu already complete, %zu resumed) in %s, "
-                             "%.3g samples/s on %d ranks (%d threads), %llu items, load imbalance %.3f\n",
-                             frames_result.frames_written, settings.output.c_str(), settings.width, settings.height,
-                             settings.spp, frames_skipped, resumed_frames, format_duration(phases.total).c_str(),
-                             samples_per_second, mpi.size(), summary.total_threads, (unsigned long long)bands,
-                             summary.load_imbalance);
-            } else if (!command_line.quiet) {
-                if (mpi.size() == 1) {
-                    std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n",
-                                 output.c_str(), settings.width, settings.height, settings.spp,
-                                 format_duration(phases.total).c_str(), samples_per_second, renderer->threads());
-                } else {
-                    std::fprintf(stderr,
-                                 "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d ranks (%d threads), "
-                                 "%s schedule, %llu bands, load imbalance %.3f\n",
-                                 output.c_str(), settings.width, settings.height, settings.spp,
-                                 format_duration(phases.total).c_str(), samples_per_second, mpi.size(),
-                                 summary.total_threads, schedule_name(schedule), (unsigned long long)bands,
-                                 summary.load_imbalance);
-                }
-            }
-            if (!command_line.stats_file.empty()) {
-                JsonObject stats;
-                stats.add("software", std::string(kSoftwareName) + " " + kVersion)
-                    .add("scene", settings.scene_file)
-                    .add_raw("settings", settings_json(settings))
-                    .add("backend", renderer->description())
-                    .add("threads", renderer->threads())
-                    .add("tile", command_line.tile_size)
-                    .add("primitives", uint64_t(prepared->description.scene.primitive_count()))
-                    .add("instances", uint64_t(prepared->description.scene.instance_count()))
-                    .add("rendered_primitives", prepared->description.scene.rendered_primitive_count())
-                    .add("bvh_nodes", uint64_t(prepared->description.scene.nodes().size()))
-                    .add_raw("seconds", phases_json(phases))
-                    .add("samples", total_samples)
-                    .add("samples_per_second", samples_per_second)
-                    .add("ranks", mpi.size())
-                    .add("schedule", schedule_name(schedule))
-                    .add("band_rows", band_rows)
-                    .add("bands", bands)
-                    .add("wall_seconds", phases.total)
-                    .add("render_seconds", phases.render)
-                    .add("total_threads", summary.total_threads)
-                    .add("load_imbalance", summary.load_imbalance)
-                    .add("parallel_efficiency", summary.parallel_efficiency)
-                    .add("communication_fraction", summary.communication_fraction_max)
-                    .add("communication_fraction_mean", summary.communication_fraction_mean)
-                    .add("waiting_fraction_mean", summary.waiting_fraction_mean)
-                    .add_raw("per_rank", ranks_json(reports));
-                {
-                    std::vector<uint32_t> numbers;
-                    for (const FrameTask& task : frame_plan.planned) numbers.push_back(task.frame);
-                    JsonObject frames;
-                    frames.add("list", format_frame_list(numbers))
-                        .add("planned", uint64_t(frames_planned))
-                        .add("skipped_complete", uint64_t(frames_skipped))
-                        .add("resumed", uint64_t(resumed_frames))
-                        .add("rendered", uint64_t(frames_result.frames_written))
-                        .add("interrupted", frames_result.interrupted)
-                        .add("passes", uint64_t(frames_result.passes));
-                    stats.add_raw("frames", frames.str());
-                    stats.add_raw("dealer", frames_result.dealer);
-                }
-                write_text_file_atomically(command_line.stats_file, stats.str() + "\n");
-            }
-        }
-        // Ranks stay until the image is written, waiting without spinning.
-        barrier_sleeping(mpi, clock);
-    } catch (...) {
-        end_job_after_failure(mpi, std::current_exception());
     }
-    return root && frames_result.interrupted ? kExitInterrupted : 0;
+
+    std::vector<RankReport> gather_reports() {
+        report_.communicating = clock_.seconds;
+        std::vector<RankReport> reports(root_ ? size_t(mpi_.size()) : 0);
+        if (mpi_.size() == 1) {
+            reports[0] = report_;
+            return reports;
+        }
+        MPI_Request request;
+        {
+            MpiClock::Scope scope(clock_);
+            check_mpi(MPI_Igather(&report_, int(sizeof(RankReport)), MPI_BYTE, reports.data(), int(sizeof(RankReport)),
+                                  MPI_BYTE, 0, MPI_COMM_WORLD, &request),
+                      "MPI_Igather");
+        }
+        wait_sleeping(request, clock_, "MPI_Igather", command_line_.rank_timeout);
+        return reports;
+    }
+
+    JobOutcome outcome_of(const std::vector<RankReport>& reports) const {
+        std::vector<uint32_t> planned;
+        for (const FrameTask& task : plan_.planned) planned.push_back(task.frame);
+        const std::string output =
+            plan_.planned.size() == 1 ? plan_.planned[0].output : prepared_->description.settings.output;
+        return JobOutcome{prepared_->description, command_line_, *renderer_,        phases_,
+                          reports,                 result_,       mpi_.size(),       schedule_,
+                          band_rows_,              planned,       output,            frames_to_render_,
+                          resumed_frames_};
+    }
+
+    const CommandLine& command_line_;
+    const Backends& backends_;
+    const MpiSession& mpi_;
+    MpiClock& clock_;
+    const bool root_;
+    const TimePoint job_start_ = Clock::now();
+    PhaseTimes phases_;
+    RankReport report_;
+    JobMessage job_;
+    FramePlan plan_;
+    std::vector<char> bytes_;
+    std::unique_ptr<PreparedJob> prepared_;
+    std::unique_ptr<BandRenderer> renderer_;
+    Schedule schedule_ = Schedule::Dynamic;
+    uint32_t band_rows_ = 0;
+    size_t frames_to_render_ = 0, resumed_frames_ = 0;
+    FrameFarmResult result_;
+};
+
+}  // namespace
+
+int run_farm_job(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock) {
+    return FarmJob(command_line, backends, mpi, clock).run();
 }
 
 }  // namespace farmrt

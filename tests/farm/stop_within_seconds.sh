@@ -19,6 +19,10 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 threads=(--threads 2)
 [ "$backend" = cuda ] && threads=()
+if [ "$backend" = cuda ] && ! "$farmrt" "$source_dir/configs/tiny.yaml" --quiet --backend cuda -o probe.pfm 2>probe.log; then
+    echo "SKIPPED: no GPU backend here: $(head -c 200 probe.log)"
+    exit 77
+fi
 
 # Waits for $pid to end; sets status, and ms: the milliseconds since $1.
 finish() {

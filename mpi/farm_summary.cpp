@@ -1,0 +1,102 @@
+#include "mpi/farm_summary.h"
+
+#include <cstdio>
+
+#include "core/version.h"
+#include "io/frame_list.h"
+#include "render/interrupt.h"
+#include "render/progress.h"
+
+namespace farmrt {
+namespace {
+
+uint64_t bands_of(const std::vector<RankReport>& reports) {
+    uint64_t bands = 0;
+    for (const RankReport& r : reports) bands += r.bands;
+    return bands;
+}
+
+double samples_per_second(const JobOutcome& o) { return double(o.result.samples) / o.phases.render; }
+
+}  // namespace
+
+void print_summary(const JobOutcome& o) {
+    const RenderSettings& settings = o.description.settings;
+    const FarmSummary summary = summarize(o.reports, o.phases.render, o.phases.total);
+    const size_t planned = o.planned_frames.size();
+    const std::string duration = format_duration(o.phases.total);
+    const unsigned long long bands = bands_of(o.reports);
+    if (o.result.interrupted) {
+        std::fprintf(stderr,
+                     "farmrt: stopped by %s after writing %zu of %zu frames; checkpoints saved, rerun with --resume to "
+                     "continue\n",
+                     signal_name(interrupt_signal()), o.result.frames_written, o.frames_to_render);
+    } else if (o.frames_to_render == 0) {
+        std::fprintf(stderr, "farmrt: all %zu frames of %s are already complete (--resume)\n", planned,
+                     settings.output.c_str());
+    } else if (planned > 1) {
+        std::fprintf(stderr,
+                     "farmrt: wrote %zu frames %s (%ux%u, %u spp; %zu already complete, %zu resumed) in %s, %.3g "
+                     "samples/s on %d ranks (%d threads), %llu items, load imbalance %.3f\n",
+                     o.result.frames_written, settings.output.c_str(), settings.width, settings.height, settings.spp,
+                     planned - o.frames_to_render, o.resumed_frames, duration.c_str(), samples_per_second(o), o.ranks,
+                     summary.total_threads, bands, summary.load_imbalance);
+    } else if (o.ranks == 1) {
+        std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n", o.output.c_str(),
+                     settings.width, settings.height, settings.spp, duration.c_str(), samples_per_second(o),
+                     o.renderer.threads());
+    } else {
+        std::fprintf(stderr,
+                     "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d ranks (%d threads), %s schedule, "
+                     "%llu bands, load imbalance %.3f\n",
+                     o.output.c_str(), settings.width, settings.height, settings.spp, duration.c_str(),
+                     samples_per_second(o), o.ranks, summary.total_threads, schedule_name(o.schedule), bands,
+                     summary.load_imbalance);
+    }
+}
+
+std::string stats_json(const JobOutcome& o) {
+    const RenderSettings& settings = o.description.settings;
+    const Scene& scene = o.description.scene;
+    const FarmSummary summary = summarize(o.reports, o.phases.render, o.phases.total);
+    JsonObject frames;
+    frames.add("list", format_frame_list(o.planned_frames))
+        .add("planned", uint64_t(o.planned_frames.size()))
+        .add("skipped_complete", uint64_t(o.planned_frames.size() - o.frames_to_render))
+        .add("resumed", uint64_t(o.resumed_frames))
+        .add("rendered", uint64_t(o.result.frames_written))
+        .add("interrupted", o.result.interrupted)
+        .add("passes", uint64_t(o.result.passes));
+    JsonObject stats;
+    stats.add("software", std::string(kSoftwareName) + " " + kVersion)
+        .add("scene", settings.scene_file)
+        .add_raw("settings", settings_json(settings))
+        .add("backend", o.renderer.description())
+        .add("threads", o.renderer.threads())
+        .add("tile", o.command_line.tile_size)
+        .add("primitives", uint64_t(scene.primitive_count()))
+        .add("instances", uint64_t(scene.instance_count()))
+        .add("rendered_primitives", scene.rendered_primitive_count())
+        .add("bvh_nodes", uint64_t(scene.nodes().size()))
+        .add_raw("seconds", phases_json(o.phases))
+        .add("samples", o.result.samples)
+        .add("samples_per_second", samples_per_second(o))
+        .add("ranks", o.ranks)
+        .add("schedule", schedule_name(o.schedule))
+        .add("band_rows", o.band_rows)
+        .add("bands", bands_of(o.reports))
+        .add("wall_seconds", o.phases.total)
+        .add("render_seconds", o.phases.render)
+        .add("total_threads", summary.total_threads)
+        .add("load_imbalance", summary.load_imbalance)
+        .add("parallel_efficiency", summary.parallel_efficiency)
+        .add("communication_fraction", summary.communication_fraction_max)
+        .add("communication_fraction_mean", summary.communication_fraction_mean)
+        .add("waiting_fraction_mean", summary.waiting_fraction_mean)
+        .add_raw("per_rank", ranks_json(o.reports))
+        .add_raw("frames", frames.str())
+        .add_raw("dealer", o.result.dealer);
+    return stats.str();
+}
+
+}  // namespace farmrt
