@@ -10,8 +10,9 @@ namespace farmrt {
 namespace {
 
 #if FARMRT_HAVE_OPENIMAGEIO
-// Next to the executable first (a copied or installed build), then where the
-// build put it (test programs live in another folder).
+// Next to the executable (a build folder), in ../lib/farmrt beside it (an
+// installed farmrt: scripts/setup.sh), then where the build put it (test
+// programs live in another folder).
 std::vector<std::string> module_candidates() {
     std::vector<std::string> paths;
     char self[4096] = {};
@@ -20,6 +21,7 @@ std::vector<std::string> module_candidates() {
         std::string directory(self, size_t(length));
         directory = directory.substr(0, directory.rfind('/') + 1);
         paths.push_back(directory + FARMRT_OPENIMAGEIO_MODULE_NAME);
+        paths.push_back(directory + "../lib/farmrt/" + FARMRT_OPENIMAGEIO_MODULE_NAME);
     }
     paths.push_back(FARMRT_OPENIMAGEIO_MODULE_PATH);
     return paths;
