@@ -151,7 +151,7 @@ printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nvn\v0 0 1\nf 1//1 2//1 3//1\n' >"$hostile/vn.
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\n# a comment\rf 1 2 3\nf 1 2 3\n' >"$hostile/cr.obj"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9223372036854775808\n' >"$hostile/min.obj"
 for mesh in vt vn min; do
-    expect_error "OBJ $mesh" ".*objects\[0\]\.file: $hostile/$mesh\.obj(:[0-9]+)?: .*" "$tiny" -q -o o.png \
+    expect_error "OBJ $mesh" ".*objects\[0\]\.file: $hostile/$mesh\.obj(:[0-9]+)?: .*" "$tiny" -q -o o.ppm \
         --set "objects=[{type: mesh, file: $hostile/$mesh.obj, material: glass}]"
 done
 "$farmrt" "$tiny" -q -o cr.ppm --set "objects=[{type: mesh, file: $hostile/cr.obj, material: glass}]" \
@@ -176,7 +176,7 @@ open(sys.argv[1] + '/huge.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR'
                                            chunk(b'IDAT', zlib.compress(b'\0' * 100)) + chunk(b'IEND', b''))
 PNG
 for image in w.pfm big.ppm negative.ppm crc.png huge.png; do
-    expect_error "image $image" ".*materials\.ground\.albedo\.file: $hostile/$image: .*" "$tiny" -q -o o.png \
+    expect_error "image $image" ".*materials\.ground\.albedo\.file: $hostile/$image: .*" "$tiny" -q -o o.ppm \
         --set "materials.ground={type: lambertian, albedo: {texture: image, file: $hostile/$image}}"
 done
 # Devices, FIFOs and links to them, as scene, mesh and checkpoint: one line at once.
@@ -186,19 +186,19 @@ expect_error "scene /dev/zero" "/dev/zero: cannot read scene file: is a device, 
 expect_error "scene FIFO" "$hostile/fifo\.yaml: cannot read scene file: is a FIFO, not a regular file" \
     "$hostile/fifo.yaml"
 expect_error "mesh linked to /dev/zero" ".*$hostile/zero\.obj: cannot read mesh file: is a device, not a regular file" \
-    "$tiny" -q -o o.png --set "objects=[{type: mesh, file: $hostile/zero.obj, material: glass}]"
+    "$tiny" -q -o o.ppm --set "objects=[{type: mesh, file: $hostile/zero.obj, material: glass}]"
 
 # ---- values that must not reach the renderer ------------------------------------------------
 expect_error "list index beyond stol" "--set objects\[99999999999999999999\]\.radius=1: list index 99999999999999999999 is too large" \
-    "$tiny" -q -o o.png --set 'objects[99999999999999999999].radius=1'
+    "$tiny" -q -o o.ppm --set 'objects[99999999999999999999].radius=1'
 expect_error "keyframes beyond the frame limit" ".*animation: the keyframes span 10000000 frames, more than the limit of 1000000; give animation\.frames" \
-    "$tiny" -q -o o.png --set 'animation={camera: {keyframes: [{frame: 0}, {frame: 9999999}]}}'
+    "$tiny" -q -o o.ppm --set 'animation={camera: {keyframes: [{frame: 0}, {frame: 9999999}]}}'
 for key in camera.focus_dist 'objects[0].radius' materials.glass.ior; do
     expect_error "$key underflows in float" ".*: must be at least 1\.17549e-38 \(the smallest normal float\), got 1e-50" \
-        "$tiny" -q -o o.png --set "$key=1e-50"
+        "$tiny" -q -o o.ppm --set "$key=1e-50"
 done
 expect_error "radius below the smallest length" ".*objects\[0\]\.radius: must be at least 1e-09, got 1e-12" \
-    "$tiny" -q -o o.png --set 'objects[0].radius=1e-12'
+    "$tiny" -q -o o.ppm --set 'objects[0].radius=1e-12'
 # Cell numbers beyond int at the finest checker scale (undefined behaviour under UBSan before).
 "$farmrt" "$tiny" -q --spp 1 -o fine.ppm \
     --set 'materials.ground={type: lambertian, albedo: {texture: checker, scale: 1e-9, even: [0, 0, 0], odd: [1, 1, 1]}}' ||
@@ -211,14 +211,14 @@ long_name=$(printf 'a%.0s' $(seq 251)).ppm
 rm -f "$long_name"
 
 # A key holding a newline: still one line, the newline written as \n.
-expect_error "newline in a key" ".*camera\\\\nvfov.*" "$tiny" -q -o o.png --set "$(printf 'camera\nvfov=30')"
+expect_error "newline in a key" ".*camera\\\\nvfov.*" "$tiny" -q -o o.ppm --set "$(printf 'camera\nvfov=30')"
 
 # ---- measurement switches from the environment: read once, checked, one line -------------
 export FARMRT_SIMD_TRAVERSAL=fast
-expect_error "bad FARMRT_SIMD_TRAVERSAL" "FARMRT_SIMD_TRAVERSAL: expected auto, wide or scalar, got 'fast'" "$tiny" -q -o o.png
+expect_error "bad FARMRT_SIMD_TRAVERSAL" "FARMRT_SIMD_TRAVERSAL: expected auto, wide or scalar, got 'fast'" "$tiny" -q -o o.ppm
 unset FARMRT_SIMD_TRAVERSAL
 export FARMRT_FARM_BAND_DIVISOR=0
-expect_error "bad FARMRT_FARM_BAND_DIVISOR" "FARMRT_FARM_BAND_DIVISOR: expected a number from 1 to 1000000, got '0'" "$tiny" -q -o o.png
+expect_error "bad FARMRT_FARM_BAND_DIVISOR" "FARMRT_FARM_BAND_DIVISOR: expected a number from 1 to 1000000, got '0'" "$tiny" -q -o o.ppm
 unset FARMRT_FARM_BAND_DIVISOR
 
 # ---- --help, --version -------------------------------------------------------------------
