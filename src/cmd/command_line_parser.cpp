@@ -45,11 +45,12 @@ FailureInjection parse_failure_injection(const std::string& option, const std::s
     return injection;
 }
 
-double parse_seconds_option(const std::string& option, const std::string& text) {
+double parse_seconds_option(const std::string& option, const std::string& text, int lowest = 0) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !(value >= 0 && value <= 1e7)) {
-        throw InputError(option + ": expected seconds between 0 and 10000000, got '" + text + "'");
+    if (text.empty() || end != text.c_str() + text.size() || !(value >= lowest && value <= 1e7)) {
+        throw InputError(option + ": expected seconds between " + std::to_string(lowest) + " and 10000000, got '" +
+                         text + "'");
     }
     return value;
 }
@@ -111,8 +112,7 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
     } else if (name == "--band") {
         cl.band_rows = int(parse_integer_option(a, value, 1, int(kMaxImageSide)));
     } else if (name == "--rank-timeout") {
-        cl.rank_timeout = parse_seconds_option(a, value);
-        if (cl.rank_timeout < 1) throw InputError(a + ": expected at least 1 second");
+        cl.rank_timeout = parse_seconds_option(a, value, 1);
     } else if (name == "--inject-failure") {
         cl.inject_failure = parse_failure_injection(a, value);
     } else if (name == "--frames") {

@@ -75,6 +75,9 @@ expect_error "unknown option" "--bogus: unknown option \(see farmrt --help\)" "$
 expect_error "missing option value" "--spp: missing value" "$good" --spp
 expect_error "two scene files" "b.yaml: only one scene file may be given \(already have 'a.yaml'\)" a.yaml b.yaml
 expect_error "bad --threads" "--threads: expected an integer between 1 and 4096, got '0'" "$good" --threads 0
+expect_error "zero --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got '0'" "$good" --rank-timeout 0
+expect_error "bad --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got 'soon'" "$good" --rank-timeout=soon
+expect_error "--opt=value with a bad value" "--spp -3: sampling\.spp: must be between 1 and 16777216, got -3" "$good" --spp=-3
 expect_error "bad --tile" "--tile: expected an integer between 1 and 4096, got 'big'" "$good" --tile big
 
 # ---- the scene file ----------------------------------------------------------------
