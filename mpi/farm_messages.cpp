@@ -71,27 +71,26 @@ std::vector<Operation> OperationSet::test(MpiClock& clock) {
         }
         completed.push_back(std::move(operation));
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL) continue;
-        requests_[kept] = requests_[i];
-        if (kept != i) operations_[kept] = std::move(operations_[i]);
-        ++kept;
-    }
-    requests_.resize(kept);
-    operations_.resize(kept);
+    compact();
     return completed;
 }
 
 void OperationSet::cancel(Operation::Kind kind, MpiClock& clock) {
-    MpiClock::Scope scope(clock);
+    {
+        MpiClock::Scope scope(clock);
+        for (size_t i = 0; i < requests_.size(); ++i) {
+            if (operations_[i].kind != kind) continue;
+            check_mpi(MPI_Cancel(&requests_[i]), "MPI_Cancel");
+            check_mpi(MPI_Wait(&requests_[i], MPI_STATUS_IGNORE), "MPI_Wait (cancelled receive)");  // leaves MPI_REQUEST_NULL
+        }
+    }
+    compact();
+}
+
+void OperationSet::compact() {
     size_t kept = 0;
     for (size_t i = 0; i < requests_.size(); ++i) {
-        if (operations_[i].kind == kind) {
-            check_mpi(MPI_Cancel(&requests_[i]), "MPI_Cancel");
-            check_mpi(MPI_Wait(&requests_[i], MPI_STATUS_IGNORE), "MPI_Wait (cancelled receive)");
-            continue;
-        }
+        if (requests_[i] == MPI_REQUEST_NULL) continue;
         requests_[kept] = requests_[i];
         if (kept != i) operations_[kept] = std::move(operations_[i]);
         ++kept;

@@ -87,6 +87,7 @@ public:
     void cancel(Operation::Kind kind, MpiClock& clock);
 
 private:
+    void compact();  // drops the completed (MPI_REQUEST_NULL) operations
     std::vector<MPI_Request> requests_;
     std::vector<Operation> operations_;
     std::vector<int> indices_;

@@ -55,16 +55,12 @@ void install_signal_handlers(const std::string& who) {
     for (int number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(number, on_fatal_signal);
 }
 
-// --help and --version; false when the command line asks for neither.
-bool print_help_or_version(const CommandLine& command_line) {
+void print_help_or_version(const CommandLine& command_line) {
     if (command_line.show_help) {
         std::fputs(usage_text().c_str(), stdout);
-    } else if (command_line.show_version) {
-        std::printf("%s %s\n", kSoftwareName, kVersion);
     } else {
-        return false;
+        std::printf("%s %s\n", kSoftwareName, kVersion);
     }
-    return true;
 }
 
 int run(int argc, char** argv) {
