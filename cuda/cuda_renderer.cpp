@@ -150,6 +150,10 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     device_scene_.instance_nodes = upload(scene.instance_nodes, scene.instance_node_count, "instance BVH nodes");
     device_scene_.instance_primitives =
         upload(scene.instance_primitives, scene.instance_primitive_count, "instance primitive references");
+    device_scene_.lights = upload(scene.lights, scene.light_count, "lights");
+    device_scene_.light_alias = upload(scene.light_alias, scene.light_count, "the light alias table");
+    device_scene_.environment_distribution =
+        upload(scene.environment_distribution, scene.environment_distribution_size, "the background's distribution");
 
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");

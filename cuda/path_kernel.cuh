@@ -61,7 +61,7 @@ __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, co
                                                   const PixelWork& work, PixelSampler& sampler) {
     const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
     sampler = PixelSampler(frame.key, y * frame.width + x, work.sample);
-    return start_path(frame.camera.generate_ray(x, y, sampler));
+    return start_path(frame.camera.generate_ray(x, y, sampler), frame.integrator);
 }
 
 // The next chunk of the dynamic schedule (less the first grid's worth).

@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "core/occlusion.h"
 #include "core/scene.h"
 
 namespace farmrt {
@@ -132,6 +133,10 @@ struct WideTraversalQuery {
     const WideBvhNode* nodes;
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
         return intersect_closest_wide<Traits>(scene, nodes, ray, t_min, hit);
+    }
+    // Shadow rays: the any-hit query (occlusion.h) on the binary BVH, which the GPU holds too.
+    FARMRT_CPU_GPU FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
+        return intersect_any(scene, ray, kMinHitDistance, t_max);
     }
 };
 

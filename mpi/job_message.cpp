@@ -19,6 +19,7 @@ struct SceneLayout {
     std::vector<Texture> textures;
     std::vector<float> texture_pixels;
     Background background;
+    std::vector<Light> punctual_lights;
     std::vector<PrimitiveRef> instance_geometry_refs;
     std::vector<uint32_t> instance_geometry_begin;
     std::vector<Scene::InstancePlacement> instance_placements;
@@ -27,6 +28,11 @@ struct SceneLayout {
     std::vector<Instance> instances;
     std::vector<BvhNode> instance_nodes;
     std::vector<PrimitiveRef> instance_primitives;
+    // Built by each rank (build_acceleration), never sent:
+    std::vector<Light> lights;
+    std::vector<AliasEntry> light_alias;
+    std::vector<float> environment_distribution;
+    float inverse_light_power, environment_power, scene_radius;
 };
 static_assert(sizeof(Scene) == sizeof(SceneLayout), "Scene changed: update mpi/job_message.cpp");
 
@@ -37,6 +43,7 @@ struct SettingsLayout {
     PixelDataType data_type;
     uint32_t spp;
     int max_depth;
+    Integrator integrator;
     uint64_t seed;
     CameraSettings camera;
     std::string scene_file, scene_directory;
@@ -118,6 +125,7 @@ void visit_job(Stream& s, Job& job) {
     s.value(settings.data_type);
     s.value(settings.spp);
     s.value(settings.max_depth);
+    s.value(settings.integrator);
     s.value(settings.seed);
     s.value(settings.camera);
     s.text(settings.scene_file);
@@ -130,6 +138,7 @@ void visit_job(Stream& s, Job& job) {
     s.array(scene.textures);
     s.array(scene.texture_pixels);
     s.value(scene.background);
+    s.array(scene.punctual_lights);
     s.array(scene.instance_geometry_refs);
     s.array(scene.instance_geometry_begin);
     s.array(scene.instance_placements);

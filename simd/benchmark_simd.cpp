@@ -58,6 +58,9 @@ struct RecordingClosestHit {
         rays->push_back(ray);
         return intersect_closest(scene, ray, t_min, hit);
     }
+    bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
+        return intersect_any(scene, ray, kMinHitDistance, t_max);
+    }
 };
 
 const TraversalWorkload& traversal_workload(const std::string& scene_file) {
@@ -76,7 +79,7 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
             PixelSampler sampler(frame.key, y * frame.width + x, 0);
             const Ray ray = frame.camera.generate_ray(x, y, sampler);
             w.camera.rays.push_back(ray);
-            trace_path(scene, ray, sampler, frame.max_depth, RecordingClosestHit{&w.paths.rays});
+            trace_path(scene, ray, sampler, frame.max_depth, RecordingClosestHit{&w.paths.rays}, frame.integrator);
             for (uint32_t sample = 0; sample < kPixelSamples; ++sample) {
                 PixelSampler pixel_sampler(frame.key, y * frame.width + x, sample);
                 w.pixel_samples.rays.push_back(frame.camera.generate_ray(x, y, pixel_sampler));

@@ -84,7 +84,7 @@ struct UnitKernel {
             LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
                                        uint32_t(PhiloxLanes<Arch>::kBlocks));
             add_sample(sum, trace_path_from_first_hit(scene, rays[i], found[i], hits[i], sampler, frame.max_depth,
-                                                      query));
+                                                      query, frame.integrator));
         }
     }
 };

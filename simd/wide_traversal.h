@@ -14,6 +14,7 @@
 
 #include <cmath>
 
+#include "core/occlusion.h"
 #include "simd/simd_kernels.h"
 #include "simd/wide_bvh.h"
 
@@ -546,6 +547,10 @@ struct WideTraversal {
             while (traversal.step(*bvh)) {
             }
             return traversal.finish(hit);
+        }
+        // Shadow rays: the any-hit query (occlusion.h).
+        FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
+            return intersect_any(scene, ray, kMinHitDistance, t_max);
         }
     };
 

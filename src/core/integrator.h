@@ -3,13 +3,17 @@
 #pragma once
 
 #include "core/camera.h"
+#include "core/lights.h"
+#include "core/occlusion.h"
+#include "core/render_settings.h"
 #include "core/scene.h"
 
 namespace farmrt {
 
-// The closest-hit query of the scalar tracers: the binary BVH of the scene.
-// Other tracers (the SIMD wide BVH) pass their own query with the same
-// signature and results; shading stays this one code.
+// The closest-hit query of the scalar tracers: the binary BVH of the scene,
+// and its any-hit query for shadow rays. Other tracers (the SIMD wide BVH,
+// the GPU's) pass their own queries with the same signatures and results;
+// shading stays this one code.
 // kInstances = false: for scenes without instances (see intersect_primitive).
 // Traits: TraversalTraits (scene.h), the GPU's per-scene specialisations.
 template <class Traits>
@@ -17,10 +21,27 @@ struct TraversalQuery {
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
         return intersect_closest<Traits>(scene, ray, t_min, hit);
     }
+    FARMRT_CPU_GPU FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
+        return intersect_any(scene, ray, kMinHitDistance, t_max);
+    }
 };
 template <bool kInstances>
 using BvhQuery = TraversalQuery<TraversalTraits<kInstances>>;
 using BvhClosestHit = BvhQuery<true>;
+
+// Random dimensions of the next-event estimator: each path segment owns
+// eight, two whole Philox blocks, fixed in advance so that a sample's value
+// never depends on what an earlier segment drew.
+constexpr uint32_t kNextEventFirstBounce = 8;
+constexpr uint32_t kNextEventDimensionsPerBounce = 8;
+enum NextEventDimension : uint32_t {
+    kLightPick = 0,
+    kLightSample = 1,  // and 2
+    kBsdfSample = 3,   // 3, 4, 5: scatter()'s three
+    kRoulette = 6,
+};
+// Russian roulette starts after this many segments.
+constexpr int kRouletteDepth = 5;
 
 // One path in flight: what a tracer keeps between path segments. Splitting
 // the path loop into steps lets a GPU thread start its next sample as soon as
@@ -31,26 +52,28 @@ struct PathState {
     Color throughput{1.0f};
     Color radiance{0.0f};
     int depth = 0;  // segments traced so far
+    Integrator integrator = Integrator::NextEvent;
+    // NextEvent: the point `ray` left and the solid-angle density of the BSDF
+    // sample that chose it; 0 for the camera ray and delta-like scattering,
+    // whose emitters count in full.
+    Vec3 previous_point;
+    float previous_pdf = 0.0f;
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray) {
+FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray, Integrator integrator = Integrator::NextEvent) {
     PathState path;
     path.ray = camera_ray;
+    path.integrator = integrator;
     return path;
 }
 
-// The second half of a path segment, once the closest-hit query has run:
-// adds what the ray sees and scatters it. Returns false once the path has
-// ended (missed everything, hit a light, was absorbed); the caller also ends
-// it once `depth` reaches max_depth, which adds black. Tracers that run the
-// query their own way call this directly. Sampler: PixelSampler or a type
-// with the same uniform() values (Camera::generate_ray).
-template <class Sampler = PixelSampler>
-FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathState& path, Sampler& sampler,
-                                                bool found, const Hit& hit) {
-    const uint32_t depth = static_cast<uint32_t>(path.depth++);
+// The book's segment: adds what the ray sees and scatters it.
+template <class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, PathState& path, Sampler& sampler,
+                                                      uint32_t depth, bool found, const Hit& hit) {
     if (!found) {
-        path.radiance += path.throughput * scene.background.radiance(path.ray);
+        path.radiance +=
+            path.throughput * background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction);
         return false;
     }
     const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
@@ -69,34 +92,126 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathStat
     return true;
 }
 
+// How far along a shadow ray (origin + t (target - origin)) counts as in
+// front of the light: short of it by more than the light point's rounding.
+constexpr float kShadowRayEnd = 1.0f - 1e-4f;
+
+// One light sample at a diffuse vertex with albedo `albedo`, weighted
+// against the BSDF's density for the same direction (the power heuristic).
+template <class Query, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, const SurfaceInteraction& si,
+                                                       const Color& albedo, float time, Sampler& sampler,
+                                                       uint32_t dimension, const Query& query) {
+    const Light light = scene.lights[pick_light(scene, sampler.uniform(dimension + kLightPick))];
+    const LightSample sample = sample_light(scene, light, si.point, sampler.uniform(dimension + kLightSample),
+                                            sampler.uniform(dimension + kLightSample + 1), time);
+    const float cosine = dot(si.normal, sample.direction);
+    if (!(sample.pdf > 0.0f) || !(cosine > 0.0f)) return Color(0.0f);
+    if (sample.radiance.x == 0.0f && sample.radiance.y == 0.0f && sample.radiance.z == 0.0f) return Color(0.0f);
+    const float pick = light_pick_probability(scene, light);
+    const float light_pdf = pick * sample.pdf;
+    if (!(light_pdf > 0.0f)) return Color(0.0f);
+    const Vec3 origin = spawn_origin(si.point, si.spawn_offset, sample.direction);
+    const bool blocked = sample.infinite ? query.occluded(scene, Ray{origin, sample.direction, time}, kInfinity)
+                                         : query.occluded(scene, Ray{origin, sample.point - origin, time}, kShadowRayEnd);
+    if (blocked) return Color(0.0f);
+    // Lambertian: f = albedo / pi, BSDF density cos / pi.
+    const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, cosine * (1.0f / kPi));
+    return (weight * cosine * (1.0f / kPi) / light_pdf) * (albedo * sample.radiance);
+}
+
+// The next-event estimator's segment (Integrator::NextEvent).
+template <class Query, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scene, PathState& path, Sampler& sampler,
+                                                           uint32_t depth, bool found, const Hit& hit,
+                                                           const Query& query) {
+    if (!found) {
+        const Color seen =
+            background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction);
+        const float weight = path.previous_pdf > 0.0f
+                                 ? power_heuristic(path.previous_pdf, environment_hit_pdf(scene, path.ray.direction))
+                                 : 1.0f;
+        path.radiance += (weight * path.throughput) * seen;
+        return false;
+    }
+    const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
+    const Material material = scene.materials[si.material];
+    if (material.type == MaterialType::Emissive) {
+        const Color emitted = evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
+        const float weight =
+            path.previous_pdf > 0.0f
+                ? power_heuristic(path.previous_pdf, emitter_hit_pdf(scene, path.ray, hit, path.previous_point, si.point))
+                : 1.0f;
+        path.radiance += (weight * path.throughput) * emitted;
+        return false;
+    }
+    const uint32_t dimension = kNextEventFirstBounce + kNextEventDimensionsPerBounce * depth;
+    const bool diffuse = material.type == MaterialType::Lambertian;
+    if (diffuse && scene.light_count > 0) {
+        const Color albedo = evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si);
+        path.radiance += path.throughput * sample_direct_light(scene, si, albedo, path.ray.time, sampler, dimension, query);
+    }
+    const ScatterResult s =
+        scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler, dimension + kBsdfSample);
+    if (!s.scattered) return false;
+    path.previous_point = si.point;
+    path.previous_pdf = diffuse ? max_float(0.0f, dot(si.normal, unit_vector(s.ray.direction))) * (1.0f / kPi) : 0.0f;
+    path.throughput *= s.attenuation;
+    path.ray = s.ray;
+    if (path.depth >= kRouletteDepth) {
+        // Continue with probability q = the largest throughput component (at
+        // most 0.95), and weigh survivors by 1 / q.
+        const float q = min_float(0.95f, max_float(path.throughput.x, max_float(path.throughput.y, path.throughput.z)));
+        if (!(sampler.uniform(dimension + kRoulette) < q)) return false;
+        path.throughput = path.throughput / q;
+    }
+    return true;
+}
+
+// The second half of a path segment, once the closest-hit query has run:
+// adds what the ray sees and scatters it. Returns false once the path has
+// ended (missed everything, hit a light, was absorbed); the caller also ends
+// it once `depth` reaches max_depth, which adds black. Tracers that run the
+// query their own way call this directly. Sampler: PixelSampler or a type
+// with the same uniform() values (Camera::generate_ray). Query: the tracer's
+// queries (TraversalQuery), for shadow rays.
+template <class Query, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathState& path, Sampler& sampler, bool found,
+                                                const Hit& hit, const Query& query) {
+    const uint32_t depth = static_cast<uint32_t>(path.depth++);
+    if (path.integrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
+    return continue_next_event_path(scene, path, sampler, depth, found, hit, query);
+}
+
 // Traces one path segment: the closest-hit query, then continue_path().
-template <class ClosestHit = BvhClosestHit, class Sampler = PixelSampler>
+template <class Query = BvhClosestHit, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState& path, Sampler& sampler,
-                                              const ClosestHit& closest_hit = ClosestHit()) {
+                                              const Query& query = Query()) {
     Hit hit;
-    const bool found = closest_hit(scene, path.ray, kMinHitDistance, hit);
-    return continue_path(scene, path, sampler, found, hit);
+    const bool found = query(scene, path.ray, kMinHitDistance, hit);
+    return continue_path(scene, path, sampler, found, hit, query);
 }
 
 // Radiance along one path; a path still going after max_depth segments adds black.
-template <class ClosestHit = BvhClosestHit, class Sampler = PixelSampler>
+template <class Query = BvhClosestHit, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,
-                                              const ClosestHit& closest_hit = ClosestHit()) {
-    PathState path = start_path(ray);
-    while (path.depth < max_depth && extend_path(scene, path, sampler, closest_hit)) {
+                                              const Query& query = Query(),
+                                              Integrator integrator = Integrator::NextEvent) {
+    PathState path = start_path(ray, integrator);
+    while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {
     }
     return path.radiance;
 }
 
 // trace_path() when the camera ray's closest-hit query has already run
 // (tracers that find the first hits of several paths together); max_depth >= 1.
-template <class ClosestHit, class Sampler>
+template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
                                                              const Hit& hit, Sampler& sampler, int max_depth,
-                                                             const ClosestHit& closest_hit) {
-    PathState path = start_path(ray);
-    if (continue_path(scene, path, sampler, found, hit)) {
-        while (path.depth < max_depth && extend_path(scene, path, sampler, closest_hit)) {
+                                                             const Query& query, Integrator integrator) {
+    PathState path = start_path(ray, integrator);
+    if (continue_path(scene, path, sampler, found, hit, query)) {
+        while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {
         }
     }
     return path.radiance;
@@ -116,6 +231,7 @@ struct FrameSettings {
     uint32_t width = 0;
     uint32_t height = 0;
     int max_depth = 50;
+    Integrator integrator = Integrator::NextEvent;
     SamplerKey key;
 };
 
@@ -124,7 +240,7 @@ template <class ClosestHit, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                 uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
     const Ray ray = frame.camera.generate_ray(x, y, sampler);
-    return trace_path(scene, ray, sampler, frame.max_depth, closest_hit);
+    return trace_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator);
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to `sum`, in sample

@@ -32,7 +32,15 @@ struct alignas(16) Material {
     float fuzz = 0;               // Metal
     float ior = 1.5f;             // Dielectric
     uint32_t emission_texture = 0;  // Emissive: index into the texture array
+    // Emissive: the mean luminance of the emission texture, which weighs the
+    // light in light selection (Scene::build_lights fills it in).
+    float emission_luminance = 0.0f;
 };
+
+// The luminance of a linear Rec. 709 colour.
+FARMRT_CPU_GPU FARMRT_INLINE float luminance(const Color& c) {
+    return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
+}
 
 // Where a ray met a surface, after traversal.
 struct SurfaceInteraction {

@@ -9,6 +9,14 @@ namespace farmrt {
 
 // How linear radiance becomes 8- or 16-bit values.
 enum class Encoding { Srgb, Gamma2, Linear };
+// The estimator of the paths (integrator.h).
+//   NextEvent: at every diffuse vertex one light sample (a shadow ray) and
+//     the BSDF sample, weighted by the power heuristic (Veach 1997); emitters
+//     that delta-like materials (dielectric, fuzzy metal) find count in full;
+//     Russian roulette ends unlikely paths. The default.
+//   Naive: the book's ray_color: a path gathers light only where it happens
+//     to hit an emitter. Kept for comparisons with the books' programs.
+enum class Integrator : uint32_t { NextEvent = 0, Naive = 1 };
 // Pixel data type of the output file.
 enum class PixelDataType { UInt8, UInt16, Half, Float };
 
@@ -20,6 +28,7 @@ struct RenderSettings {
     PixelDataType data_type = PixelDataType::UInt8;
     uint32_t spp = 0;
     int max_depth = 50;
+    Integrator integrator = Integrator::NextEvent;
     uint64_t seed = 0;
     CameraSettings camera;
     std::string scene_file;       // the path given on the command line

@@ -164,6 +164,7 @@ void Scene::build_acceleration(const BvhBuildOptions& options) {
     nodes_ = std::move(bvh.nodes);
     primitive_refs_.resize(refs.size());
     for (size_t i = 0; i < refs.size(); ++i) primitive_refs_[i] = refs[bvh.primitive_order[i]];
+    build_lights();
 }
 
 void Scene::build_linear_list() {
@@ -176,6 +177,7 @@ void Scene::build_linear_list() {
     root.offset = 0;
     root.count = static_cast<uint16_t>(primitive_refs_.size());
     nodes_.assign(1, root);
+    build_lights();
 }
 
 SceneView Scene::view() const {
@@ -203,6 +205,14 @@ SceneView Scene::view() const {
     v.material_count = static_cast<uint32_t>(materials.size());
     v.texture_count = static_cast<uint32_t>(textures.size());
     v.background = background;
+    v.lights = lights_.data();
+    v.light_alias = light_alias_.data();
+    v.light_count = static_cast<uint32_t>(lights_.size());
+    v.environment_distribution = environment_distribution_.data();
+    v.environment_distribution_size = static_cast<uint32_t>(environment_distribution_.size());
+    v.inverse_light_power = inverse_light_power_;
+    v.environment_power = environment_power_;
+    v.scene_radius = scene_radius_;
     return v;
 }
 

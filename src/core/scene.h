@@ -7,6 +7,7 @@
 
 #include "core/background.h"
 #include "core/bvh.h"
+#include "core/light_types.h"
 #include "core/materials.h"
 #include "core/primitives.h"
 #include "core/trigonometry.h"
@@ -36,6 +37,16 @@ struct SceneView {
     uint32_t sphere_count = 0, quad_count = 0, triangle_count = 0;  // array sizes, for copies (GPU upload)
     uint32_t material_count = 0, texture_count = 0;
     Background background;
+    // What next-event estimation samples (lights.h): every light, the alias
+    // table that picks one by power, and the environment's distribution.
+    const Light* lights = nullptr;
+    const AliasEntry* light_alias = nullptr;
+    const float* environment_distribution = nullptr;
+    uint32_t light_count = 0;
+    uint32_t environment_distribution_size = 0;  // floats
+    float inverse_light_power = 0.0f;  // 1 / the lights' total power; 0: no lights
+    float environment_power = 0.0f;    // the background's share of it
+    float scene_radius = 0.0f;         // of the scene's bounding sphere (distant lights' power)
 };
 
 class Scene {
@@ -47,6 +58,9 @@ public:
     std::vector<Texture> textures;
     std::vector<float> texture_pixels;
     Background background;
+    // Point, spot and directional lights as the scene file gives them;
+    // build_lights() adds every emissive surface and the background.
+    std::vector<Light> punctual_lights;
 
     // Instancing, as flat arrays (MPI sends them as they are). Geometry g that
     // instances share is instance_geometry_refs[instance_geometry_begin[g] ..
@@ -69,6 +83,10 @@ public:
     void build_acceleration(const BvhBuildOptions& options = {});
     // Without a BVH: one leaf holding every primitive, for the linear-list baseline.
     void build_linear_list();
+    // The light list, its alias table and the background's distribution
+    // (lights.cpp); the two builds above call it.
+    void build_lights();
+    const std::vector<Light>& lights() const { return lights_; }
 
     // Top-level entries: primitives outside instanced geometry, plus one per instance.
     size_t primitive_count() const;
@@ -95,6 +113,10 @@ private:
     std::vector<Instance> instances_;
     std::vector<BvhNode> instance_nodes_;
     std::vector<PrimitiveRef> instance_primitives_;
+    std::vector<Light> lights_;
+    std::vector<AliasEntry> light_alias_;
+    std::vector<float> environment_distribution_;
+    float inverse_light_power_ = 0.0f, environment_power_ = 0.0f, scene_radius_ = 0.0f;
 };
 
 // ---- closest-hit queries shared by every tracer -------------------------------

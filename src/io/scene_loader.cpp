@@ -66,7 +66,7 @@ public:
     }
 
     void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
-        require_map(sampling, {"spp", "max_depth", "seed"});
+        require_map(sampling, {"spp", "max_depth", "seed", "integrator"});
         const Value spp = required(sampling, "spp");
         settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
         if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
@@ -77,6 +77,11 @@ public:
         (void)image;
         if (has(sampling, "max_depth")) settings.max_depth = int(integer(child(sampling, "max_depth"), 1, kMaxDepthLimit));
         if (has(sampling, "seed")) settings.seed = unsigned64(child(sampling, "seed"));
+        if (has(sampling, "integrator")) {
+            settings.integrator = choice(child(sampling, "integrator"), {"nee", "naive"}) == "naive"
+                                      ? Integrator::Naive
+                                      : Integrator::NextEvent;
+        }
     }
 
     void load_camera(const Value& camera, CameraSettings& c) const {
@@ -159,21 +164,97 @@ public:
         }
     }
 
-    void load_background(const Value& background, Background& b) const {
-        require_map(background, {"sky", "color"});
-        if (has(background, "sky") == has(background, "color")) {
-            fail(background, "give exactly one of 'sky' or 'color'");
-        }
+    void load_background(const Value& background, Scene& scene) const {
+        Background& b = scene.background;
+        require_map(background, {"sky", "color", "environment"});
+        const int given = int(has(background, "sky")) + int(has(background, "color")) + int(has(background, "environment"));
+        if (given != 1) fail(background, "give exactly one of 'sky', 'color' or 'environment'");
         if (has(background, "color")) {
-            b.is_sky = false;
+            b.type = BackgroundType::Constant;
             b.color = color(child(background, "color"));
+            return;
+        }
+        if (has(background, "environment")) {
+            load_environment(child(background, "environment"), scene);
             return;
         }
         const Value sky = child(background, "sky");
         require_map(sky, {"horizon", "zenith"});
-        b.is_sky = true;
+        b.type = BackgroundType::Sky;
         if (has(sky, "horizon")) b.horizon = color(child(sky, "horizon"));
         if (has(sky, "zenith")) b.zenith = color(child(sky, "zenith"));
+    }
+
+    // environment: {file: sky.exr, intensity: 1, rotation: 0} -- a
+    // latitude-longitude map (background.h), turned `rotation` degrees about +y.
+    void load_environment(const Value& environment, Scene& scene) const {
+        require_map(environment, {"file", "intensity", "rotation"});
+        Background& b = scene.background;
+        b.type = BackgroundType::Image;
+        const Value file = required(environment, "file");
+        const std::string path = resolve_path(scalar_text(file, "a file name"));
+        try {
+            scene.textures.push_back(load_image_texture(path, path, scene.texture_pixels));
+        } catch (const InputError& e) {
+            fail(file, e.what());
+        }
+        b.texture = uint32_t(scene.textures.size() - 1);
+        if (has(environment, "intensity")) {
+            b.intensity = float(number_in(child(environment, "intensity"), 0, Bound::Closed, 1e9, Bound::Closed));
+        }
+        if (has(environment, "rotation")) {
+            const double radians = number_in(child(environment, "rotation"), -360, Bound::Closed, 360, Bound::Closed) *
+                                   (3.14159265358979323846 / 180.0);
+            b.rotation_cosine = float(std::cos(radians));
+            b.rotation_sine = float(std::sin(radians));
+        }
+    }
+
+    // lights: [{type: point, position, intensity}, {type: spot, position,
+    // direction, intensity, inner_angle, outer_angle}, {type: directional,
+    // direction, irradiance}]; intensity in W/sr per channel, angles in
+    // degrees from the axis.
+    void load_lights(const Value& lights, Scene& scene) const {
+        if (!lights.node.IsSequence()) fail(lights, "expected a list of lights");
+        for (size_t i = 0; i < lights.node.size(); ++i) {
+            const Value value{lights.node[i], lights.path + "[" + std::to_string(i) + "]"};
+            if (!value.node.IsMap()) fail(value, "expected a light mapping with a 'type'");
+            const std::string type = choice(required(value, "type"), {"point", "spot", "directional"});
+            Light light;
+            if (type == "directional") {
+                require_map(value, {"type", "direction", "irradiance"});
+                light.type = LightType::Directional;
+                light.direction = unit_direction(required(value, "direction"));
+                light.intensity = color(required(value, "irradiance"));
+            } else if (type == "point") {
+                require_map(value, {"type", "position", "intensity"});
+                light.type = LightType::Point;
+                light.position = vector3(required(value, "position"));
+                light.intensity = color(required(value, "intensity"));
+            } else {
+                require_map(value, {"type", "position", "direction", "intensity", "inner_angle", "outer_angle"});
+                light.type = LightType::Spot;
+                light.position = vector3(required(value, "position"));
+                light.direction = unit_direction(required(value, "direction"));
+                light.intensity = color(required(value, "intensity"));
+                const Value outer = required(value, "outer_angle");
+                const double outer_degrees = number_in(outer, 0, Bound::Open, 90, Bound::Closed);
+                const double inner_degrees =
+                    has(value, "inner_angle")
+                        ? number_in(child(value, "inner_angle"), 0, Bound::Closed, 90, Bound::Closed)
+                        : 0.0;
+                if (inner_degrees >= outer_degrees) fail(outer, "must be greater than inner_angle");
+                light.cos_inner = float(std::cos(inner_degrees * 3.14159265358979323846 / 180.0));
+                light.cos_outer = float(std::cos(outer_degrees * 3.14159265358979323846 / 180.0));
+            }
+            scene.punctual_lights.push_back(light);
+        }
+    }
+
+    Vec3 unit_direction(const Value& value) const {
+        const Vec3 d = vector3(value);
+        if (!(length_squared(d) > 0)) fail(value, "direction must not be zero");
+        return unit_vector(d);
     }
 
     // A color or a texture: [r, g, b], {texture: checker, scale, even, odd} or
@@ -494,7 +575,7 @@ public:
         SceneDescription description;
         const Value root{root_node, ""};
         if (!root_node.IsMap()) fail(root, "the scene file must be a mapping with image, sampling, camera, objects");
-        require_map(root, {"image", "sampling", "camera", "background", "materials", "objects", "animation"});
+        require_map(root, {"image", "sampling", "camera", "background", "materials", "objects", "lights", "animation"});
         RenderSettings& settings = description.settings;
         settings.scene_directory = scene_directory;
         scene_directory_ = scene_directory;
@@ -503,7 +584,8 @@ public:
         load_sampling(required(root, "sampling"), settings, image);
         load_camera(required(root, "camera"), settings.camera);
         if (has(root, "animation")) load_animation(child(root, "animation"), settings.camera, description.animation);
-        if (has(root, "background")) load_background(child(root, "background"), description.scene.background);
+        if (has(root, "background")) load_background(child(root, "background"), description.scene);
+        if (has(root, "lights")) load_lights(child(root, "lights"), description.scene);
         if (has(root, "materials")) load_materials(child(root, "materials"), description.scene);
         const Value objects = required(root, "objects");
         if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");

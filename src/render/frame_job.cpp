@@ -59,6 +59,7 @@ FrameSettings frame_settings_for(const SceneDescription& description, uint32_t f
     frame.width = s.width;
     frame.height = s.height;
     frame.max_depth = s.max_depth;
+    frame.integrator = s.integrator;
     frame.key = SamplerKey{s.seed, frame_number};
     return frame;
 }

@@ -325,7 +325,7 @@ Scene one_sphere_scene(const Material& material, const Background& background) {
 
 Background constant(Color c) {
     Background b;
-    b.is_sky = false;
+    b.type = BackgroundType::Constant;
     b.color = c;
     return b;
 }

@@ -29,7 +29,7 @@ TEST(Configs, CornellBoxIsTheBooks) {
     EXPECT_EQ(d.settings.height, 600u);
     EXPECT_EQ(d.settings.camera.vfov, 40.0);
     EXPECT_EQ(d.settings.camera.lookfrom.z, -800.0f);
-    EXPECT_FALSE(d.scene.background.is_sky);
+    EXPECT_EQ(d.scene.background.type, BackgroundType::Constant);
     EXPECT_EQ(d.scene.quads.size(), 6u + 2 * 6u);  // five walls and the light, two boxes
     EXPECT_EQ(d.scene.instance_count(), 0u);
     // The tall box: rotate_y(15) then translate (265, 0, 295); its first face

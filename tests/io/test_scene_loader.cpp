@@ -413,7 +413,7 @@ TEST(SceneLoaderFiles, CommittedConfigsLoad) {
     EXPECT_EQ(tiny.scene.quads.size(), 1u);
     EXPECT_EQ(tiny.scene.triangles.size(), 1u);
     const SceneDescription emissive = load_scene_file(testing::source_path("configs/emissive.yaml"), builtin_output);
-    EXPECT_FALSE(emissive.scene.background.is_sky);
+    EXPECT_EQ(emissive.scene.background.type, BackgroundType::Constant);
 }
 
 // ---- --set overrides ------------------------------------------------------------------
@@ -426,7 +426,7 @@ TEST(SceneOverrides, ReplaceAddAndNestValues) {
     EXPECT_EQ(d.scene.spheres[0].radius, 2.5f);
     EXPECT_EQ(d.scene.spheres[0].center.z, 3.0f);
     EXPECT_EQ(d.settings.max_depth, 7);
-    EXPECT_FALSE(d.scene.background.is_sky);
+    EXPECT_EQ(d.scene.background.type, BackgroundType::Constant);
     EXPECT_EQ(d.scene.background.color.z, 0.3f);
     EXPECT_EQ(d.settings.output, "x.pfm");
     EXPECT_EQ(d.settings.data_type, PixelDataType::Float);
@@ -530,7 +530,7 @@ TEST(SceneLoader, DefaultsOfOptionalValues) {
     EXPECT_EQ(s.camera.vfov, 90.0);
     EXPECT_EQ(s.camera.defocus_angle, 0.0);
     EXPECT_NEAR(s.camera.focus_dist, std::sqrt(26.0), 1e-6);  // |lookfrom - lookat|
-    EXPECT_TRUE(d.scene.background.is_sky);
+    EXPECT_EQ(d.scene.background.type, BackgroundType::Sky);
     EXPECT_EQ(d.scene.background.horizon.x, 1.0f);
     EXPECT_EQ(d.scene.background.zenith.y, 0.7f);
     EXPECT_EQ(d.scene.spheres[0].velocity.x, 0.0f);
