@@ -225,18 +225,18 @@ public:
                 require_map(value, {"type", "direction", "irradiance"});
                 light.type = LightType::Directional;
                 light.direction = unit_direction(required(value, "direction"));
-                light.intensity = color(required(value, "irradiance"));
+                light.intensity = light_color(required(value, "irradiance"));
             } else if (type == "point") {
                 require_map(value, {"type", "position", "intensity"});
                 light.type = LightType::Point;
                 light.position = vector3(required(value, "position"));
-                light.intensity = color(required(value, "intensity"));
+                light.intensity = light_color(required(value, "intensity"));
             } else {
                 require_map(value, {"type", "position", "direction", "intensity", "inner_angle", "outer_angle"});
                 light.type = LightType::Spot;
                 light.position = vector3(required(value, "position"));
                 light.direction = unit_direction(required(value, "direction"));
-                light.intensity = color(required(value, "intensity"));
+                light.intensity = light_color(required(value, "intensity"));
                 const Value outer = required(value, "outer_angle");
                 const double outer_degrees = number_in(outer, 0, Bound::Open, 90, Bound::Closed);
                 const double inner_degrees =
@@ -249,6 +249,12 @@ public:
             }
             scene.punctual_lights.push_back(light);
         }
+    }
+
+    // A light's colour: [r, g, b], or one number for white.
+    Color light_color(const Value& value) const {
+        if (!value.node.IsScalar()) return color(value);
+        return Color(float(number_in(value, 0, Bound::Closed, 1e30, Bound::Closed)));
     }
 
     Vec3 unit_direction(const Value& value) const {

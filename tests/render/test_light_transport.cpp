@@ -1,0 +1,434 @@
+// Next-event estimation with MIS (integrator.h, lights.h, occlusion.h)
+// against closed-form answers and against the book's estimator: a diffuse
+// plane under point, spot and directional lights (exact per sample), under
+// sphere, quad, triangle and instanced lights (Lambert's polygon formula),
+// white furnaces under constant and image backgrounds, an environment map
+// against the naive estimator, the light picking and environment densities,
+// and the any-hit query against brute force.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "core/errors.h"
+#include "core/integrator.h"
+#include "io/scene_loader.h"
+#include "test_helpers.h"
+
+namespace farmrt {
+namespace {
+
+uint32_t add_color(Scene& scene, const Color& c) {
+    Texture t;
+    t.color = c;
+    scene.textures.push_back(t);
+    return uint32_t(scene.textures.size() - 1);
+}
+
+uint32_t add_lambertian(Scene& scene, const Color& albedo) {
+    Material m;
+    m.type = MaterialType::Lambertian;
+    m.albedo_texture = add_color(scene, albedo);
+    scene.materials.push_back(m);
+    return uint32_t(scene.materials.size() - 1);
+}
+
+uint32_t add_emissive(Scene& scene, const Color& emission) {
+    Material m;
+    m.type = MaterialType::Emissive;
+    m.emission_texture = add_color(scene, emission);
+    scene.materials.push_back(m);
+    return uint32_t(scene.materials.size() - 1);
+}
+
+Background constant_background(const Color& c) {
+    Background b;
+    b.type = BackgroundType::Constant;
+    b.color = c;
+    return b;
+}
+
+constexpr double kAlbedo = 0.5;
+
+// The ground: y = 0, 200 x 200, gray, under a black sky unless changed.
+Scene ground_scene() {
+    Scene scene;
+    const uint32_t gray = add_lambertian(scene, Color(float(kAlbedo)));
+    scene.quads.push_back(make_quad(Vec3(-100, 0, -100), Vec3(0, 0, 200), Vec3(200, 0, 0), gray));
+    scene.background = constant_background(Color(0.0f));
+    return scene;
+}
+
+// A camera ray that meets the ground at `point`.
+Ray ray_to(const Vec3& point) {
+    const Vec3 origin = point + Vec3(0.7f, 2.5f, 0.4f);
+    return Ray{origin, point - origin, 0.0f};
+}
+
+struct Estimate {
+    double mean = 0, standard_error = 0;
+};
+
+// Mean luminance of n paths along `ray`.
+Estimate estimate(const Scene& scene, const Ray& ray, Integrator integrator, uint32_t n, uint64_t seed = 1) {
+    const SceneView view = scene.view();
+    double sum = 0, sum_squares = 0;
+    for (uint32_t s = 0; s < n; ++s) {
+        PixelSampler sampler(SamplerKey{seed, 0}, 7, s);
+        const double value = luminance(trace_path(view, ray, sampler, 50, BvhClosestHit(), integrator));
+        sum += value;
+        sum_squares += value * value;
+    }
+    Estimate e;
+    e.mean = sum / n;
+    e.standard_error = std::sqrt(std::max(0.0, sum_squares / n - e.mean * e.mean) / n);
+    return e;
+}
+
+// ---- punctual lights: one deterministic value per path ---------------------------------------------
+
+Light point_light(const Vec3& position, const Color& intensity) {
+    Light light;
+    light.type = LightType::Point;
+    light.position = position;
+    light.intensity = intensity;
+    return light;
+}
+
+TEST(PunctualLights, PointLightOnADiffusePlaneIsAlbedoOverPiTimesIntensityCosineOverDistanceSquared) {
+    Scene scene = ground_scene();
+    const Vec3 light(0, 2, 0), point(1, 0, 0.5f);
+    scene.punctual_lights.push_back(point_light(light, Color(3.0f)));
+    scene.build_acceleration();
+    const double d2 = 1 + 4 + 0.25, cosine = 2 / std::sqrt(d2);
+    const double expected = kAlbedo / M_PI * 3.0 * cosine / d2;
+    const Estimate e = estimate(scene, ray_to(point), Integrator::NextEvent, 64);
+    EXPECT_NEAR(e.mean, expected, 1e-5 * expected);
+    EXPECT_LT(e.standard_error, 1e-6 * expected);  // the same value on every path
+    // The book's estimator never finds a point light.
+    EXPECT_EQ(estimate(scene, ray_to(point), Integrator::Naive, 64).mean, 0.0);
+}
+
+TEST(PunctualLights, SpotLightFallsOffSmoothlyBetweenItsCones) {
+    Scene scene = ground_scene();
+    Light spot = point_light(Vec3(0, 2, 0), Color(5.0f));
+    spot.type = LightType::Spot;
+    spot.direction = Vec3(0, -1, 0);
+    spot.cos_inner = float(std::cos(20 * M_PI / 180));
+    spot.cos_outer = float(std::cos(40 * M_PI / 180));
+    scene.punctual_lights.push_back(spot);
+    scene.build_acceleration();
+    for (const float x : {0.3f, 1.0f, 1.4f, 2.0f}) {
+        const Vec3 point(x, 0, 0);
+        const double d2 = double(x) * x + 4, cosine = 2 / std::sqrt(d2);
+        const double t = std::clamp((cosine - spot.cos_outer) / (double(spot.cos_inner) - spot.cos_outer), 0.0, 1.0);
+        const double expected = kAlbedo / M_PI * 5.0 * t * t * (3 - 2 * t) * cosine / d2;
+        EXPECT_NEAR(estimate(scene, ray_to(point), Integrator::NextEvent, 16).mean, expected, 1e-5 + 1e-5 * expected)
+            << "x = " << x;
+    }
+}
+
+TEST(PunctualLights, DirectionalLightGivesIrradianceTimesCosine) {
+    Scene scene = ground_scene();
+    Light sun;
+    sun.type = LightType::Directional;
+    sun.direction = unit_vector(Vec3(0.3f, -1, 0.2f));
+    sun.intensity = Color(2.0f);
+    scene.punctual_lights.push_back(sun);
+    scene.build_acceleration();
+    const double expected = kAlbedo / M_PI * 2.0 * -double(sun.direction.y);
+    EXPECT_NEAR(estimate(scene, ray_to(Vec3(3, 0, -2)), Integrator::NextEvent, 16).mean, expected, 1e-5 * expected);
+}
+
+TEST(PunctualLights, AnOccluderCastsAShadow) {
+    Scene scene = ground_scene();
+    const uint32_t black = add_lambertian(scene, Color(0.0f));
+    scene.spheres.push_back(Sphere{Vec3(0.5f, 1, 0.25f), 0.2f, Vec3(0.0f), black});
+    scene.punctual_lights.push_back(point_light(Vec3(0, 2, 0), Color(3.0f)));
+    scene.build_acceleration();
+    EXPECT_EQ(estimate(scene, ray_to(Vec3(1, 0, 0.5f)), Integrator::NextEvent, 64).mean, 0.0);
+    // Beside the shadow the light arrives.
+    EXPECT_GT(estimate(scene, ray_to(Vec3(-1, 0, 0.5f)), Integrator::NextEvent, 64).mean, 0.01);
+}
+
+// ---- area lights: Lambert's formula -------------------------------------------------------------------
+
+// Irradiance at `point` (normal +y) from a uniform Lambertian polygon of
+// radiance `radiance` above it (Lambert 1760; Arvo 1995): E = L/2 sum_i
+// angle(R_i, R_i+1) (n . unit(R_i x R_i+1)).
+double polygon_irradiance(const std::vector<Vec3>& vertices, const Vec3& point, double radiance) {
+    double sum = 0;
+    for (size_t i = 0; i < vertices.size(); ++i) {
+        const Vec3 a = vertices[i] - point, b = vertices[(i + 1) % vertices.size()] - point;
+        const double ax = a.x, ay = a.y, az = a.z, bx = b.x, by = b.y, bz = b.z;
+        const double la = std::sqrt(ax * ax + ay * ay + az * az), lb = std::sqrt(bx * bx + by * by + bz * bz);
+        const double angle = std::acos(std::clamp((ax * bx + ay * by + az * bz) / (la * lb), -1.0, 1.0));
+        const double cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx;
+        sum += angle * cy / std::sqrt(cx * cx + cy * cy + cz * cz);
+    }
+    return radiance / 2 * std::fabs(sum);
+}
+
+// NEE within 4.5 standard errors of `expected`, with an error well below the naive estimator's.
+void expect_unbiased_and_better(const Scene& scene, const Vec3& point, double expected) {
+    const Estimate nee = estimate(scene, ray_to(point), Integrator::NextEvent, 20000);
+    const Estimate naive = estimate(scene, ray_to(point), Integrator::Naive, 20000, 2);
+    EXPECT_NEAR(nee.mean, expected, 4.5 * nee.standard_error + 1e-4 * expected) << "NEE at " << point.x;
+    EXPECT_NEAR(naive.mean, expected, 4.5 * naive.standard_error + 1e-4 * expected) << "naive at " << point.x;
+    EXPECT_LT(nee.standard_error, 0.5 * naive.standard_error) << "at " << point.x;
+}
+
+TEST(AreaLights, SphereLightMatchesItsClosedForm) {
+    // A sphere of radius r at distance d straight above: E = pi L (r / d)^2.
+    Scene scene = ground_scene();
+    const uint32_t lamp = add_emissive(scene, Color(4.0f));
+    scene.spheres.push_back(Sphere{Vec3(0, 3, 0), 0.5f, Vec3(0.0f), lamp});
+    scene.build_acceleration();
+    expect_unbiased_and_better(scene, Vec3(0, 0, 0), kAlbedo * 4.0 * (0.5 / 3) * (0.5 / 3));
+}
+
+TEST(AreaLights, QuadTriangleAndInstancedLightsMatchLambertsFormula) {
+    Scene scene = ground_scene();
+    const uint32_t lamp = add_emissive(scene, Color(3.0f));
+    const std::vector<Vec3> quad{Vec3(-0.5f, 2, -0.5f), Vec3(0.5f, 2, -0.5f), Vec3(0.5f, 2, 0.5f), Vec3(-0.5f, 2, 0.5f)};
+    scene.quads.push_back(make_quad(quad[0], quad[1] - quad[0], quad[3] - quad[0], lamp));
+    Triangle triangle{};
+    triangle.vertex0 = Vec3(3, 1.5f, 0);
+    triangle.vertex1 = Vec3(4, 1.5f, 0);
+    triangle.vertex2 = Vec3(3, 1.5f, 1);
+    triangle.material = lamp;
+    scene.triangles.push_back(triangle);
+    // A unit quad in object space placed by an instance: turned and scaled.
+    const Transform placement = Transform::scale(0.8, 1, 0.6).then(Transform::rotate_y(30)).then(
+        Transform::translate(Vec3(-4, 1.8f, 0)));
+    scene.quads.push_back(make_quad(Vec3(-0.5f, 0, -0.5f), Vec3(1, 0, 0), Vec3(0, 0, 1), lamp));
+    const uint32_t geometry = scene.add_instance_geometry(
+        {PrimitiveRef::make(PrimitiveType::Quad, uint32_t(scene.quads.size() - 1))});
+    scene.add_instance(geometry, placement, lamp);
+    scene.build_acceleration();
+    EXPECT_EQ(scene.lights().size(), 3u);
+    std::vector<Vec3> placed;
+    for (const Vec3& v : {Vec3(-0.5f, 0, -0.5f), Vec3(0.5f, 0, -0.5f), Vec3(0.5f, 0, 0.5f), Vec3(-0.5f, 0, 0.5f)}) {
+        placed.push_back(placement.point(v));
+    }
+    const std::vector<Vec3> lamp_triangle{triangle.vertex0, triangle.vertex1, triangle.vertex2};
+    for (const Vec3& point : {Vec3(0, 0, 0), Vec3(3.2f, 0, 0.2f), Vec3(-4, 0, 0.3f), Vec3(-1.5f, 0, 0.5f)}) {
+        const double irradiance = polygon_irradiance(quad, point, 3.0) + polygon_irradiance(lamp_triangle, point, 3.0) +
+                                  polygon_irradiance(placed, point, 3.0);
+        expect_unbiased_and_better(scene, point, kAlbedo / M_PI * irradiance);
+    }
+}
+
+TEST(AreaLights, LightsArePickedInProportionToTheirPower) {
+    Scene scene = ground_scene();
+    const uint32_t lamp = add_emissive(scene, Color(1.0f));
+    const float sides[5] = {1, 2, 3, 4, 10};
+    for (float side : sides) scene.quads.push_back(make_quad(Vec3(0, 5, 0), Vec3(side, 0, 0), Vec3(0, 0, 1), lamp));
+    scene.punctual_lights.push_back(point_light(Vec3(0, 3, 0), Color(2.0f)));
+    scene.build_acceleration();
+    const SceneView view = scene.view();
+    ASSERT_EQ(view.light_count, 6u);
+    double total = 0;
+    for (uint32_t i = 0; i < view.light_count; ++i) total += light_pick_probability(view, view.lights[i]);
+    EXPECT_NEAR(total, 1.0, 1e-5);
+    std::vector<int> counts(view.light_count, 0);
+    const int n = 200000;
+    std::mt19937 random(5);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    for (int i = 0; i < n; ++i) ++counts[pick_light(view, uniform(random))];
+    double chi_square = 0;
+    for (uint32_t i = 0; i < view.light_count; ++i) {
+        const double expected = n * double(light_pick_probability(view, view.lights[i]));
+        chi_square += (counts[i] - expected) * (counts[i] - expected) / expected;
+    }
+    EXPECT_LT(chi_square, 20.5);  // 5 degrees of freedom: p = 0.001
+}
+
+// ---- backgrounds ------------------------------------------------------------------------------------
+
+// A latitude-longitude map as a PFM: dim blue sky, a bright sun near (s, t) = (0.3, 0.25).
+std::string write_environment(const testing::TemporaryDirectory& directory, bool uniform) {
+    const int width = 64, height = 32;
+    const std::string path = directory.file(uniform ? "uniform.pfm" : "sun.pfm");
+    std::ofstream out(path, std::ios::binary);
+    out << "PF\n" << width << " " << height << "\n-1.0\n";
+    for (int row = height - 1; row >= 0; --row) {  // PFM rows run bottom to top
+        for (int column = 0; column < width; ++column) {
+            float texel[3] = {1.0f, 1.0f, 1.0f};
+            if (!uniform) {
+                const bool sun = std::abs(column - 19) <= 1 && std::abs(row - 8) <= 1;
+                texel[0] = sun ? 400.0f : 0.2f;
+                texel[1] = sun ? 380.0f : 0.3f;
+                texel[2] = sun ? 300.0f : 0.6f;
+            }
+            out.write(reinterpret_cast<const char*>(texel), sizeof texel);
+        }
+    }
+    return path;
+}
+
+Scene sphere_under(const std::string& environment_yaml, const std::string& extra_objects = "") {
+    const std::string text = "image: {width: 8, height: 8, output: out.ppm}\n"
+                             "sampling: {spp: 1}\n"
+                             "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+                             "background: " + environment_yaml + "\n"
+                             "objects:\n"
+                             "  - {type: sphere, center: [0, 0, 0], radius: 1, material: {type: lambertian, albedo: [0.8, 0.8, 0.8]}}\n" +
+                             extra_objects;
+    SceneDescription description = load_scene_text(text, "scene.yaml", "/");
+    description.scene.build_acceleration();
+    return std::move(description.scene);
+}
+
+TEST(Backgrounds, WhiteFurnaceReturnsAlbedoTimesTheBackground) {
+    // A convex diffuse sphere under uniform radiance 1 reflects exactly its albedo.
+    testing::TemporaryDirectory directory;
+    const std::string uniform_map = write_environment(directory, true);
+    for (const std::string& background : {std::string("{color: [1, 1, 1]}"),
+                                          "{environment: {file: " + uniform_map + ", rotation: 40}}"}) {
+        const Scene scene = sphere_under(background);
+        ASSERT_EQ(scene.lights().size(), 1u) << background;
+        for (const Vec3& target : {Vec3(0, 0, 0), Vec3(0.5f, 0.6f, 0), Vec3(-0.7f, -0.5f, 0)}) {
+            const Ray ray{Vec3(0, 0, 5), target - Vec3(0, 0, 5), 0.0f};
+            const Estimate e = estimate(scene, ray, Integrator::NextEvent, 4000);
+            EXPECT_NEAR(e.mean, 0.8, 4.5 * e.standard_error + 1e-4) << background;
+        }
+    }
+}
+
+TEST(Backgrounds, EnvironmentMapLightingAgreesWithTheNaiveEstimator) {
+    testing::TemporaryDirectory directory;
+    const std::string map = write_environment(directory, false);
+    const Scene scene = sphere_under("{environment: {file: " + map + ", rotation: 25, intensity: 0.5}}",
+                                     "  - {type: quad, Q: [-50, -1, -50], u: [100, 0, 0], v: [0, 0, 100], "
+                                     "material: {type: lambertian, albedo: [0.5, 0.5, 0.5]}}\n");
+    for (const Vec3& target : {Vec3(0, 0, 0), Vec3(0.5f, 0.6f, 0), Vec3(-0.6f, -0.4f, 0), Vec3(2.5f, -1, 1)}) {
+        const Ray ray{Vec3(0, 0, 5), target - Vec3(0, 0, 5), 0.0f};
+        const Estimate nee = estimate(scene, ray, Integrator::NextEvent, 20000);
+        const Estimate naive = estimate(scene, ray, Integrator::Naive, 200000, 2);
+        EXPECT_NEAR(nee.mean, naive.mean, 4.5 * std::hypot(nee.standard_error, naive.standard_error));
+        EXPECT_LT(nee.standard_error, naive.standard_error);  // with 10x fewer paths
+    }
+}
+
+TEST(Backgrounds, SampledDirectionsHaveTheDensityTheyReport) {
+    testing::TemporaryDirectory directory;
+    const Scene scene = sphere_under("{environment: {file: " + write_environment(directory, false) + ", rotation: 70}}");
+    const SceneView view = scene.view();
+    ASSERT_GT(view.background.distribution_columns, 0u);
+    std::mt19937 random(9);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    int agreeing = 0;
+    const int n = 20000;
+    for (int i = 0; i < n; ++i) {
+        float pdf = 0;
+        const Vec3 d = sample_environment(view.background, view.environment_distribution, uniform(random),
+                                          uniform(random), pdf);
+        EXPECT_NEAR(length(d), 1.0f, 1e-5f);
+        const float again = environment_pdf(view.background, view.environment_distribution, d);
+        agreeing += std::fabs(again - pdf) <= 1e-3f * pdf;  // all but cell borders
+    }
+    EXPECT_GE(agreeing, n * 99 / 100);
+    // The density integrates to one over the sphere (uniform directions).
+    double integral = 0;
+    const int m = 400000;
+    for (int i = 0; i < m; ++i) {
+        integral += environment_pdf(view.background, view.environment_distribution,
+                                    unit_vector_from(uniform(random), uniform(random)));
+    }
+    EXPECT_NEAR(4 * M_PI * integral / m, 1.0, 0.02);
+}
+
+// ---- the any-hit query --------------------------------------------------------------------------------
+
+TEST(AnyHit, AgreesWithTheBruteForceClosestHit) {
+    Scene scene;
+    const uint32_t gray = add_lambertian(scene, Color(0.5f));
+    std::mt19937 random(11);
+    std::uniform_real_distribution<float> coordinate(-5.0f, 5.0f), size(0.1f, 0.8f);
+    for (int i = 0; i < 60; ++i) {
+        const Vec3 c(coordinate(random), coordinate(random), coordinate(random));
+        scene.spheres.push_back(Sphere{c, size(random), Vec3(0.0f), gray});
+        scene.quads.push_back(make_quad(c + Vec3(1, 0, 0), Vec3(size(random), 0, 0), Vec3(0, size(random), 0.3f), gray));
+        Triangle t{};
+        t.vertex0 = c - Vec3(1, 0, 0);
+        t.vertex1 = t.vertex0 + Vec3(size(random), 0, 0);
+        t.vertex2 = t.vertex0 + Vec3(0, 0, size(random));
+        t.material = gray;
+        scene.triangles.push_back(t);
+    }
+    const uint32_t geometry = scene.add_instance_geometry({PrimitiveRef::make(PrimitiveType::Triangle, 0),
+                                                           PrimitiveRef::make(PrimitiveType::Sphere, 1)});
+    for (int i = 0; i < 10; ++i) {
+        scene.add_instance(geometry, Transform::rotate_x(17 * i).then(Transform::translate(Vec3(coordinate(random), 0, 0))),
+                           gray);
+    }
+    scene.build_acceleration();
+    const SceneView view = scene.view();
+    int blocked = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const Ray ray{Vec3(coordinate(random), coordinate(random), coordinate(random)),
+                      Vec3(coordinate(random), coordinate(random), coordinate(random)), 0.0f};
+        const float t_max = std::uniform_real_distribution<float>(0.0f, 1.5f)(random);
+        Hit hit;
+        const bool closest = intersect_closest_brute_force(view, ray, kMinHitDistance, hit) && hit.t < t_max;
+        ASSERT_EQ(intersect_any(view, ray, kMinHitDistance, t_max), closest) << "ray " << i;
+        blocked += closest;
+    }
+    EXPECT_GT(blocked, 2000);
+}
+
+// ---- scene files --------------------------------------------------------------------------------------
+
+TEST(LightsInSceneFiles, AreReadAndCheckedWithTheirKeyAndLine) {
+    const std::string header = "image: {width: 8, height: 8, output: out.ppm}\n"
+                               "sampling: {spp: 1, integrator: nee}\n"
+                               "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+                               "objects: []\n";
+    const SceneDescription d = load_scene_text(
+        header + "lights:\n"
+                 "  - {type: point, position: [0, 2, 0], intensity: [1, 2, 3]}\n"
+                 "  - {type: spot, position: [0, 2, 0], direction: [0, -2, 0], intensity: 4, inner_angle: 10, outer_angle: 30}\n"
+                 "  - {type: directional, direction: [0, -1, 0], irradiance: [1, 1, 1]}\n",
+        "lights.yaml", "/");
+    ASSERT_EQ(d.scene.punctual_lights.size(), 3u);
+    EXPECT_EQ(d.scene.punctual_lights[1].type, LightType::Spot);
+    EXPECT_FLOAT_EQ(d.scene.punctual_lights[1].direction.y, -1.0f);
+    EXPECT_NEAR(d.scene.punctual_lights[1].cos_outer, std::cos(30 * M_PI / 180), 1e-6);
+    testing::TemporaryDirectory directory;
+    const std::string map = write_environment(directory, true);
+    const std::pair<std::string, std::string> bad[] = {
+        {"lights:\n  - {type: area}\n", "lights.yaml:6:12: lights[0].type: unknown value 'area'"},
+        {"lights:\n  - {type: point, position: [0, 2, 0], intensity: [1, 1, -1]}\n", "lights[0].intensity"},
+        {"lights:\n  - {type: directional, direction: [0, 0, 0], irradiance: 1}\n", "lights[0].direction: direction must not be zero"},
+        {"lights:\n  - {type: spot, position: [0, 1, 0], direction: [0, -1, 0], intensity: 1, inner_angle: 40, outer_angle: 30}\n",
+         "lights[0].outer_angle: must be greater than inner_angle"},
+        {"lights:\n  - {type: point, position: [0, 2, 0], intensity: 1, color: 2}\n", "lights[0].color: unknown key"},
+        {"background: {environment: {file: missing.exr}}\n", "background.environment.file"},
+        {"background: {environment: {file: " + map + ", intensity: -1}}\n", "background.environment.intensity: must be in"},
+        {"background: {environment: {file: " + map + ", rotation: .nan}}\n", "background.environment.rotation"},
+        {"background: {color: [0, 0, 0], environment: {file: " + map + "}}\n", "give exactly one of"},
+    };
+    for (const auto& [text, expected] : bad) {
+        try {
+            load_scene_text(header + text, "lights.yaml", "/");
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+        }
+    }
+    try {
+        load_scene_text("image: {width: 8, height: 8, output: out.ppm}\nsampling: {spp: 1, integrator: bidirectional}\n"
+                        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\nobjects: []\n",
+                        "lights.yaml", "/");
+        ADD_FAILURE() << "accepted an unknown integrator";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("lights.yaml:2:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("sampling.integrator"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace farmrt
