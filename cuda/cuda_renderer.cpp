@@ -106,6 +106,11 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     // The kernel specialised to this scene and these options.
     const PathKernelVariant wanted = variant(scene, use_wide);
     kernel_ = find_path_kernel(wanted);
+    // Frames of the book's estimator run its own kernel where one is compiled
+    // for these options (fewer registers), else the general one.
+    PathKernelVariant naive = wanted;
+    naive.naive_only = true;
+    naive_kernel_ = find_path_kernel(naive);
     if (!kernel_) {
         throw RenderError("no CUDA path kernel compiled for leaf quorum " + std::to_string(wanted.leaf_quorum) +
                           ", fused slabs " + std::to_string(int(wanted.fused_slabs)) + ", min blocks " +
@@ -165,24 +170,17 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     }
 
     // Persistent threads: as many blocks as fit on the device at once.
-    const void* kernel = kernel_->function;
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, kernel), "reading kernel attributes");
-    if (options_.block_size > attributes.maxThreadsPerBlock) {
-        throw RenderError("CUDA block size " + std::to_string(options_.block_size) + " exceeds the kernel's limit of " +
-                          std::to_string(attributes.maxThreadsPerBlock) + " threads");
-    }
-    int fitting_blocks = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fitting_blocks, kernel, options_.block_size, 0),
-          "computing occupancy");
     int multiprocessors = 0, max_threads_per_sm = 0;
     check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device_), "reading SM count");
     check(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_),
           "reading threads per SM");
-    const int blocks_per_sm =
-        options_.blocks_per_sm > 0 ? std::min(options_.blocks_per_sm, fitting_blocks) : fitting_blocks;
-    if (blocks_per_sm < 1) throw RenderError("the path kernel does not fit on " + gpu_description(device_));
+    cudaFuncAttributes attributes{};
+    const int blocks_per_sm = persistent_blocks(kernel_->function, attributes);
     grid_blocks_ = blocks_per_sm * multiprocessors;
+    if (naive_kernel_) {
+        cudaFuncAttributes naive_attributes{};
+        naive_grid_blocks_ = persistent_blocks(naive_kernel_->function, naive_attributes) * multiprocessors;
+    }
     sample_buffer_bytes_ = options_.sample_buffer_bytes;
     if (sample_buffer_bytes_ == 0) {
         size_t free_bytes = 0, total_bytes = 0;
@@ -197,6 +195,22 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     report_.occupancy = double(blocks_per_sm * options_.block_size) / max_threads_per_sm;
     report_.multiprocessors = multiprocessors;
     report_.gpu_bvh_leaf_size = own_bvh ? options_.fast_leaf_size : 0;
+}
+
+// Persistent threads: as many blocks of `kernel` as fit on a multiprocessor at once.
+int CudaRenderer::persistent_blocks(const void* kernel, cudaFuncAttributes& attributes) const {
+    check(cudaFuncGetAttributes(&attributes, kernel), "reading kernel attributes");
+    if (options_.block_size > attributes.maxThreadsPerBlock) {
+        throw RenderError("CUDA block size " + std::to_string(options_.block_size) + " exceeds the kernel's limit of " +
+                          std::to_string(attributes.maxThreadsPerBlock) + " threads");
+    }
+    int fitting_blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fitting_blocks, kernel, options_.block_size, 0),
+          "computing occupancy");
+    const int blocks_per_sm =
+        options_.blocks_per_sm > 0 ? std::min(options_.blocks_per_sm, fitting_blocks) : fitting_blocks;
+    if (blocks_per_sm < 1) throw RenderError("the path kernel does not fit on " + gpu_description(device_));
+    return blocks_per_sm;
 }
 
 void CudaRenderer::map_stop_flag() {
@@ -363,12 +377,14 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
             band.radiance ? (uint64_t(launch_samples) + band.chunk_samples - 1) / band.chunk_samples * pixel_count
                           : (uint64_t(pixel_count) + band.chunk_pixels - 1) / band.chunk_pixels;
         const uint64_t needed_blocks = (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
-        unsigned grid_blocks = unsigned(std::min<uint64_t>(unsigned(grid_blocks_), needed_blocks));
+        const bool naive = frame.integrator == Integrator::Naive && naive_kernel_ != nullptr;
+        const PathKernelEntry* kernel = naive ? naive_kernel_ : kernel_;
+        unsigned grid_blocks = unsigned(std::min<uint64_t>(unsigned(naive ? naive_grid_blocks_ : grid_blocks_), needed_blocks));
         if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
         if (options_.schedule == PathSchedule::Dynamic) {
             check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");
         }
-        check(kernel_->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
+        check(kernel->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
               "launching the path kernel");
         if (band.radiance) {
             check(launch_sum_sample_radiance(slot.stream, band.sums, band.radiance, pixel_count, launch_samples),

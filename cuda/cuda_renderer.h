@@ -147,8 +147,11 @@ private:
     bool rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
                              std::vector<PrimitiveRef>& refs) const;
     const PathKernelEntry* kernel_ = nullptr;
+    const PathKernelEntry* naive_kernel_ = nullptr;  // Integrator::Naive frames; null: kernel_ runs them
+    int naive_grid_blocks_ = 0;
     const volatile int* device_stop_ = nullptr;  // the stop flag, mapped (null: not available)
     void map_stop_flag();
+    int persistent_blocks(const void* kernel, cudaFuncAttributes& attributes) const;
     const WideBvhNode* wide_nodes_ = nullptr;  // device, when the kernel traverses the wide BVH
 
     CudaOptions options_;

@@ -57,11 +57,12 @@ __device__ __forceinline__ void begin_run(const BandLaunch& band, uint32_t item,
 }
 
 // The first path of the run's current sample.
+template <bool kNaiveOnly>
 __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, const BandLaunch& band,
                                                   const PixelWork& work, PixelSampler& sampler) {
     const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
     sampler = PixelSampler(frame.key, y * frame.width + x, work.sample);
-    return start_path(frame.camera.generate_ray(x, y, sampler), frame.integrator);
+    return start_path(frame.camera.generate_ray(x, y, sampler), kNaiveOnly ? Integrator::Naive : frame.integrator);
 }
 
 // The next chunk of the dynamic schedule (less the first grid's worth).
@@ -101,7 +102,9 @@ struct QueryOf<Traits, true> {
 // unit is a few samples instead of a whole pixel, and the launch's tail (the
 // time its last items take while other threads idle) is a path or two long.
 // kSamples: per-sample items (BandLaunch::radiance set), else per-pixel items.
-template <class Traits, bool kWide, bool kSamples>
+// kNaiveOnly: a kernel for frames of the book's estimator only, without the
+// registers of next-event estimation; the others run either (FrameSettings::integrator).
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
 __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame,
                                            const BandLaunch& band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
@@ -118,9 +121,11 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     PixelWork work;
     begin_run<kSamples>(band, item, work);
     PixelSampler sampler(frame.key, 0, 0);
-    PathState path = start_sample(frame, band, work, sampler);
+    PathState path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     for (;;) {
-        if (extend_path(scene, path, sampler, closest_hit) && path.depth < frame.max_depth) continue;
+        const bool going = kNaiveOnly ? extend_path_with<Integrator::Naive>(scene, path, sampler, closest_hit)
+                                      : extend_path(scene, path, sampler, closest_hit);
+        if (going && path.depth < frame.max_depth) continue;
         if (kSamples) {
             float* radiance =
                 band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * 3;
@@ -146,54 +151,54 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
             }
             begin_run<kSamples>(band, item, work);
         }
-        path = start_sample(frame, band, work, sampler);
+        path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     }
 }
 
-template <class Traits, bool kWide, bool kSamples>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
 __global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide, kSamples>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples, kNaiveOnly>(scene, frame, band);
 }
 
 // With a register cap: at most 128 threads per block, at least kMinBlocks
 // blocks per multiprocessor.
-template <class Traits, bool kWide, bool kSamples, int kMinBlocks>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, int kMinBlocks>
 __global__ void __launch_bounds__(128, kMinBlocks)
     path_kernel_bounded(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide, kSamples>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples, kNaiveOnly>(scene, frame, band);
 }
 
 // At most 64 registers, any block size (kRegisterCap64).
-template <class Traits, bool kWide, bool kSamples>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
 __global__ void __launch_bounds__(1024, 1)
     path_kernel_capped(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide, kSamples>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples, kNaiveOnly>(scene, frame, band);
 }
 
-template <class Traits, bool kWide, bool kSamples>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
 cudaError_t launch_capped(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                           const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_capped<Traits, kWide, kSamples><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_capped<Traits, kWide, kSamples, kNaiveOnly><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, bool kWide, bool kSamples>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
 cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                    const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel<Traits, kWide, kSamples><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel<Traits, kWide, kSamples, kNaiveOnly><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, bool kWide, bool kSamples, int kMinBlocks>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, int kMinBlocks>
 cudaError_t launch_bounded(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                            const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_bounded<Traits, kWide, kSamples, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
 // The table entry of one variant. kSamples: per-sample work items (the default).
 template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0, bool kWide = false,
-          bool kSamples = true>
+          bool kSamples = true, bool kNaiveOnly = false>
 PathKernelEntry entry(bool fast_math) {
     using Traits = TraversalTraits<kGeometry == KernelGeometry::General, kGeometry == KernelGeometry::Spheres, kQuorum,
                                    kFusedSlabs>;
@@ -205,15 +210,17 @@ PathKernelEntry entry(bool fast_math) {
     e.variant.min_blocks = kMinBlocks;
     e.variant.wide_bvh = kWide;
     e.variant.sample_items = kSamples;
+    e.variant.naive_only = kNaiveOnly;
     if constexpr (kMinBlocks == kRegisterCap64) {
-        e.function = reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide, kSamples>);
-        e.launch = &launch_capped<Traits, kWide, kSamples>;
+        e.function = reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide, kSamples, kNaiveOnly>);
+        e.launch = &launch_capped<Traits, kWide, kSamples, kNaiveOnly>;
     } else if constexpr (kMinBlocks > 0) {
-        e.function = reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kSamples, kMinBlocks>);
-        e.launch = &launch_bounded<Traits, kWide, kSamples, kMinBlocks>;
+        e.function =
+            reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks>);
+        e.launch = &launch_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks>;
     } else {
-        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide, kSamples>);
-        e.launch = &launch<Traits, kWide, kSamples>;
+        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide, kSamples, kNaiveOnly>);
+        e.launch = &launch<Traits, kWide, kSamples, kNaiveOnly>;
     }
     return e;
 }

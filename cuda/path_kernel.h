@@ -74,11 +74,12 @@ struct PathKernelVariant {
     int min_blocks = 0;             // register cap: __launch_bounds__(128, min_blocks); kRegisterCap64; 0 = none
     bool wide_bvh = false;          // traverses BandLaunch::wide_nodes (fast math, no instances)
     bool sample_items = true;       // per-sample work items (BandLaunch::radiance), else per-pixel
+    bool naive_only = false;        // only frames of Integrator::Naive, with fewer registers
 
     bool operator==(const PathKernelVariant& o) const {
         return fast_math == o.fast_math && geometry == o.geometry && leaf_quorum == o.leaf_quorum &&
                fused_slabs == o.fused_slabs && min_blocks == o.min_blocks && wide_bvh == o.wide_bvh &&
-               sample_items == o.sample_items;
+               sample_items == o.sample_items && naive_only == o.naive_only;
     }
 };
 

@@ -47,6 +47,10 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, false, false>(false),
         // The spheres kernel capped at 64 registers (CudaOptions::min_blocks = kRegisterCap64).
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64>(false),
+        // The book's estimator alone (PathKernelVariant::naive_only), for the default options.
+        entry<KernelGeometry::General, kLeafQuorum, false, 0, false, true, true>(false),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, 0, false, true, true>(false),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, false, true, true>(false),
 #if defined(FARMRT_CUDA_EXPERIMENTS)
         // The 4-wide BVH over the CPU's leaves (CudaOptions::exact_wide_bvh),
         // capped and not: 7% faster on the H100 but not bit-identical (a

@@ -26,6 +26,10 @@ const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
         entry<KernelGeometry::Spheres, kLeafQuorum, true, 0, true>(true),
         // Per-pixel work items (CudaOptions::sample_items = false), for comparison.
         entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, false>(true),
+        // The book's estimator alone (PathKernelVariant::naive_only), for the default options.
+        entry<KernelGeometry::General, kLeafQuorum, true, 0, false, true, true>(true),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, true, kRegisterCap64, true, true, true>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, true, true>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

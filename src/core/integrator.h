@@ -192,6 +192,19 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState&
     return continue_path(scene, path, sampler, found, hit, query);
 }
 
+// extend_path() for paths of one integrator known at compile time: the GPU
+// compiles one kernel per integrator, so that the book's estimator does not
+// pay the registers of next-event estimation.
+template <Integrator kIntegrator, class Query, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathState& path, Sampler& sampler,
+                                                   const Query& query) {
+    Hit hit;
+    const bool found = query(scene, path.ray, kMinHitDistance, hit);
+    const uint32_t depth = static_cast<uint32_t>(path.depth++);
+    if (kIntegrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
+    return continue_next_event_path(scene, path, sampler, depth, found, hit, query);
+}
+
 // Radiance along one path; a path still going after max_depth segments adds black.
 template <class Query = BvhClosestHit, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,

