@@ -548,9 +548,20 @@ struct WideTraversal {
             }
             return traversal.finish(hit);
         }
-        // Shadow rays: the any-hit query (occlusion.h).
-        FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
-            return intersect_any(scene, ray, kMinHitDistance, t_max);
+        // Shadow rays: whether anything meets the ray at t < t_max, on the
+        // wide BVH. The closest-hit traversal, started with a bound that
+        // takes every primitive's hit at t <= the float below t_max (a key
+        // above every primitive's: hits at exactly that t count), stops at
+        // its first hit. It finds one exactly when one exists, so the answer
+        // is occlusion.h's intersect_any, bit for bit.
+        FARMRT_INLINE bool occluded(const SceneView&, const Ray& ray, float t_max) const {
+            Hit bound;
+            bound.t = next_float_down(t_max);
+            bound.primitive = PrimitiveRef{0xFFFFFFFFu};
+            RayTraversal<kSpheresOnly> traversal(*bvh, ray, kMinHitDistance, bound);
+            while (!traversal.closest.found && traversal.step(*bvh)) {
+            }
+            return traversal.closest.found;
         }
     };
 

@@ -44,6 +44,19 @@ FARMRT_CPU_GPU FARMRT_INLINE float next_float_up(float x) {
     return x;
 #endif
 }
+// The largest float below a positive finite x (x > 0).
+FARMRT_CPU_GPU FARMRT_INLINE float next_float_down(float x) {
+    uint32_t bits;
+#if defined(__CUDA_ARCH__)
+    bits = __float_as_uint(x) - 1;
+    return __uint_as_float(bits);
+#else
+    std::memcpy(&bits, &x, sizeof bits);
+    --bits;
+    std::memcpy(&x, &bits, sizeof bits);
+    return x;
+#endif
+}
 // a * b + c rounded once (only the GPU fast-math kernel uses it: the CPU
 // build and the exact kernel never fuse).
 FARMRT_CPU_GPU FARMRT_INLINE float fused_multiply_add(float a, float b, float c) {

@@ -205,9 +205,13 @@ void Scene::build_lights() {
     environment_distribution_.clear();
     background.distribution_columns = background.distribution_rows = 0;
     background.distribution_integral = 0.0f;
-    environment_power_ =
-        build_environment_distribution(background, textures, texture_pixels, std::max(scene_radius_, 1e-3f),
-                                       environment_distribution_);
+    const bool sample_background =
+        background.sampling == BackgroundSampling::Light ||
+        (background.sampling == BackgroundSampling::Auto && background.type == BackgroundType::Image);
+    environment_power_ = sample_background ? build_environment_distribution(background, textures, texture_pixels,
+                                                                            std::max(scene_radius_, 1e-3f),
+                                                                            environment_distribution_)
+                                           : 0.0f;
     if (environment_power_ > 0.0f) lights_.push_back(area_light(LightType::Environment));
 
     // Weigh by power; lights that send nothing are dropped.

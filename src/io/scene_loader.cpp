@@ -166,7 +166,13 @@ public:
 
     void load_background(const Value& background, Scene& scene) const {
         Background& b = scene.background;
-        require_map(background, {"sky", "color", "environment"});
+        require_map(background, {"sky", "color", "environment", "sampling"});
+        if (has(background, "sampling")) {
+            const std::string sampling = choice(child(background, "sampling"), {"auto", "light", "bsdf"});
+            b.sampling = sampling == "light"  ? BackgroundSampling::Light
+                         : sampling == "bsdf" ? BackgroundSampling::Bsdf
+                                              : BackgroundSampling::Auto;
+        }
         const int given = int(has(background, "sky")) + int(has(background, "color")) + int(has(background, "environment"));
         if (given != 1) fail(background, "give exactly one of 'sky', 'color' or 'environment'");
         if (has(background, "color")) {

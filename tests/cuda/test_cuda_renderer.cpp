@@ -241,8 +241,9 @@ TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
 TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
     REQUIRE_GPU();
     // Every material and texture kind, quads, triangles and meshes, instances.
+    // lights.yaml: every kind of light, sampled with shadow rays.
     for (const char* name : {"tiny.yaml", "emissive.yaml", "spheres.yaml", "textured.yaml", "cornell.yaml",
-                             "stress.yaml"}) {
+                             "stress.yaml", "lights.yaml"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
         const std::vector<float> gpu = render_gpu(scene, CudaOptions{});

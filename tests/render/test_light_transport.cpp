@@ -286,7 +286,7 @@ TEST(Backgrounds, WhiteFurnaceReturnsAlbedoTimesTheBackground) {
     // A convex diffuse sphere under uniform radiance 1 reflects exactly its albedo.
     testing::TemporaryDirectory directory;
     const std::string uniform_map = write_environment(directory, true);
-    for (const std::string& background : {std::string("{color: [1, 1, 1]}"),
+    for (const std::string& background : {std::string("{color: [1, 1, 1], sampling: light}"),
                                           "{environment: {file: " + uniform_map + ", rotation: 40}}"}) {
         const Scene scene = sphere_under(background);
         ASSERT_EQ(scene.lights().size(), 1u) << background;
@@ -295,6 +295,26 @@ TEST(Backgrounds, WhiteFurnaceReturnsAlbedoTimesTheBackground) {
             const Estimate e = estimate(scene, ray, Integrator::NextEvent, 4000);
             EXPECT_NEAR(e.mean, 0.8, 4.5 * e.standard_error + 1e-4) << background;
         }
+    }
+}
+
+TEST(Backgrounds, SkyAndColourAreLightsOnlyWhenAsked) {
+    EXPECT_EQ(sphere_under("{color: [1, 1, 1]}").lights().size(), 0u);
+    EXPECT_EQ(sphere_under("{sky: {}}").lights().size(), 0u);
+    EXPECT_EQ(sphere_under("{sky: {}, sampling: light}").lights().size(), 1u);
+    EXPECT_EQ(sphere_under("{color: [0, 0, 0], sampling: light}").lights().size(), 0u);  // sends nothing
+    testing::TemporaryDirectory directory;
+    const std::string map = write_environment(directory, false);
+    EXPECT_EQ(sphere_under("{environment: {file: " + map + "}}").lights().size(), 1u);
+    EXPECT_EQ(sphere_under("{environment: {file: " + map + "}, sampling: bsdf}").lights().size(), 0u);
+    // The sampled sky converges to the same radiance as the unsampled one.
+    const Scene sampled = sphere_under("{sky: {}, sampling: light}");
+    const Scene unsampled = sphere_under("{sky: {}}");
+    for (const Vec3& target : {Vec3(0, 0, 0), Vec3(0.5f, 0.6f, 0)}) {
+        const Ray ray{Vec3(0, 0, 5), target - Vec3(0, 0, 5), 0.0f};
+        const Estimate a = estimate(sampled, ray, Integrator::NextEvent, 20000);
+        const Estimate b = estimate(unsampled, ray, Integrator::NextEvent, 20000, 2);
+        EXPECT_NEAR(a.mean, b.mean, 4.5 * std::hypot(a.standard_error, b.standard_error));
     }
 }
 

@@ -82,6 +82,8 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
         {"spheres.yaml", 48, 27, 2, {}},
         {"many_spheres.yaml", 48, 27, 1, {}},
         {"emissive.yaml", 40, 30, 4, {}},
+        {"lights.yaml", 48, 27, 2, {}},
+        {"spheres.yaml", 48, 27, 2, {"background.sampling=light"}},
         {"tiny.yaml", 48, 32, 4, {}},
         {"tiny.yaml", 48, 32, 4,
          {"objects[2]={type: sphere, center: [-1.1, 0.5, 0], center1: [-1.1, 0.9, 0.3], radius: 0.5,"
@@ -98,7 +100,7 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
         for (const std::string& set : c.extra) overrides.push_back({set, ""});
         SceneDescription d = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/" + c.file, overrides);
         d.scene.build_acceleration();
-        const std::string name = std::string(c.file) + (c.extra.empty() ? "" : " (motion blur, ellipsoid)");
+        const std::string name = std::string(c.file) + (c.extra.empty() ? "" : " with " + c.extra[0].substr(0, 40));
         const std::vector<float> scalar = render(d, "off");
         double total = 0;
         for (const float v : scalar) total += v;
