@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """RMSE of a linear PFM image against a reference PFM (all channels), in
-plain Python (no numpy on the GPU machine).
+plain Python (no numpy on the GPU machine). With --outside LEVEL, also the
+RMSE over the pixels away from those where the reference exceeds LEVEL
+(their 3x3 neighbourhoods left out): lamps seen directly, whose edge pixels'
+noise comes from where in the pixel a sample lands, the same for every
+integrator.
 
-    scripts/bench/image_error.py IMAGE.pfm REFERENCE.pfm
+    scripts/bench/image_error.py IMAGE.pfm REFERENCE.pfm [--outside LEVEL]
 """
 import array
 import math
@@ -20,16 +24,38 @@ def read_pfm(path):
         values.byteswap()
     channels = 3 if kind == b"PF" else 1
     assert len(values) == width * height * channels, path
-    return values
+    return values, width, height
+
+
+def rmse(image, reference, skip=frozenset()):
+    total, count = 0.0, 0
+    for pixel in range(len(reference) // 3):
+        if pixel in skip:
+            continue
+        for k in range(3):
+            d = image[3 * pixel + k] - reference[3 * pixel + k]
+            total += d * d
+        count += 3
+    return math.sqrt(total / count)
 
 
 def main():
-    image, reference = read_pfm(sys.argv[1]), read_pfm(sys.argv[2])
-    assert len(image) == len(reference)
-    total = 0.0
-    for a, b in zip(image, reference):
-        total += (a - b) * (a - b)
-    print("%.6g" % math.sqrt(total / len(image)))
+    image, width, height = read_pfm(sys.argv[1])
+    reference, reference_width, _ = read_pfm(sys.argv[2])
+    assert len(image) == len(reference) and width == reference_width
+    line = "%.6g" % rmse(image, reference)
+    if len(sys.argv) > 4 and sys.argv[3] == "--outside":
+        level = float(sys.argv[4])
+        skip = set()
+        for pixel in range(width * height):
+            if max(reference[3 * pixel:3 * pixel + 3]) > level:
+                x, y = pixel % width, pixel // width
+                for dy in (-1, 0, 1):
+                    for dx in (-1, 0, 1):
+                        if 0 <= x + dx < width and 0 <= y + dy < height:
+                            skip.add((y + dy) * width + x + dx)
+        line += " %.6g" % rmse(image, reference, skip)
+    print(line)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,13 @@
 # sampling.integrator), and the cost of many lights, on this machine's CPU
 # (all threads) and GPU (exact math) where it has one:
 #   - configs/cornell.yaml at 300x300 and configs/spheres.yaml (the sky-lit
-#     final scene) at 400x225, each integrator at several spp: wall time,
-#     render phase (--stats), RMSE against a converged reference (nee, REF_SPP,
-#     on the GPU when there is one), and RMSE^2 x render time (the
-#     time-independent cost of an estimate: the lower, the sooner it is clean);
+#     final scene) at 400x225, each integrator at several spp (and on the
+#     final scene nee with the sky sampled as a light, background.sampling:
+#     light): wall time, render phase (--stats), RMSE against a converged
+#     reference (nee, REF_SPP, on the GPU when there is one), the RMSE away
+#     from the pixels that see the lamp directly (image_error.py --outside 1),
+#     and RMSE^2 x render time (the time-independent cost of an estimate: the
+#     lower, the sooner it is clean);
 #   - the Cornell box's lamp as 1 quad, 2 triangles and 10,000 triangles
 #     (scripts/generate/lamp_grid.py): samples per second of the render phase.
 # Prints markdown tables; keeps the images under OUT_DIR.
@@ -33,27 +36,31 @@ run() {
   python3 -c "import json; s=json.load(open('$out/$name.json')); print('%.3f %.3f %d' % ($end-$start, s['render_seconds'], s.get('samples', 0)))"
 }
 
+# SCENE|ARGS|SPPS|INTEGRATORS (nee_sky: nee with background.sampling: light)
 scenes=(
-  "cornell|configs/cornell.yaml --width 300 --height 300|16 64 256 1024"
-  "final|configs/spheres.yaml --width 400 --height 225|16 64 256"
+  "cornell|configs/cornell.yaml --width 300 --height 300|16 64 256 1024|naive nee"
+  "final|configs/spheres.yaml --width 400 --height 225|16 64 256|naive nee nee_sky"
 )
 echo "## Time to equal error"
 echo
-echo "| scene | backend | integrator | spp | wall s | render s | RMSE | RMSE² × render s |"
-echo "|---|---|---|---:|---:|---:|---:|---:|"
+echo "| scene | backend | integrator | spp | wall s | render s | RMSE | RMSE² × render s | RMSE outside the lamp | its RMSE² × render s |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for entry in "${scenes[@]}"; do
-  IFS='|' read -r scene args spps <<<"$entry"
+  IFS='|' read -r scene args spps integrators <<<"$entry"
   # shellcheck disable=SC2086
   run "${scene}_reference" $args --spp "$reference_spp" --backend "$reference_backend" >/dev/null || continue
   for backend in "${backends[@]}"; do
-    for integrator in naive nee; do
+    for integrator in $integrators; do
+      settings=(--set "sampling.integrator=${integrator%_sky}")
+      [ "$integrator" = nee_sky ] && settings+=(--set background.sampling=light)
       for spp in $spps; do
         name="${scene}_${backend}_${integrator}_${spp}"
         # shellcheck disable=SC2086
-        read -r wall render _ < <(run "$name" $args --spp "$spp" --backend "$backend" --set "sampling.integrator=$integrator") || continue
-        rmse=$(python3 scripts/bench/image_error.py "$out/$name.pfm" "$out/${scene}_reference.pfm")
+        read -r wall render _ < <(run "$name" $args --spp "$spp" --backend "$backend" "${settings[@]}") || continue
+        read -r rmse outside < <(python3 scripts/bench/image_error.py "$out/$name.pfm" "$out/${scene}_reference.pfm" --outside 1)
         cost=$(python3 -c "print('%.4g' % ($rmse * $rmse * $render))")
-        echo "| $scene | $backend | $integrator | $spp | $wall | $render | $rmse | $cost |"
+        outside_cost=$(python3 -c "print('%.4g' % ($outside * $outside * $render))")
+        echo "| $scene | $backend | $integrator | $spp | $wall | $render | $rmse | $cost | $outside | $outside_cost |"
       done
     done
   done
