@@ -143,7 +143,7 @@ TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
               "data_type)");
     EXPECT_EQ(load_error(with_appended("backgroud: {color: [0, 0, 0]}")),
               "scene.yaml:17:1: backgroud: unknown key (expected one of: image, sampling, camera, background, "
-              "materials, objects, animation)");
+              "materials, objects, lights, animation)");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1], fuzz: 0}")),
               "scene.yaml:11:52: materials.red.fuzz: unknown key (expected one of: type, albedo)");
 }
