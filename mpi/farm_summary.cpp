@@ -77,6 +77,7 @@ std::string stats_json(const JobOutcome& o) {
         .add("primitives", uint64_t(scene.primitive_count()))
         .add("instances", uint64_t(scene.instance_count()))
         .add("rendered_primitives", scene.rendered_primitive_count())
+        .add("lights", uint64_t(scene.lights().size()))
         .add("bvh_nodes", uint64_t(scene.nodes().size()))
         .add_raw("seconds", phases_json(o.phases))
         .add("samples", o.result.samples)

@@ -37,5 +37,6 @@ struct RenderSettings {
 
 const char* encoding_name(Encoding encoding);
 const char* data_type_name(PixelDataType type);
+const char* integrator_name(Integrator integrator);  // as the scene file spells it
 
 }  // namespace farmrt

@@ -100,6 +100,7 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     id += "height=" + std::to_string(s.height) + "\n";
     id += "spp=" + std::to_string(s.spp) + "\n";
     id += "max_depth=" + std::to_string(s.max_depth) + "\n";
+    id += std::string("integrator=") + integrator_name(s.integrator) + "\n";
     id += "seed=" + std::to_string(s.seed) + "\n";
     id += "camera.lookfrom=" + hex_vector(c.lookfrom) + "\n";
     id += "camera.lookat=" + hex_vector(c.lookat) + "\n";

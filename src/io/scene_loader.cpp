@@ -663,6 +663,10 @@ const char* encoding_name(Encoding encoding) {
     return "?";
 }
 
+const char* integrator_name(Integrator integrator) {
+    return integrator == Integrator::Naive ? "naive" : "nee";
+}
+
 const char* data_type_name(PixelDataType type) {
     switch (type) {
     case PixelDataType::UInt8: return "uint8";

@@ -83,6 +83,7 @@ std::string settings_json(const RenderSettings& s) {
         .add("data_type", data_type_name(s.data_type))
         .add("spp", s.spp)
         .add("max_depth", s.max_depth)
+        .add("integrator", integrator_name(s.integrator))
         .add("seed", s.seed)
         .str();
 }

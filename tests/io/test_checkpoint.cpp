@@ -137,6 +137,10 @@ TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
     EXPECT_NE(mismatch(frame_identity(moved, 4)).find("the scene's content"), std::string::npos) << mismatch(frame_identity(moved, 4));
     const SceneDescription camera = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"camera.vfov=41", ""}});
     EXPECT_NE(mismatch(frame_identity(camera, 4)).find("camera.vfov"), std::string::npos);
+    // Both estimators converge to the same image, but their sums differ: never mixed in one frame.
+    const SceneDescription naive = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.integrator=naive", ""}});
+    EXPECT_NE(mismatch(frame_identity(naive, 4)).find("integrator is nee in the checkpoint, naive now"), std::string::npos)
+        << mismatch(frame_identity(naive, 4));
 }
 
 // Renders the frame with `renderer` in passes, checkpointing and reloading
