@@ -77,6 +77,8 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         add_override("sampling.max_depth");
     } else if (name == "--seed") {
         add_override("sampling.seed");
+    } else if (name == "--integrator") {
+        add_override("sampling.integrator");
     } else if (name == "--set") {
         cl.overrides.push_back(SceneOverride{value, "--set " + value});
     } else if (name == "--threads") {
@@ -145,6 +147,8 @@ const OptionSpec kOptions[] = {
     {"--spp", "N", "Scene overrides (take precedence over the file)", "samples per pixel"},
     {"--max-depth", "D", "Scene overrides (take precedence over the file)", "path segments per sample"},
     {"--seed", "S", "Scene overrides (take precedence over the file)", "random seed"},
+    {"--integrator", "nee|naive", "Scene overrides (take precedence over the file)",
+     "next-event estimation with MIS (default), or the book's estimator"},
     {"--set", "KEY.PATH=VALUE", "Scene overrides (take precedence over the file)",
      "any scene value, e.g. --set camera.vfov=30, --set objects[2].radius=0.5 (VALUE is YAML)"},
     {"--threads", "N", "Execution",

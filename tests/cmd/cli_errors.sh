@@ -79,6 +79,7 @@ expect_error "zero --rank-timeout" "--rank-timeout: expected seconds between 1 a
 expect_error "bad --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got 'soon'" "$good" --rank-timeout=soon
 expect_error "--opt=value with a bad value" "--spp -3: sampling\.spp: must be between 1 and 16777216, got -3" "$good" --spp=-3
 expect_error "bad --tile" "--tile: expected an integer between 1 and 4096, got 'big'" "$good" --tile big
+expect_error "unknown --integrator" "--integrator bidirectional: sampling\.integrator: unknown value 'bidirectional' \(expected nee \| naive\)" "$good" --integrator bidirectional
 
 # ---- the scene file ----------------------------------------------------------------
 expect_error "missing scene file" "missing.yaml: cannot read scene file: No such file or directory" missing.yaml
@@ -105,6 +106,14 @@ bad=$(variant unknown_type 12 "  red: {type: lambertain, albedo: [0.8, 0.1, 0.1]
 expect_error "unknown material type" "$bad:12:15: materials\.red\.type: unknown value 'lambertain' .*" "$bad"
 bad=$(variant bad_extension 4 "  output: good.xyz")
 expect_error "unsupported extension in the scene" "$bad:4:11: image\.output: unsupported image extension '\.xyz' .*" "$bad"
+
+# ---- lights and backgrounds -------------------------------------------------------------
+expect_error "environment map missing" "--set background=\{environment: \{file: sky.exr\}\}: background\.environment\.file: .*sky\.exr: cannot read image texture: no such file" \
+    "$good" --set 'background={environment: {file: sky.exr}}'
+expect_error "NaN light intensity" "--set lights=\[\{type: point, position: \[0, 1, 0\], intensity: \.nan\}\]: lights\[0\]\.intensity: must be a finite number, got \.nan" \
+    "$good" --set 'lights=[{type: point, position: [0, 1, 0], intensity: .nan}]'
+expect_error "unknown background sampling" "--set background.sampling=always: background\.sampling: unknown value 'always' \(expected auto \| light \| bsdf\)" \
+    "$good" --set background.sampling=always
 
 # ---- overrides -----------------------------------------------------------------------
 expect_error "absurd size" "--height 65536: image\.height: image of 65536x65536 exceeds the limit of 268435456 pixels" \
