@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -25,6 +26,13 @@ struct Value {
     // empty value at the next token, often on the following line.
     YAML::Mark key_mark = YAML::Mark::null_mark();
 };
+
+// A path inside the scene: relative to the scene file's directory.
+inline std::string resolve_scene_path(const std::string& scene_directory, const std::string& name) {
+    const std::filesystem::path path(name);
+    if (path.is_absolute() || scene_directory.empty()) return path.lexically_normal().string();
+    return (std::filesystem::path(scene_directory) / path).lexically_normal().string();
+}
 
 // Reads typed values out of YAML nodes, each error one line naming the file,
 // line, column and key path (or the --set that gave the value).
