@@ -13,7 +13,7 @@ enum class BackgroundType : uint32_t { Sky = 0, Constant = 1, Image = 2 };
 //   Auto: environment images yes; the sky gradient and constant colours no:
 //     for them cosine-weighted BSDF samples are already nearly ideal, and a
 //     shadow ray per vertex bought no less noise on the book's sky-lit final
-//     scene at 1.6-1.9 times the time (results/light_transport.md).
+//     scene at 1.1-1.9 times the time (results/light_transport.md).
 //   Light: always (where it sends light). Bsdf: never (BSDF samples only).
 enum class BackgroundSampling : uint32_t { Auto = 0, Light = 1, Bsdf = 2 };
 
