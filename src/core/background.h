@@ -110,9 +110,10 @@ FARMRT_CPU_GPU FARMRT_INLINE float continuous_position(const float* cdf, uint32_
     return (float(index) + min_float(offset, 0.99999994f)) / float(count - 1);
 }
 
-// The cell of x in [0, 1] among `count`.
+// The cell of x in [0, 1] among `count` (outside: the nearest).
 FARMRT_CPU_GPU FARMRT_INLINE uint32_t cell_of(float x, uint32_t count) {
-    const uint32_t cell = uint32_t(clamp_float(x, 0.0f, 1.0f) * float(count));
+    if (!(x > 0.0f)) return 0;  // NaN too: never converted
+    const uint32_t cell = uint32_t(min_float(x, 1.0f) * float(count));
     return cell < count ? cell : count - 1;
 }
 
