@@ -169,8 +169,9 @@ Light area_light(LightType type, uint32_t primitive = 0, uint32_t instance = kNo
 
 void Scene::build_lights() {
     for (Material& m : materials) {
-        m.emission_luminance =
-            m.type == MaterialType::Emissive ? mean_luminance(textures[m.emission_texture], texture_pixels) : 0.0f;
+        // A texture index past the array (a scene still being assembled) emits nothing yet.
+        const bool emits = m.type == MaterialType::Emissive && m.emission_texture < textures.size();
+        m.emission_luminance = emits ? mean_luminance(textures[m.emission_texture], texture_pixels) : 0.0f;
     }
     const std::vector<PrimitiveRef> top_level = all_primitive_refs();
     Aabb bounds;

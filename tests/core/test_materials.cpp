@@ -344,6 +344,7 @@ TEST(Emissive, EndsThePathWithItsColor) {
     Texture emission;
     emission.color = Color(4, 2, 1);
     scene.textures.push_back(emission);
+    scene.build_acceleration();  // again, now that the lamp's texture exists
     PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
     const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0.1f, 0.2f, -1)}, sampler, 50, BvhClosestHit(), Integrator::Naive);
     EXPECT_EQ(c.x, 4.0f);
