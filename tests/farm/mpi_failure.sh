@@ -69,7 +69,7 @@ grep -Eq "$message_pattern" "$work/stderr" || fail "no line matching: $message_p
 # No image and no temporary; a checkpoint of the work finished before the job
 # was taken down may stay (rank 0 saves one when mpirun's SIGTERM reaches it
 # first): a rerun with --resume continues from it.
-leftovers=$(find "$work" \( -name 'out.*' -o -name '*.farmrt-*' -o -name '*.tmp' \) ! -name 'out.ppm.checkpoint')
+leftovers=$(find "$work" \( -name 'out.*' -o -name '*.farmrt-*' -o -name '*.tmp' \) ! -name 'out.*.checkpoint')
 [ -z "$leftovers" ] || fail "left files behind: $leftovers"
 [ "$elapsed" -le 30 ] || fail "took ${elapsed}s"
 sleep 1
