@@ -1,7 +1,9 @@
 #include "mpi/farm_failure.h"
 
 #include <cstdio>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "core/errors.h"
 
@@ -50,7 +52,28 @@ void agree_on_failure(const MpiSession& mpi, MpiClock& clock, std::exception_ptr
     throw JobAbandoned{first.index};
 }
 
+namespace {
+
+bool is_mpi_call_error(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const MpiCallError&) {
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+}  // namespace
+
 void end_job_after_failure(const MpiSession& mpi, std::exception_ptr error) {
+    if (mpi.size() > 1 && is_mpi_call_error(error)) {
+        // A failed MPI call is most often the echo of a rank that has just
+        // called MPI_Abort with its own message; the launcher stops this rank
+        // within milliseconds, and the job's one error line stays the cause.
+        // Only when nothing stops it is this rank's failure the news.
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+    }
     print_error(mpi, error);
     const int code = exit_code_for(error);
     if (mpi.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);

@@ -15,7 +15,7 @@ void check_mpi(int code, const char* what) {
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(code, text, &length);
-    throw RenderError(std::string(what) + ": " + std::string(text, size_t(std::max(length, 0))));
+    throw MpiCallError(std::string(what) + ": " + std::string(text, size_t(std::max(length, 0))));
 }
 
 MpiSession::MpiSession(int* argc, char*** argv) {

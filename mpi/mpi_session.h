@@ -9,6 +9,8 @@
 #include <chrono>
 #include <string>
 
+#include "core/errors.h"
+
 namespace farmrt {
 
 class MpiSession {
@@ -41,7 +43,14 @@ private:
 // srun with PMI or PMIx): its environment says so.
 bool started_by_launcher();
 
-// Throws RenderError("what: <MPI error text>") unless `code` is MPI_SUCCESS.
+// A failed MPI call. Often the echo of another rank's failure: when a rank
+// calls MPI_Abort, the others may see their pending operations fail before
+// the launcher stops them.
+struct MpiCallError : RenderError {
+    using RenderError::RenderError;
+};
+
+// Throws MpiCallError("what: <MPI error text>") unless `code` is MPI_SUCCESS.
 void check_mpi(int code, const char* what);
 
 // Accumulates the seconds spent inside MPI calls (a rank's "communicating").
