@@ -67,6 +67,18 @@ FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray, Integra
     return path;
 }
 
+// The light a surface emits towards the ray, weighted against light sampling
+// where the ray was drawn from a BSDF density (previous_pdf > 0).
+template <Integrator kIntegrator>
+FARMRT_CPU_GPU FARMRT_INLINE Color emitted_towards(const SceneView& scene, const PathState& path, const Hit& hit,
+                                                   const SurfaceInteraction& si, const Material& material) {
+    const Color emitted = evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
+    if (kIntegrator == Integrator::Naive || !(path.previous_pdf > 0.0f)) return path.throughput * emitted;
+    const float weight =
+        power_heuristic(path.previous_pdf, emitter_hit_pdf(scene, path.ray, hit, path.previous_point, si.point));
+    return (weight * path.throughput) * emitted;
+}
+
 // The book's segment: adds what the ray sees and scatters it.
 template <class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, PathState& path, Sampler& sampler,
@@ -84,6 +96,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
             path.throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
         return false;
     }
+    if (material_emits(material)) path.radiance += emitted_towards<Integrator::Naive>(scene, path, hit, si, material);
     const ScatterResult s = scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler,
                                     kDimensionFirstBounce + kDimensionsPerBounce * depth);
     if (!s.scattered) return false;
@@ -96,18 +109,33 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
 // front of the light: short of it by more than the light point's rounding.
 constexpr float kShadowRayEnd = 1.0f - 1e-4f;
 
-// One light sample at a diffuse vertex with albedo `albedo`, weighted
-// against the BSDF's density for the same direction (the power heuristic).
+// What a vertex scatters light with, for the light sample: a Lambertian
+// albedo, or the Principled material's inputs in its shading frame.
+struct VertexBsdf {
+    bool principled = false;
+    Color albedo;
+    PrincipledInputs inputs;
+    ShadingFrame frame;
+    Vec3 wo;  // towards the previous vertex, in `frame`
+};
+
+// One light sample at a vertex whose BSDF has a density, weighted against
+// that density for the same direction (the power heuristic).
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, const SurfaceInteraction& si,
-                                                       const Color& albedo, float time, Sampler& sampler,
+                                                       const VertexBsdf& bsdf, float time, Sampler& sampler,
                                                        uint32_t dimension, const Query& query) {
     const Light light = scene.lights[pick_light(scene, sampler.uniform(dimension + kLightPick))];
     const LightSample sample = sample_light(scene, light, si.point, sampler.uniform(dimension + kLightSample),
                                             sampler.uniform(dimension + kLightSample + 1), time);
     const float cosine = dot(si.normal, sample.direction);
-    if (!(sample.pdf > 0.0f) || !(cosine > 0.0f)) return Color(0.0f);
+    if (!(sample.pdf > 0.0f) || (!bsdf.principled && !(cosine > 0.0f))) return Color(0.0f);
     if (sample.radiance.x == 0.0f && sample.radiance.y == 0.0f && sample.radiance.z == 0.0f) return Color(0.0f);
+    BsdfValue value;
+    if (bsdf.principled) {
+        value = evaluate_principled(bsdf.inputs, bsdf.wo, bsdf.frame.to_local(sample.direction));
+        if (!(value.pdf > 0.0f)) return Color(0.0f);
+    }
     const float pick = light_pick_probability(scene, light);
     const float light_pdf = pick * sample.pdf;
     if (!(light_pdf > 0.0f)) return Color(0.0f);
@@ -115,9 +143,13 @@ FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, c
     const bool blocked = sample.infinite ? query.occluded(scene, Ray{origin, sample.direction, time}, kInfinity)
                                          : query.occluded(scene, Ray{origin, sample.point - origin, time}, kShadowRayEnd);
     if (blocked) return Color(0.0f);
+    if (bsdf.principled) {
+        const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, value.pdf);
+        return (weight / light_pdf) * (value.f_cos * sample.radiance);
+    }
     // Lambertian: f = albedo / pi, BSDF density cos / pi.
     const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, cosine * (1.0f / kPi));
-    return (weight * cosine * (1.0f / kPi) / light_pdf) * (albedo * sample.radiance);
+    return (weight * cosine * (1.0f / kPi) / light_pdf) * (bsdf.albedo * sample.radiance);
 }
 
 // The next-event estimator's segment (Integrator::NextEvent).
@@ -136,26 +168,29 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
     }
     const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     const Material material = scene.materials[si.material];
-    if (material.type == MaterialType::Emissive) {
-        const Color emitted = evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
-        const float weight =
-            path.previous_pdf > 0.0f
-                ? power_heuristic(path.previous_pdf, emitter_hit_pdf(scene, path.ray, hit, path.previous_point, si.point))
-                : 1.0f;
-        path.radiance += (weight * path.throughput) * emitted;
-        return false;
+    if (material_emits(material)) {
+        path.radiance += emitted_towards<Integrator::NextEvent>(scene, path, hit, si, material);
+        if (material.type == MaterialType::Emissive) return false;
     }
     const uint32_t dimension = kNextEventFirstBounce + kNextEventDimensionsPerBounce * depth;
-    const bool diffuse = material.type == MaterialType::Lambertian;
-    if (diffuse && scene.light_count > 0) {
-        const Color albedo = evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si);
-        path.radiance += path.throughput * sample_direct_light(scene, si, albedo, path.ray.time, sampler, dimension, query);
+    const bool has_density = material.type == MaterialType::Lambertian || material.type == MaterialType::Principled;
+    if (has_density && scene.light_count > 0) {
+        VertexBsdf bsdf;
+        if (material.type == MaterialType::Principled) {
+            bsdf.principled = true;
+            bsdf.inputs = principled_inputs(material, scene.textures, scene.texture_pixels, si);
+            bsdf.frame = shading_frame(si.normal);
+            bsdf.wo = bsdf.frame.to_local(-unit_vector(path.ray.direction));
+        } else {
+            bsdf.albedo = evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si);
+        }
+        path.radiance += path.throughput * sample_direct_light(scene, si, bsdf, path.ray.time, sampler, dimension, query);
     }
     const ScatterResult s =
         scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler, dimension + kBsdfSample);
     if (!s.scattered) return false;
     path.previous_point = si.point;
-    path.previous_pdf = diffuse ? max_float(0.0f, dot(si.normal, unit_vector(s.ray.direction))) * (1.0f / kPi) : 0.0f;
+    path.previous_pdf = has_density ? s.pdf : 0.0f;
     path.throughput *= s.attenuation;
     path.ray = s.ray;
     if (path.depth >= kRouletteDepth) {

@@ -170,7 +170,7 @@ Light area_light(LightType type, uint32_t primitive = 0, uint32_t instance = kNo
 void Scene::build_lights() {
     for (Material& m : materials) {
         // A texture index past the array (a scene still being assembled) emits nothing yet.
-        const bool emits = m.type == MaterialType::Emissive && m.emission_texture < textures.size();
+        const bool emits = material_emits(m) && m.emission_texture < textures.size();
         m.emission_luminance = emits ? mean_luminance(textures[m.emission_texture], texture_pixels) : 0.0f;
     }
     const std::vector<PrimitiveRef> top_level = all_primitive_refs();
@@ -179,7 +179,7 @@ void Scene::build_lights() {
     scene_radius_ = top_level.empty() ? 0.0f : 0.5f * length(bounds.upper - bounds.lower);
 
     lights_.clear();
-    const auto emissive = [&](uint32_t material) { return materials[material].type == MaterialType::Emissive; };
+    const auto emissive = [&](uint32_t material) { return material_emits(materials[material]); };
     for (const PrimitiveRef ref : top_level) {
         switch (ref.type()) {
         case PrimitiveType::Sphere:
@@ -195,10 +195,17 @@ void Scene::build_lights() {
         }
     }
     for (uint32_t i = 0; i < instance_placements.size(); ++i) {
-        if (!emissive(instance_placements[i].material)) continue;
+        const uint32_t placed = instance_placements[i].material;
+        if (placed != kGeometryMaterial && !emissive(placed)) continue;
         for (const PrimitiveRef ref : geometry_refs(instance_placements[i].geometry)) {
-            if (ref.type() == PrimitiveType::Quad) lights_.push_back(area_light(LightType::Quad, ref.index(), i));
-            if (ref.type() == PrimitiveType::Triangle) lights_.push_back(area_light(LightType::Triangle, ref.index(), i));
+            if (ref.type() == PrimitiveType::Quad &&
+                (placed != kGeometryMaterial || emissive(quads[ref.index()].material))) {
+                lights_.push_back(area_light(LightType::Quad, ref.index(), i));
+            }
+            if (ref.type() == PrimitiveType::Triangle &&
+                (placed != kGeometryMaterial || emissive(triangles[ref.index()].material))) {
+                lights_.push_back(area_light(LightType::Triangle, ref.index(), i));
+            }
         }
     }
     lights_.insert(lights_.end(), punctual_lights.begin(), punctual_lights.end());

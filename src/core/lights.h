@@ -66,7 +66,9 @@ FARMRT_CPU_GPU FARMRT_INLINE float emitter_area(const EmitterShape& shape) {
 
 // The material an area light emits with.
 FARMRT_CPU_GPU FARMRT_INLINE uint32_t area_light_material(const SceneView& scene, const Light& light) {
-    if (light.instance != kNoInstance) return scene.instances[light.instance].material;
+    if (light.instance != kNoInstance && scene.instances[light.instance].material != kGeometryMaterial) {
+        return scene.instances[light.instance].material;
+    }
     if (light.type == LightType::Sphere) return scene.spheres[light.primitive].material;
     if (light.type == LightType::Quad) return scene.quads[light.primitive].material;
     return scene.triangles[light.primitive].material;

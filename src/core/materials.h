@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "core/principled.h"
 #include "core/ray.h"
 #include "core/ray_spawn.h"
 #include "core/sampler.h"
@@ -21,21 +22,36 @@ struct Texture {
     // Image: linear RGB texels, top row first, at texture_pixels[3 * image_offset].
     uint32_t image_offset = 0;
     uint32_t image_width = 0, image_height = 0;
+    // Image: (u, v) outside [0, 1] repeat the image (glTF's default) instead
+    // of clamping to its edge (the book's).
+    uint32_t repeat = 0;
 };
 
-enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3 };
+// No texture: a Principled material's emission_texture when it does not emit.
+constexpr uint32_t kNoTexture = 0xFFFFFFFFu;
+
+enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3, Principled = 4 };
 
 // 16-byte aligned (32 bytes): two 16-byte loads on the GPU.
 struct alignas(16) Material {
     MaterialType type = MaterialType::Lambertian;
-    uint32_t albedo_texture = 0;  // Lambertian and Metal: index into the texture array
+    uint32_t albedo_texture = 0;  // Lambertian, Metal, Principled (base colour): index into the texture array
     float fuzz = 0;               // Metal
-    float ior = 1.5f;             // Dielectric
-    uint32_t emission_texture = 0;  // Emissive: index into the texture array
-    // Emissive: the mean luminance of the emission texture, which weighs the
-    // light in light selection (Scene::build_lights fills it in).
+    float ior = 1.5f;             // Dielectric, Principled
+    // Emissive, Principled (kNoTexture: none): index into the texture array.
+    uint32_t emission_texture = 0;
+    // The mean luminance of the emission texture, which weighs the light in
+    // light selection (Scene::build_lights fills it in).
     float emission_luminance = 0.0f;
+    // Principled: roughness in green, metallic in blue (glTF's layout).
+    uint32_t metallic_roughness_texture = 0;
+    float transmission = 0.0f;  // Principled
 };
+
+// Whether surfaces of this material emit light.
+FARMRT_CPU_GPU FARMRT_INLINE bool material_emits(const Material& m) {
+    return m.type == MaterialType::Emissive || (m.type == MaterialType::Principled && m.emission_texture != kNoTexture);
+}
 
 // The luminance of a linear Rec. 709 colour.
 FARMRT_CPU_GPU FARMRT_INLINE float luminance(const Color& c) {
@@ -60,6 +76,10 @@ struct SurfaceInteraction {
 FARMRT_CPU_GPU FARMRT_INLINE Color lookup_image(const Texture& texture, const float* texture_pixels, float u, float v) {
     const int width = static_cast<int>(texture.image_width);
     const int height = static_cast<int>(texture.image_height);
+    if (texture.repeat != 0) {
+        u = u - floorf(u);
+        v = v - floorf(v);
+    }
     const float x = clamp_float(u, 0.0f, 1.0f) * static_cast<float>(width) - 0.5f;
     const float y = (1.0f - clamp_float(v, 0.0f, 1.0f)) * static_cast<float>(height) - 0.5f;
     const float x_floor = floorf(x), y_floor = floorf(y);
@@ -126,7 +146,43 @@ struct ScatterResult {
     bool scattered = false;
     Color attenuation;
     Ray ray;
+    // The solid-angle density the direction was drawn with; 0 for the
+    // book's dielectric and fuzzy metal, whose directions have none in
+    // closed form (next-event estimation counts what they hit in full).
+    float pdf = 0.0f;
 };
+
+// The Principled material's inputs at a surface point.
+FARMRT_CPU_GPU FARMRT_INLINE PrincipledInputs principled_inputs(const Material& material, const Texture* textures,
+                                                                const float* texture_pixels, const SurfaceInteraction& si) {
+    PrincipledInputs in;
+    in.base_color = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
+    const Color metallic_roughness =
+        evaluate_texture(textures, texture_pixels, material.metallic_roughness_texture, si);
+    in.roughness = clamp_float(metallic_roughness.y, 0.0f, 1.0f);
+    in.metallic = clamp_float(metallic_roughness.z, 0.0f, 1.0f);
+    in.transmission = material.transmission;
+    in.eta = si.front_face ? material.ior : 1.0f / material.ior;
+    return in;
+}
+
+// The Principled material's scattering: the direction in the shading frame,
+// weighed by f cos / pdf over every lobe that could have drawn it.
+FARMRT_CPU_GPU FARMRT_INLINE void scatter_principled(const PrincipledInputs& in, const Ray& incoming,
+                                                     const SurfaceInteraction& si, float u0, float u1, float u2,
+                                                     ScatterResult& result) {
+    const ShadingFrame frame = shading_frame(si.normal);
+    const Vec3 wo = frame.to_local(-unit_vector(incoming.direction));
+    Vec3 wi;
+    if (!sample_principled_direction(in, wo, u0, u1, u2, wi)) return;
+    const BsdfValue value = evaluate_principled(in, wo, wi);
+    if (!(value.pdf > 0.0f)) return;
+    const Vec3 direction = frame.to_world(wi);
+    result.scattered = true;
+    result.attenuation = value.f_cos / value.pdf;
+    result.pdf = value.pdf;
+    result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
+}
 
 // Scatter an incoming ray at a surface. `dimension` is the first of the
 // kDimensionsPerBounce random dimensions reserved for this path segment.
@@ -149,8 +205,13 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         result.scattered = true;
         result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
         result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
+        result.pdf = max_float(0.0f, dot(si.normal, unit_vector(direction))) * (1.0f / kPi);
         break;
     }
+    case MaterialType::Principled:
+        scatter_principled(principled_inputs(material, textures, texture_pixels, si), incoming, si, random0, random1,
+                           random2, result);
+        break;
     case MaterialType::Metal: {
         Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));
         reflected += material.fuzz * unit_vector_from(random0, random1);

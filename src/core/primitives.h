@@ -65,10 +65,13 @@ struct Instance {
     uint32_t root_node;        // bottom-level BVH root in instance_nodes
     uint32_t primitive_offset; // the geometry's refs in instance_primitives
     uint32_t primitive_count;
-    uint32_t material;         // every hit on the instance uses this material
+    uint32_t material;         // every hit on the instance uses this material, unless kGeometryMaterial
 };
 
 constexpr uint32_t kNoInstance = 0xFFFFFFFFu;
+// An instance's material that leaves each primitive its own (an imported
+// model's materials, per face group).
+constexpr uint32_t kGeometryMaterial = 0xFFFFFFFFu;
 
 // What traversal returns: enough to rebuild the surface afterwards.
 struct Hit {

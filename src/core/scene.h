@@ -531,7 +531,7 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scen
         error_magnitude = instance_error_magnitude(instance, error_magnitude, si.point);
         outward = unit_vector(instance.object_from_world.transposed_vector(outward));
         geometric = unit_vector(instance.object_from_world.transposed_vector(geometric));
-        si.material = instance.material;
+        if (instance.material != kGeometryMaterial) si.material = instance.material;
     }
     si.spawn_offset = spawn_offset(geometric, error_magnitude);
     si.front_face = dot(ray.direction, outward) < 0.0f;
@@ -541,7 +541,9 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scen
 
 // The material a hit shades with (an instance's own material overrides its geometry's).
 FARMRT_CPU_GPU FARMRT_INLINE uint32_t hit_material(const SceneView& scene, const Hit& hit) {
-    if (hit.instance != kNoInstance) return scene.instances[hit.instance].material;
+    if (hit.instance != kNoInstance && scene.instances[hit.instance].material != kGeometryMaterial) {
+        return scene.instances[hit.instance].material;
+    }
     switch (hit.primitive.type()) {
     case PrimitiveType::Sphere: return scene.spheres[hit.primitive.index()].material;
     case PrimitiveType::Quad: return scene.quads[hit.primitive.index()].material;
@@ -560,6 +562,10 @@ FARMRT_CPU_GPU FARMRT_INLINE bool material_reads_uv(const SceneView& scene, uint
     case MaterialType::Metal: return scene.textures[m.albedo_texture].type == TextureType::Image;
     case MaterialType::Emissive: return scene.textures[m.emission_texture].type == TextureType::Image;
     case MaterialType::Dielectric: return false;
+    case MaterialType::Principled:
+        return scene.textures[m.albedo_texture].type == TextureType::Image ||
+               scene.textures[m.metallic_roughness_texture].type == TextureType::Image ||
+               (m.emission_texture != kNoTexture && scene.textures[m.emission_texture].type == TextureType::Image);
     }
     return true;
 }

@@ -17,6 +17,7 @@
 #include "io/file_reader.h"
 #include "io/frame_list.h"
 #include "io/light_loader.h"
+#include "io/material_loader.h"
 #include "io/image_output.h"
 #include "io/mesh_loader.h"
 #include "io/scene_identity.h"
@@ -30,7 +31,8 @@ namespace {
 class Loader : public YamlReader {
 public:
     Loader(const std::string& display_name, const std::map<std::string, std::string>& override_origin)
-        : YamlReader(display_name, override_origin), lights_(display_name, override_origin) {}
+        : YamlReader(display_name, override_origin), lights_(display_name, override_origin),
+          materials_(display_name, override_origin) {}
 
     // ---- sections ----------------------------------------------------------------
 
@@ -166,76 +168,14 @@ public:
         }
     }
 
-    // A color or a texture: [r, g, b], {texture: checker, scale, even, odd} or
-    // {texture: image, file}. The same image file is read once per scene.
-    uint32_t load_texture(const Value& value, Scene& scene) const {
-        Texture texture;
-        if (value.node.IsMap()) {
-            const std::string kind = choice(required(value, "texture"), {"checker", "image"});
-            if (kind == "checker") {
-                require_map(value, {"texture", "scale", "even", "odd"});
-                texture.type = TextureType::Checker;
-                texture.inverse_scale = float(1.0 / size(required(value, "scale")));
-                texture.even = color(required(value, "even"));
-                texture.odd = color(required(value, "odd"));
-            } else {
-                require_map(value, {"texture", "file"});
-                const Value file = required(value, "file");
-                const std::string name = scalar_text(file, "a file name");
-                const std::string path = resolve_path(name);
-                const auto cached = image_cache_.find(path);
-                if (cached != image_cache_.end()) {
-                    texture = cached->second;
-                } else {
-                    try {
-                        texture = load_image_texture(path, path, scene.texture_pixels);
-                    } catch (const InputError& e) {
-                        fail(file, e.what());
-                    }
-                    image_cache_[path] = texture;
-                }
-            }
-        } else {
-            texture.color = color(value);
-        }
-        scene.textures.push_back(texture);
-        return uint32_t(scene.textures.size() - 1);
-    }
-
     std::string resolve_path(const std::string& name) const { return resolve_scene_path(scene_directory_, name); }
-
-    Material load_material(const Value& value, Scene& scene) const {
-        if (!value.node.IsMap()) fail(value, "expected a material mapping with a 'type'");
-        const std::string type =
-            choice(required(value, "type"), {"lambertian", "metal", "dielectric", "emissive"});
-        Material m;
-        if (type == "lambertian") {
-            require_map(value, {"type", "albedo"});
-            m.type = MaterialType::Lambertian;
-            m.albedo_texture = load_texture(required(value, "albedo"), scene);
-        } else if (type == "metal") {
-            require_map(value, {"type", "albedo", "fuzz"});
-            m.type = MaterialType::Metal;
-            m.albedo_texture = load_texture(required(value, "albedo"), scene);
-            if (has(value, "fuzz")) m.fuzz = float(number_in(child(value, "fuzz"), 0, Bound::Closed, 1, Bound::Closed));
-        } else if (type == "dielectric") {
-            require_map(value, {"type", "ior"});
-            m.type = MaterialType::Dielectric;
-            m.ior = float(positive(required(value, "ior")));
-        } else {
-            require_map(value, {"type", "color"});
-            m.type = MaterialType::Emissive;
-            m.emission_texture = load_texture(required(value, "color"), scene);
-        }
-        return m;
-    }
 
     void load_materials(const Value& materials, Scene& scene) {
         if (!materials.node.IsMap()) fail(materials, "expected a mapping of material names to materials");
         check_keys(materials);
         for (auto it = materials.node.begin(); it != materials.node.end(); ++it) {
             const std::string name = it->first.Scalar();
-            const Material m = load_material(Value{it->second, join(materials.path, name)}, scene);
+            const Material m = materials_.load_material(Value{it->second, join(materials.path, name)}, scene);
             scene.materials.push_back(m);
             material_index_[name] = uint32_t(scene.materials.size() - 1);
         }
@@ -244,7 +184,7 @@ public:
     uint32_t object_material(const Value& object, Scene& scene) const {
         const Value value = required(object, "material");
         if (value.node.IsMap()) {
-            scene.materials.push_back(load_material(value, scene));
+            scene.materials.push_back(materials_.load_material(value, scene));
             return uint32_t(scene.materials.size() - 1);
         }
         const std::string name = scalar_text(value, "a material name or an inline material");
@@ -484,6 +424,7 @@ public:
         settings.scene_directory = scene_directory;
         scene_directory_ = scene_directory;
         lights_.set_scene_directory(scene_directory);
+        materials_.set_scene_directory(scene_directory);
         const Value image = required(root, "image");
         load_image(image, settings);
         load_sampling(required(root, "sampling"), settings, image);
@@ -508,11 +449,11 @@ public:
 
 private:
     LightLoader lights_;
+    MaterialLoader materials_;
     std::map<std::string, uint32_t> material_index_;
     std::string scene_directory_;
     std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
     std::map<std::string, uint32_t> mesh_geometry_;   // resolved mesh path -> instance geometry
-    mutable std::map<std::string, Texture> image_cache_;  // resolved image path -> its texture
 };
 
 SceneDescription load_from_node(YAML::Node root, const std::string& display_name, const std::string& directory,
