@@ -164,8 +164,12 @@ FARMRT_CPU_GPU FARMRT_INLINE BsdfValue evaluate_principled(const PrincipledInput
         const float specular =
             ggx_distribution(h, alpha) * ggx_masking_shadowing(wo, wi, alpha) / (4.0f * wo.z * wi.z);
         const Color metal = fresnel_schlick(in.base_color, wo_h) * specular;
-        const Color dielectric = Color(fresnel * specular) +
-                                 ((1.0f - in.transmission) * (1.0f - fresnel) * (1.0f / kPi)) * in.base_color;
+        // The base is entered and left through the interface: it keeps what
+        // Fresnel transmits both ways, which is reciprocal and never makes
+        // light (the glTF mix by the half vector's Fresnel does, at grazing).
+        const float through = (1.0f - fresnel_dielectric(wo.z, in.eta)) * (1.0f - fresnel_dielectric(wi.z, in.eta));
+        const Color dielectric =
+            Color(fresnel * specular) + ((1.0f - in.transmission) * through * (1.0f / kPi)) * in.base_color;
         value.f_cos = (in.metallic * wi.z) * metal + ((1.0f - in.metallic) * wi.z) * dielectric;
         const float reflect = 1.0f - refraction_probability(in, fresnel);
         value.pdf = (1.0f - p_diffuse) * reflect * visible_normal_density(wo, h, alpha) / (4.0f * wo_h) +
