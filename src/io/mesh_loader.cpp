@@ -151,16 +151,45 @@ Vec3 vertex_at(const std::vector<tinyobj::real_t>& values, int index, const char
     return Vec3(values[3 * size_t(index)], values[3 * size_t(index) + 1], values[3 * size_t(index) + 2]);
 }
 
+Color color_of(const tinyobj::real_t* values) { return Color(float(values[0]), float(values[1]), float(values[2])); }
+
+ObjMaterial obj_material(const tinyobj::material_t& m, const std::string& display_path) {
+    ObjMaterial result;
+    result.name = m.name;
+    result.diffuse = color_of(m.diffuse);
+    result.specular = color_of(m.specular);
+    result.emission = color_of(m.emission);
+    result.transmittance = color_of(m.transmittance);
+    result.shininess = float(m.shininess);
+    result.ior = float(m.ior);
+    result.dissolve = float(m.dissolve);
+    result.illum = m.illum;
+    result.roughness = float(m.roughness);
+    result.metallic = float(m.metallic);
+    result.diffuse_texture = m.diffuse_texname;
+    result.emission_texture = m.emissive_texname;
+    const float values[] = {result.diffuse.x, result.diffuse.y, result.diffuse.z, result.specular.x, result.specular.y,
+                            result.specular.z, result.emission.x, result.emission.y, result.emission.z,
+                            result.shininess, result.ior, result.dissolve, result.roughness, result.metallic};
+    for (float v : values) {
+        if (!std::isfinite(v) || v < 0.0f) {
+            throw InputError(display_path + ": material '" + m.name + "': values must be finite and not negative");
+        }
+    }
+    return result;
+}
+
 }  // namespace
 
-MeshData parse_obj_mesh(const std::string& text, const std::string& display_path) {
+MeshData parse_obj_mesh(const std::string& text, const std::string& display_path, bool with_materials,
+                        const std::string& mtl_text) {
     ObjChecker(display_path).check(text);
     tinyobj::ObjReaderConfig config;
     config.triangulate = true;
     config.vertex_color = false;
     tinyobj::ObjReader reader;
-    // ParseFromString ignores mtllib: materials come from the scene file.
-    if (!reader.ParseFromString(text, "", config)) {
+    // ParseFromString reads no file: the materials come from `mtl_text`.
+    if (!reader.ParseFromString(text, with_materials ? mtl_text : std::string(), config)) {
         std::string message = reader.Error();
         while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
         for (char& c : message) {
@@ -173,10 +202,18 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
     size_t index_count = 0;
     for (const tinyobj::shape_t& shape : reader.GetShapes()) index_count += shape.mesh.indices.size();
     mesh.triangles.reserve(index_count / 3);
+    if (with_materials) {
+        for (const tinyobj::material_t& m : reader.GetMaterials()) mesh.materials.push_back(obj_material(m, display_path));
+    }
     for (const tinyobj::shape_t& shape : reader.GetShapes()) {
         const std::vector<tinyobj::index_t>& indices = shape.mesh.indices;
         for (size_t f = 0; f + 2 < indices.size(); f += 3) {
             Triangle t{};
+            if (with_materials) {
+                const size_t face = f / 3;
+                const int id = face < shape.mesh.material_ids.size() ? shape.mesh.material_ids[face] : -1;
+                t.material = id >= 0 && size_t(id) < mesh.materials.size() ? uint32_t(id) : kNoObjMaterial;
+            }
             const tinyobj::index_t corners[3] = {indices[f], indices[f + 1], indices[f + 2]};
             t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index, "vertex", display_path);
             t.vertex1 = vertex_at(attrib.vertices, corners[1].vertex_index, "vertex", display_path);
@@ -226,6 +263,32 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
 
 MeshData load_obj_mesh(const std::string& path, const std::string& display_path) {
     return parse_obj_mesh(read_regular_file(path, display_path, "mesh file"), display_path);
+}
+
+MeshData load_obj_model_mesh(const std::string& path, const std::string& display_path) {
+    const std::string text = read_regular_file(path, display_path, "OBJ file");
+    // The material libraries it names (mtllib a.mtl b.mtl), read whole and
+    // joined: a missing one is an error, not a silently grey model.
+    const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+    std::string mtl_text;
+    std::istringstream lines(text);
+    std::string line;
+    size_t line_number = 0;
+    while (std::getline(lines, line)) {
+        ++line_number;
+        std::istringstream words(line);
+        std::string keyword, name;
+        if (!(words >> keyword) || keyword != "mtllib") continue;
+        while (words >> name) {
+            const std::string mtl_path = (directory / name).string();
+            try {
+                mtl_text += read_regular_file(mtl_path, mtl_path, "material library") + "\n";
+            } catch (const InputError& e) {
+                throw InputError(display_path + ":" + std::to_string(line_number) + ": mtllib: " + e.what());
+            }
+        }
+    }
+    return parse_obj_mesh(text, display_path, true, mtl_text);
 }
 
 }  // namespace farmrt

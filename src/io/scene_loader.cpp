@@ -20,6 +20,7 @@
 #include "io/material_loader.h"
 #include "io/image_output.h"
 #include "io/mesh_loader.h"
+#include "io/model_loader.h"
 #include "io/scene_identity.h"
 #include "io/scene_overrides.h"
 #include "io/texture_loader.h"
@@ -238,19 +239,6 @@ public:
         }
     }
 
-    static Triangle transformed(Triangle t, const Transform& transform) {
-        if (transform.is_identity()) return t;
-        t.vertex0 = transform.point(t.vertex0);
-        t.vertex1 = transform.point(t.vertex1);
-        t.vertex2 = transform.point(t.vertex2);
-        if (length_squared(t.normal0) > 0) {
-            t.normal0 = transform.normal(t.normal0);
-            t.normal1 = transform.normal(t.normal1);
-            t.normal2 = transform.normal(t.normal2);
-        }
-        return t;
-    }
-
     void load_sphere(const Value& object, Scene& scene) const {
         require_map(object, {"type", "center", "center1", "radius", "material", "transform"});
         Sphere s;
@@ -337,7 +325,7 @@ public:
         }
         const Transform transform = object_transform(object);
         t.material = object_material(object, scene);
-        scene.triangles.push_back(transformed(t, transform));
+        scene.triangles.push_back(transformed_triangle(t, transform));
     }
 
     MeshData read_mesh(const Value& file, const std::string& path) const {
@@ -366,7 +354,7 @@ public:
             scene.triangles.reserve(scene.triangles.size() + mesh.triangles.size());
             for (Triangle& t : mesh.triangles) {
                 t.material = material;
-                scene.triangles.push_back(transformed(t, transform));
+                scene.triangles.push_back(transformed_triangle(t, transform));
             }
             return;
         }
@@ -387,6 +375,24 @@ public:
         scene.add_instance(found->second, transform, material);
     }
 
+    // {type: model, file, transform}: a whole model with its own materials,
+    // lights and (unused here: the scene has its camera) cameras.
+    void load_model_object(const Value& object, Scene& scene) {
+        require_map(object, {"type", "file", "transform"});
+        const Value file = required(object, "file");
+        const std::string path = resolve_path(scalar_text(file, "a file name"));
+        const Transform transform = object_transform(object);
+        if (!is_model_file(path)) fail(file, "not a model farmrt reads (expected .gltf, .glb, .obj or .ply)");
+        ModelData model;
+        try {
+            model = load_model(path, path);
+            add_model_to_scene(model, transform, scene, path);
+        } catch (const InputError& e) {
+            fail(file, e.what());
+        }
+        warnings_.insert(warnings_.end(), model.warnings.begin(), model.warnings.end());
+    }
+
     // How many objects use each mesh file, before loading any: decides between
     // baking a mesh into the top level and instancing it.
     void count_mesh_uses(const YAML::Node& objects) {
@@ -401,7 +407,8 @@ public:
 
     void load_object(const Value& object, Scene& scene) {
         if (!object.node.IsMap()) fail(object, "expected an object mapping with a 'type'");
-        const std::string type = choice(required(object, "type"), {"sphere", "quad", "box", "triangle", "mesh"});
+        const std::string type =
+            choice(required(object, "type"), {"sphere", "quad", "box", "triangle", "mesh", "model"});
         if (type == "sphere") {
             load_sphere(object, scene);
         } else if (type == "quad") {
@@ -410,6 +417,8 @@ public:
             load_box(object, scene);
         } else if (type == "triangle") {
             load_triangle(object, scene);
+        } else if (type == "model") {
+            load_model_object(object, scene);
         } else {
             load_mesh(object, scene);
         }
@@ -444,12 +453,14 @@ public:
             description.scene.triangles.size() >= kMaxPrimitivesPerType) {
             fail(objects, "too many primitives");
         }
+        description.warnings = warnings_;
         return description;
     }
 
 private:
     LightLoader lights_;
     MaterialLoader materials_;
+    std::vector<std::string> warnings_;
     std::map<std::string, uint32_t> material_index_;
     std::string scene_directory_;
     std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
@@ -483,7 +494,45 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
     return description;
 }
 
+namespace {
+
+// A model file as a scene: its defaults written as a scene file's, so that
+// --set and the shorthand options change them as they would a scene's.
+SceneDescription load_model_scene(const std::string& path, const std::vector<SceneOverride>& overrides) {
+    ModelData model = load_model(path, path);
+    const double aspect = model.camera && model.camera->aspect_ratio > 0 ? model.camera->aspect_ratio : 16.0 / 9.0;
+    const int width = 960;
+    const int height = std::max(1, std::min(int(kMaxImageSide), int(std::lround(width / aspect))));
+    YAML::Node root(YAML::NodeType::Map);
+    root["image"]["width"] = width;
+    root["image"]["height"] = height;
+    root["image"]["output"] = std::filesystem::path(path).stem().string() + ".png";
+    root["sampling"]["spp"] = 64;
+    root["camera"]["lookfrom"] = std::vector<double>{0, 0, 1};
+    root["camera"]["lookat"] = std::vector<double>{0, 0, 0};
+    root["background"]["sky"] = YAML::Node(YAML::NodeType::Map);
+    root["objects"] = YAML::Node(YAML::NodeType::Sequence);
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    SceneDescription description = load_from_node(root, path, parent.empty() ? "." : parent.string(), overrides);
+    description.settings.scene_file = path;
+    const Aabb bounds = add_model_to_scene(model, Transform::identity(), description.scene, path);
+    bool camera_overridden = false;
+    for (const SceneOverride& o : overrides) camera_overridden |= o.assignment.rfind("camera", 0) == 0;
+    if (!camera_overridden) {
+        description.settings.camera = model.camera ? model.camera->settings : framing_camera(bounds, 40.0);
+    }
+    description.warnings = model.warnings;
+    // The pixels depend on the model file too.
+    std::error_code ignored;
+    description.canonical_scene += "\nmodel: " + std::filesystem::absolute(path, ignored).string() + " " +
+                                   std::to_string(std::filesystem::file_size(path, ignored));
+    return description;
+}
+
+}  // namespace
+
 SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides) {
+    if (is_model_file(path)) return load_model_scene(path, overrides);
     const std::string text = read_regular_file(path, path, "scene file");
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     return load_scene_text(text, path, parent.empty() ? "." : parent.string(), overrides);

@@ -22,10 +22,14 @@ struct SceneDescription {
     Scene scene;
     Animation animation;          // animation: section (frames, camera keyframes)
     std::string canonical_scene;  // what identifies the scene's pixels (scene_identity.h)
+    std::vector<std::string> warnings;  // one line each: what imported models asked for that farmrt ignores
 };
 
 // `overrides` are "key.path=value" strings (--set and the shorthand options);
 // they replace or add values in the file before validation.
+// A model file (.gltf, .glb, .obj, .ply: io/model_loader.h) is a scene of
+// its own: the model under a sky, seen by its camera if it has one, else by
+// one that frames it.
 SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides = {});
 SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
                                  const std::string& scene_directory,

@@ -1,0 +1,613 @@
+// glTF 2.0 (.gltf with external or embedded buffers, .glb) through
+// tinygltf, which parses the JSON and the binary chunk and decodes the
+// images; everything it hands over is checked again here before a byte is
+// read (bounds of buffers, views and accessors, indices, finite values), so
+// a malformed file is one line naming the file and a JSON pointer, never a
+// read out of bounds.
+#include <tiny_gltf.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/errors.h"
+#include "io/file_reader.h"
+#include "io/model_formats.h"
+#include "io/texture_loader.h"
+
+namespace farmrt {
+namespace {
+
+// What farmrt reads of each extension; anything else a file requires is an
+// error, anything else it only uses is a warning.
+const std::set<std::string> kSupportedExtensions = {
+    "KHR_materials_transmission", "KHR_materials_ior", "KHR_materials_emissive_strength", "KHR_lights_punctual",
+    "KHR_mesh_quantization"};
+
+// Candela and lux to farmrt's radiometric W/sr and W/m^2 (683 lm/W, as
+// Blender's importer converts).
+constexpr double kLumensPerWatt = 683.0;
+
+std::string one_line_text(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    for (char& c : text) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return text;
+}
+
+// tinygltf's file access, replaced: names are taken as they are (its default
+// expands them with wordexp, which would run a command substitution
+// written in a URI), and files are read with the same checks as every input.
+bool file_exists(const std::string& path, void*) { return std::filesystem::exists(path); }
+std::string expand_path(const std::string& path, void*) { return path; }
+bool read_whole_file(std::vector<unsigned char>* out, std::string* error, const std::string& path, void*) {
+    try {
+        const std::string bytes = read_regular_file(path, path, "glTF resource");
+        out->assign(bytes.begin(), bytes.end());
+        return true;
+    } catch (const InputError& e) {
+        if (error) *error += e.what();
+        return false;
+    }
+}
+bool write_whole_file(std::string*, const std::string&, const std::vector<unsigned char>&, void*) { return false; }
+
+class GltfReader {
+public:
+    GltfReader(const tinygltf::Model& gltf, const std::string& display_path, ModelData& model)
+        : gltf_(gltf), file_(display_path), model_(model) {}
+
+    void read() {
+        check_extensions();
+        for (size_t i = 0; i < gltf_.materials.size(); ++i) model_.materials.push_back(read_material(int(i)));
+        mesh_of_gltf_mesh_.assign(gltf_.meshes.size(), -1);
+        read_nodes();
+        if (model_.placements.empty()) fail("", "the scene has no meshes to render");
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& pointer, const std::string& problem) const {
+        throw InputError(file_ + (pointer.empty() ? "" : ": " + pointer) + ": " + problem);
+    }
+    void warn(const std::string& text) {
+        if (warned_.insert(text).second) model_.warnings.push_back(file_ + ": " + text);
+    }
+
+    void check_extensions() {
+        for (const std::string& name : gltf_.extensionsRequired) {
+            if (!kSupportedExtensions.count(name)) fail("/extensionsRequired", "requires extension " + name + ", which farmrt does not support");
+        }
+        for (const std::string& name : gltf_.extensionsUsed) {
+            if (name == "KHR_texture_transform") continue;  // an error where a texture uses it
+            if (!kSupportedExtensions.count(name)) warn("ignores optional extension " + name);
+        }
+    }
+
+    // ---- accessors ------------------------------------------------------------------------
+
+    static size_t component_size(int type) {
+        switch (type) {
+        case TINYGLTF_COMPONENT_TYPE_BYTE:
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+        case TINYGLTF_COMPONENT_TYPE_SHORT:
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+        case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
+        }
+        return 0;
+    }
+
+    static double component_value(const unsigned char* p, int type, bool normalized) {
+        switch (type) {
+        case TINYGLTF_COMPONENT_TYPE_BYTE: {
+            const int8_t v = int8_t(p[0]);
+            return normalized ? std::max(double(v) / 127.0, -1.0) : double(v);
+        }
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return normalized ? p[0] / 255.0 : double(p[0]);
+        case TINYGLTF_COMPONENT_TYPE_SHORT: {
+            int16_t v;
+            std::memcpy(&v, p, 2);
+            return normalized ? std::max(double(v) / 32767.0, -1.0) : double(v);
+        }
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+            uint16_t v;
+            std::memcpy(&v, p, 2);
+            return normalized ? v / 65535.0 : double(v);
+        }
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
+            uint32_t v;
+            std::memcpy(&v, p, 4);
+            return double(v);
+        }
+        default: {
+            float v;
+            std::memcpy(&v, p, 4);
+            return double(v);
+        }
+        }
+    }
+
+    // The bytes of `count` elements of `element_size` at `byte_offset` in
+    // buffer view `view_index`, with their stride; every byte checked to lie
+    // inside the view and the view inside its buffer.
+    const unsigned char* view_bytes(int view_index, size_t byte_offset, size_t count, size_t element_size,
+                                    size_t& stride, const std::string& pointer) const {
+        if (view_index < 0 || size_t(view_index) >= gltf_.bufferViews.size()) fail(pointer, "refers to a missing buffer view");
+        const tinygltf::BufferView& view = gltf_.bufferViews[size_t(view_index)];
+        const std::string view_pointer = "/bufferViews/" + std::to_string(view_index);
+        if (view.buffer < 0 || size_t(view.buffer) >= gltf_.buffers.size()) fail(view_pointer, "refers to a missing buffer");
+        const tinygltf::Buffer& buffer = gltf_.buffers[size_t(view.buffer)];
+        if (view.byteOffset > buffer.data.size() || view.byteLength > buffer.data.size() - view.byteOffset) {
+            fail(view_pointer, "bytes " + std::to_string(view.byteOffset) + " to " +
+                                   std::to_string(uint64_t(view.byteOffset) + view.byteLength) + " lie outside buffer " +
+                                   std::to_string(view.buffer) + " (" + std::to_string(buffer.data.size()) + " bytes)");
+        }
+        stride = view.byteStride != 0 ? view.byteStride : element_size;
+        if (stride < element_size) fail(view_pointer, "byteStride " + std::to_string(stride) + " is smaller than an element");
+        if (count == 0) return buffer.data.data() + view.byteOffset;
+        // In 128 bits' worth of care: count and stride are each below 2^32 here.
+        const unsigned long long end =
+            (unsigned long long)byte_offset + (unsigned long long)stride * (count - 1) + element_size;
+        if (byte_offset > view.byteLength || end > view.byteLength) {
+            fail(pointer, std::to_string(count) + " elements need " + std::to_string(end) + " bytes of buffer view " +
+                              std::to_string(view_index) + ", which has " + std::to_string(view.byteLength));
+        }
+        return buffer.data.data() + view.byteOffset + byte_offset;
+    }
+
+    // Accessor `index` as `components` doubles per element, sparse
+    // substitutions applied.
+    std::vector<double> read_accessor(int index, int components, const char* expected_type) const {
+        const std::string pointer = "/accessors/" + std::to_string(index);
+        if (index < 0 || size_t(index) >= gltf_.accessors.size()) fail(pointer, "does not exist");
+        const tinygltf::Accessor& a = gltf_.accessors[size_t(index)];
+        const int type_components = tinygltf::GetNumComponentsInType(uint32_t(a.type));
+        if (type_components != components) fail(pointer, std::string("is not of type ") + expected_type);
+        const size_t size = component_size(a.componentType);
+        if (size == 0) fail(pointer, "has an unknown componentType " + std::to_string(a.componentType));
+        if (a.count > (size_t(1) << 28)) fail(pointer, "count " + std::to_string(a.count) + " is beyond farmrt's limit");
+        std::vector<double> values(a.count * size_t(components), 0.0);
+        if (a.bufferView >= 0) {
+            size_t stride = 0;
+            const unsigned char* bytes =
+                view_bytes(a.bufferView, a.byteOffset, a.count, size * size_t(components), stride, pointer);
+            for (size_t e = 0; e < a.count; ++e) {
+                for (int c = 0; c < components; ++c) {
+                    values[e * size_t(components) + size_t(c)] =
+                        component_value(bytes + e * stride + size_t(c) * size, a.componentType, a.normalized);
+                }
+            }
+        }
+        if (a.sparse.isSparse) apply_sparse(a, components, size, pointer, values);
+        return values;
+    }
+
+    void apply_sparse(const tinygltf::Accessor& a, int components, size_t size, const std::string& pointer,
+                      std::vector<double>& values) const {
+        const std::string sparse_pointer = pointer + "/sparse";
+        if (a.sparse.count < 0 || size_t(a.sparse.count) > a.count) fail(sparse_pointer, "count is out of range");
+        const size_t count = size_t(a.sparse.count);
+        const size_t index_size = component_size(a.sparse.indices.componentType);
+        if (index_size == 0 || a.sparse.indices.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT) {
+            fail(sparse_pointer + "/indices", "has an invalid componentType");
+        }
+        size_t index_stride = 0, value_stride = 0;
+        const unsigned char* indices = view_bytes(a.sparse.indices.bufferView, size_t(std::max(0, a.sparse.indices.byteOffset)),
+                                                  count, index_size, index_stride, sparse_pointer + "/indices");
+        const unsigned char* substitutes = view_bytes(a.sparse.values.bufferView, size_t(std::max(0, a.sparse.values.byteOffset)),
+                                                      count, size * size_t(components), value_stride, sparse_pointer + "/values");
+        for (size_t s = 0; s < count; ++s) {
+            const double target = component_value(indices + s * index_size, a.sparse.indices.componentType, false);
+            if (!(target < double(a.count))) fail(sparse_pointer, "index " + std::to_string(uint64_t(target)) + " is out of range");
+            for (int c = 0; c < components; ++c) {
+                values[size_t(target) * size_t(components) + size_t(c)] =
+                    component_value(substitutes + s * size * size_t(components) + size_t(c) * size, a.componentType, a.normalized);
+            }
+        }
+    }
+
+    std::vector<double> read_finite(int index, int components, const char* expected_type) const {
+        std::vector<double> values = read_accessor(index, components, expected_type);
+        for (size_t i = 0; i < values.size(); ++i) {
+            if (!std::isfinite(values[i]) || std::fabs(values[i]) > 1e30) {
+                fail("/accessors/" + std::to_string(index), "element " + std::to_string(i / size_t(components)) + " is not a finite number");
+            }
+        }
+        return values;
+    }
+
+    // ---- meshes -------------------------------------------------------------------------------
+
+    uint32_t default_material() {
+        if (default_material_ < 0) {
+            // The spec's default material: white, metallic 1, roughness 1.
+            model_.materials.push_back(default_model_material(model_, Color(1.0f), 1.0f, 1.0f));
+            default_material_ = int(model_.materials.size() - 1);
+        }
+        return uint32_t(default_material_);
+    }
+
+    void read_primitive(int mesh_index, int primitive_index, ModelMesh& mesh) {
+        const tinygltf::Primitive& p = gltf_.meshes[size_t(mesh_index)].primitives[size_t(primitive_index)];
+        const std::string pointer = "/meshes/" + std::to_string(mesh_index) + "/primitives/" + std::to_string(primitive_index);
+        const int mode = p.mode < 0 ? TINYGLTF_MODE_TRIANGLES : p.mode;
+        if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP && mode != TINYGLTF_MODE_TRIANGLE_FAN) {
+            fail(pointer + "/mode", "primitive mode " + std::to_string(mode) + " (points or lines) is not supported: farmrt renders triangles");
+        }
+        if (!p.targets.empty()) warn("renders morph targets in their rest pose");
+        const auto attribute = [&](const char* name) {
+            const auto found = p.attributes.find(name);
+            return found == p.attributes.end() ? -1 : found->second;
+        };
+        if (attribute("POSITION") < 0) fail(pointer + "/attributes", "has no POSITION");
+        const std::vector<double> positions = read_finite(attribute("POSITION"), 3, "VEC3");
+        const size_t vertex_count = positions.size() / 3;
+        std::vector<double> normals, uvs;
+        if (attribute("NORMAL") >= 0) normals = read_finite(attribute("NORMAL"), 3, "VEC3");
+        if (attribute("TEXCOORD_0") >= 0) uvs = read_finite(attribute("TEXCOORD_0"), 2, "VEC2");
+        if ((!normals.empty() && normals.size() / 3 != vertex_count) || (!uvs.empty() && uvs.size() / 2 != vertex_count)) {
+            fail(pointer + "/attributes", "NORMAL or TEXCOORD_0 has a count other than POSITION's");
+        }
+        std::vector<uint32_t> indices;
+        if (p.indices >= 0) {
+            const tinygltf::Accessor* a = size_t(p.indices) < gltf_.accessors.size() ? &gltf_.accessors[size_t(p.indices)] : nullptr;
+            if (a && a->componentType == TINYGLTF_COMPONENT_TYPE_FLOAT) fail("/accessors/" + std::to_string(p.indices), "indices must be integers");
+            const std::vector<double> raw = read_accessor(p.indices, 1, "SCALAR");
+            indices.reserve(raw.size());
+            for (size_t i = 0; i < raw.size(); ++i) {
+                if (!(raw[i] < double(vertex_count))) {
+                    fail("/accessors/" + std::to_string(p.indices), "index " + std::to_string(uint64_t(raw[i])) + " at element " +
+                                                                      std::to_string(i) + " is out of range (" +
+                                                                      std::to_string(vertex_count) + " vertices)");
+                }
+                indices.push_back(uint32_t(raw[i]));
+            }
+        } else {
+            for (size_t i = 0; i < vertex_count; ++i) indices.push_back(uint32_t(i));
+        }
+        uint32_t material = 0;
+        if (p.material >= 0) {
+            if (size_t(p.material) >= gltf_.materials.size()) fail(pointer + "/material", "refers to a missing material");
+            material = uint32_t(p.material);
+        } else {
+            material = default_material();
+        }
+        const auto add = [&](uint32_t a, uint32_t b, uint32_t c) { add_triangle(positions, normals, uvs, {a, b, c}, material, mesh); };
+        if (mode == TINYGLTF_MODE_TRIANGLES) {
+            for (size_t i = 0; i + 2 < indices.size(); i += 3) add(indices[i], indices[i + 1], indices[i + 2]);
+        } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
+            for (size_t i = 0; i + 2 < indices.size(); ++i) {
+                if (i % 2 == 0) add(indices[i], indices[i + 1], indices[i + 2]);
+                else add(indices[i + 1], indices[i], indices[i + 2]);
+            }
+        } else {
+            for (size_t i = 1; i + 1 < indices.size(); ++i) add(indices[0], indices[i], indices[i + 1]);
+        }
+    }
+
+    static void add_triangle(const std::vector<double>& positions, const std::vector<double>& normals,
+                             const std::vector<double>& uvs, const uint32_t (&corner)[3], uint32_t material,
+                             ModelMesh& mesh) {
+        Triangle t{};
+        Vec3* vertices[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
+        Vec3* shading[3] = {&t.normal0, &t.normal1, &t.normal2};
+        for (int c = 0; c < 3; ++c) {
+            const size_t v = corner[c];
+            *vertices[c] = Vec3(float(positions[3 * v]), float(positions[3 * v + 1]), float(positions[3 * v + 2]));
+        }
+        if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) return;  // degenerate
+        bool smooth = !normals.empty();
+        for (int c = 0; smooth && c < 3; ++c) {
+            const size_t v = corner[c];
+            const Vec3 n(float(normals[3 * v]), float(normals[3 * v + 1]), float(normals[3 * v + 2]));
+            if (!(length_squared(n) > 0)) smooth = false;
+            else *shading[c] = unit_vector(n);
+        }
+        if (!smooth) t.normal0 = t.normal1 = t.normal2 = Vec3(0.0f);
+        const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
+        for (int c = 0; c < 3; ++c) {
+            const size_t v = corner[c];
+            // glTF's v runs down from the top of the image, farmrt's up from the bottom.
+            t.uv[2 * c] = uvs.empty() ? default_uvs[2 * c] : float(uvs[2 * v]);
+            t.uv[2 * c + 1] = uvs.empty() ? default_uvs[2 * c + 1] : float(1.0 - uvs[2 * v + 1]);
+        }
+        t.material = material;
+        mesh.triangles.push_back(t);
+    }
+
+    uint32_t mesh_for(int gltf_mesh) {
+        if (mesh_of_gltf_mesh_[size_t(gltf_mesh)] < 0) {
+            ModelMesh mesh;
+            const tinygltf::Mesh& m = gltf_.meshes[size_t(gltf_mesh)];
+            for (size_t p = 0; p < m.primitives.size(); ++p) read_primitive(gltf_mesh, int(p), mesh);
+            model_.meshes.push_back(std::move(mesh));
+            mesh_of_gltf_mesh_[size_t(gltf_mesh)] = int(model_.meshes.size() - 1);
+        }
+        return uint32_t(mesh_of_gltf_mesh_[size_t(gltf_mesh)]);
+    }
+
+    // ---- materials and textures ----------------------------------------------------------------------
+
+    void check_texture_info(const tinygltf::ExtensionMap& extensions, int tex_coord, const std::string& pointer) {
+        if (extensions.count("KHR_texture_transform")) {
+            fail(pointer, "uses extension KHR_texture_transform, which farmrt does not support");
+        }
+        if (tex_coord != 0) warn(pointer + " reads TEXCOORD_" + std::to_string(tex_coord) + "; farmrt reads TEXCOORD_0");
+    }
+
+    // A texture of `factor` times the image (channels r, g, b), sRGB-decoded
+    // for colours; a constant of `factor` where there is no image.
+    uint32_t texture(int texture_index, bool srgb, const Color& factor, const std::string& pointer) {
+        if (texture_index < 0) return model_.add_constant(factor);
+        if (size_t(texture_index) >= gltf_.textures.size()) fail(pointer, "refers to a missing texture");
+        const tinygltf::Texture& t = gltf_.textures[size_t(texture_index)];
+        const std::string texture_pointer = "/textures/" + std::to_string(texture_index);
+        if (t.source < 0 || size_t(t.source) >= gltf_.images.size()) fail(texture_pointer, "has no image farmrt can read");
+        const auto key = std::make_tuple(t.source, srgb, factor.x, factor.y, factor.z);
+        const auto cached = texture_cache_.find(key);
+        if (cached != texture_cache_.end()) return cached->second;
+        const tinygltf::Image& image = gltf_.images[size_t(t.source)];
+        const std::string image_pointer = "/images/" + std::to_string(t.source);
+        const size_t bytes_per_channel = image.bits == 16 ? 2 : 1;
+        if (image.width <= 0 || image.height <= 0 || image.component < 1 || image.component > 4 ||
+            (image.bits != 8 && image.bits != 16) ||
+            image.image.size() != size_t(image.width) * size_t(image.height) * size_t(image.component) * bytes_per_channel) {
+            fail(image_pointer, "was not decoded into pixels (missing, truncated or of an unsupported kind)");
+        }
+        Texture result;
+        result.type = TextureType::Image;
+        result.image_width = uint32_t(image.width);
+        result.image_height = uint32_t(image.height);
+        result.image_offset = uint32_t(model_.texture_pixels.size() / 3);
+        bool repeat = true;
+        if (t.sampler >= 0 && size_t(t.sampler) < gltf_.samplers.size()) {
+            const tinygltf::Sampler& s = gltf_.samplers[size_t(t.sampler)];
+            repeat = s.wrapS != TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE || s.wrapT != TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+            if (s.wrapS == TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT || s.wrapT == TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT) {
+                warn("repeats mirrored textures without mirroring");
+            }
+        }
+        result.repeat = repeat ? 1u : 0u;
+        const size_t texels = size_t(image.width) * size_t(image.height);
+        model_.texture_pixels.reserve(model_.texture_pixels.size() + 3 * texels);
+        const float scale = image.bits == 16 ? 1.0f / 65535.0f : 1.0f / 255.0f;
+        for (size_t i = 0; i < texels; ++i) {
+            for (int c = 0; c < 3; ++c) {
+                const int channel = image.component >= 3 ? c : 0;  // grey images: the one channel
+                const size_t at = (i * size_t(image.component) + size_t(channel)) * bytes_per_channel;
+                const float encoded = bytes_per_channel == 2 ? float(image.image[at] | (image.image[at + 1] << 8)) * scale
+                                                             : float(image.image[at]) * scale;
+                model_.texture_pixels.push_back(factor[c] * (srgb ? srgb_to_linear(encoded) : encoded));
+            }
+        }
+        const uint32_t index = model_.add_texture(result);
+        texture_cache_[key] = index;
+        return index;
+    }
+
+    static double number_in(const tinygltf::Value& object, const char* key, double fallback) {
+        if (!object.IsObject() || !object.Has(key) || !object.Get(key).IsNumber()) return fallback;
+        return object.Get(key).GetNumberAsDouble();
+    }
+
+    Material read_material(int index) {
+        const tinygltf::Material& m = gltf_.materials[size_t(index)];
+        const std::string pointer = "/materials/" + std::to_string(index);
+        const tinygltf::PbrMetallicRoughness& pbr = m.pbrMetallicRoughness;
+        Color base(1.0f);
+        for (int c = 0; c < 3 && size_t(c) < pbr.baseColorFactor.size(); ++c) base[c] = float(pbr.baseColorFactor[size_t(c)]);
+        const float metallic = float(pbr.metallicFactor), roughness = float(pbr.roughnessFactor);
+        for (float v : {base.x, base.y, base.z, metallic, roughness}) {
+            if (!(v >= 0.0f && v <= 1.0f)) fail(pointer + "/pbrMetallicRoughness", "a factor lies outside [0, 1]");
+        }
+        Material result;
+        result.type = MaterialType::Principled;
+        check_texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord, pointer + "/pbrMetallicRoughness/baseColorTexture");
+        result.albedo_texture = texture(pbr.baseColorTexture.index, true, base, pointer + "/pbrMetallicRoughness/baseColorTexture");
+        check_texture_info(pbr.metallicRoughnessTexture.extensions, pbr.metallicRoughnessTexture.texCoord,
+                           pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
+        result.metallic_roughness_texture = texture(pbr.metallicRoughnessTexture.index, false, Color(0.0f, roughness, metallic),
+                                                    pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
+        Color emissive(0.0f);
+        for (int c = 0; c < 3 && size_t(c) < m.emissiveFactor.size(); ++c) emissive[c] = float(m.emissiveFactor[size_t(c)]);
+        const auto extension = [&](const char* name) -> const tinygltf::Value* {
+            const auto found = m.extensions.find(name);
+            return found == m.extensions.end() ? nullptr : &found->second;
+        };
+        if (const tinygltf::Value* strength = extension("KHR_materials_emissive_strength")) {
+            emissive = emissive * float(number_in(*strength, "emissiveStrength", 1.0));
+        }
+        for (float v : {emissive.x, emissive.y, emissive.z}) {
+            if (!(v >= 0.0f && std::isfinite(v))) fail(pointer + "/emissiveFactor", "must be finite and not negative");
+        }
+        result.emission_texture = kNoTexture;
+        if (emissive.x > 0.0f || emissive.y > 0.0f || emissive.z > 0.0f) {
+            check_texture_info(m.emissiveTexture.extensions, m.emissiveTexture.texCoord, pointer + "/emissiveTexture");
+            result.emission_texture = texture(m.emissiveTexture.index, true, emissive, pointer + "/emissiveTexture");
+        }
+        if (const tinygltf::Value* transmission = extension("KHR_materials_transmission")) {
+            result.transmission = float(number_in(*transmission, "transmissionFactor", 0.0));
+            if (!(result.transmission >= 0.0f && result.transmission <= 1.0f)) {
+                fail(pointer + "/extensions/KHR_materials_transmission/transmissionFactor", "lies outside [0, 1]");
+            }
+            if (transmission->IsObject() && transmission->Has("transmissionTexture")) warn("ignores transmissionTexture (uses transmissionFactor)");
+        }
+        result.ior = 1.5f;
+        if (const tinygltf::Value* ior = extension("KHR_materials_ior")) {
+            result.ior = float(number_in(*ior, "ior", 1.5));
+            if (!(result.ior >= 1.0f && result.ior <= 10.0f)) fail(pointer + "/extensions/KHR_materials_ior/ior", "must lie in [1, 10]");
+        }
+        if (m.normalTexture.index >= 0) warn("ignores normal textures");
+        if (m.alphaMode == "BLEND" || m.alphaMode == "MASK") warn("renders alphaMode " + m.alphaMode + " as OPAQUE");
+        return result;
+    }
+
+    // ---- nodes ---------------------------------------------------------------------------------------
+
+    Transform local_transform(const tinygltf::Node& node, const std::string& pointer) const {
+        Transform t;
+        if (node.matrix.size() == 16) {
+            for (int row = 0; row < 3; ++row) {
+                for (int column = 0; column < 4; ++column) t.m[row][column] = node.matrix[size_t(column * 4 + row)];
+            }
+        } else {
+            double s[3] = {1, 1, 1}, q[4] = {0, 0, 0, 1}, d[3] = {0, 0, 0};
+            for (size_t i = 0; i < 3 && i < node.scale.size(); ++i) s[i] = node.scale[i];
+            for (size_t i = 0; i < 4 && i < node.rotation.size(); ++i) q[i] = node.rotation[i];
+            for (size_t i = 0; i < 3 && i < node.translation.size(); ++i) d[i] = node.translation[i];
+            const double x = q[0], y = q[1], z = q[2], w = q[3];
+            const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                                    {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                                    {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+            for (int row = 0; row < 3; ++row) {
+                for (int column = 0; column < 3; ++column) t.m[row][column] = r[row][column] * s[column];
+                t.m[row][3] = d[row];
+            }
+        }
+        for (const auto& row : t.m) {
+            for (double v : row) {
+                if (!std::isfinite(v)) fail(pointer, "has a transform that is not finite");
+            }
+        }
+        return t;
+    }
+
+    void read_nodes() {
+        std::vector<int> roots;
+        if (!gltf_.scenes.empty()) {
+            const int scene = gltf_.defaultScene >= 0 ? gltf_.defaultScene : 0;
+            if (size_t(scene) >= gltf_.scenes.size()) fail("/scene", "refers to a missing scene");
+            roots = gltf_.scenes[size_t(scene)].nodes;
+        } else {
+            std::vector<bool> child(gltf_.nodes.size(), false);
+            for (const tinygltf::Node& node : gltf_.nodes) {
+                for (int c : node.children) {
+                    if (c >= 0 && size_t(c) < child.size()) child[size_t(c)] = true;
+                }
+            }
+            for (size_t i = 0; i < gltf_.nodes.size(); ++i) {
+                if (!child[i]) roots.push_back(int(i));
+            }
+        }
+        std::vector<bool> on_path(gltf_.nodes.size(), false);
+        for (int root : roots) visit(root, Transform::identity(), on_path, 0);
+    }
+
+    void visit(int index, const Transform& parent, std::vector<bool>& on_path, int depth) {
+        const std::string pointer = "/nodes/" + std::to_string(index);
+        if (index < 0 || size_t(index) >= gltf_.nodes.size()) fail(pointer, "does not exist");
+        if (on_path[size_t(index)]) fail(pointer, "is its own ancestor (the node hierarchy has a cycle)");
+        if (depth > 1000) fail(pointer, "lies more than 1000 levels deep");
+        on_path[size_t(index)] = true;
+        const tinygltf::Node& node = gltf_.nodes[size_t(index)];
+        const Transform world = local_transform(node, pointer).then(parent);
+        if (node.mesh >= 0) {
+            if (size_t(node.mesh) >= gltf_.meshes.size()) fail(pointer + "/mesh", "refers to a missing mesh");
+            if (node.skin >= 0) warn("renders skinned meshes in their bind pose");
+            model_.placements.push_back(ModelPlacement{mesh_for(node.mesh), world});
+        }
+        if (node.camera >= 0 && !model_.camera) read_camera(node.camera, world);
+        const auto lights = node.extensions.find("KHR_lights_punctual");
+        if (lights != node.extensions.end() && lights->second.IsObject() && lights->second.Has("light")) {
+            read_light(int(number_in(lights->second, "light", -1)), world, pointer);
+        }
+        for (int c : node.children) visit(c, world, on_path, depth + 1);
+        on_path[size_t(index)] = false;
+    }
+
+    void read_camera(int index, const Transform& world) {
+        if (size_t(index) >= gltf_.cameras.size()) fail("/cameras/" + std::to_string(index), "does not exist");
+        const tinygltf::Camera& camera = gltf_.cameras[size_t(index)];
+        if (camera.type != "perspective") {
+            warn("ignores orthographic cameras");
+            return;
+        }
+        const double yfov = camera.perspective.yfov;
+        if (!(yfov > 0 && yfov < M_PI)) fail("/cameras/" + std::to_string(index) + "/perspective/yfov", "must lie in (0, pi)");
+        ModelCamera result;
+        result.settings.lookfrom = world.point(Vec3(0, 0, 0));
+        result.settings.lookat = world.point(Vec3(0, 0, -1));
+        result.settings.vup = world.vector(Vec3(0, 1, 0));
+        result.settings.vfov = yfov * 180.0 / M_PI;
+        result.aspect_ratio = camera.perspective.aspectRatio > 0 ? camera.perspective.aspectRatio : 0.0;
+        if (!(length_squared(result.settings.lookat - result.settings.lookfrom) > 0) ||
+            !(length_squared(cross(result.settings.lookat - result.settings.lookfrom, result.settings.vup)) > 0)) {
+            warn("ignores a camera whose node transform is degenerate");
+            return;
+        }
+        model_.camera = result;
+    }
+
+    void read_light(int index, const Transform& world, const std::string& node_pointer) {
+        if (index < 0 || size_t(index) >= gltf_.lights.size()) fail(node_pointer + "/extensions/KHR_lights_punctual", "refers to a missing light");
+        const tinygltf::Light& l = gltf_.lights[size_t(index)];
+        const std::string pointer = "/extensions/KHR_lights_punctual/lights/" + std::to_string(index);
+        Color color(1.0f);
+        for (int c = 0; c < 3 && size_t(c) < l.color.size(); ++c) color[c] = float(l.color[size_t(c)]);
+        if (!(l.intensity >= 0 && std::isfinite(l.intensity)) || !(color.x >= 0 && color.y >= 0 && color.z >= 0)) {
+            fail(pointer, "intensity and color must be finite and not negative");
+        }
+        Light light;
+        light.intensity = color * float(l.intensity / kLumensPerWatt);
+        light.position = world.point(Vec3(0, 0, 0));
+        const Vec3 direction = world.vector(Vec3(0, 0, -1));
+        if (!(length_squared(direction) > 0)) return;
+        light.direction = unit_vector(direction);
+        if (l.type == "point") {
+            light.type = LightType::Point;
+        } else if (l.type == "spot") {
+            light.type = LightType::Spot;
+            const double inner = l.spot.innerConeAngle, outer = l.spot.outerConeAngle;
+            if (!(inner >= 0 && inner < outer && outer <= M_PI / 2)) fail(pointer + "/spot", "needs 0 <= innerConeAngle < outerConeAngle <= pi/2");
+            light.cos_inner = float(std::cos(inner));
+            light.cos_outer = float(std::cos(outer));
+        } else if (l.type == "directional") {
+            light.type = LightType::Directional;
+        } else {
+            fail(pointer + "/type", "unknown light type '" + l.type + "'");
+        }
+        model_.lights.push_back(light);
+    }
+
+    const tinygltf::Model& gltf_;
+    const std::string& file_;
+    ModelData& model_;
+    std::vector<int> mesh_of_gltf_mesh_;
+    int default_material_ = -1;
+    std::map<std::tuple<int, bool, float, float, float>, uint32_t> texture_cache_;
+    std::set<std::string> warned_;
+};
+
+}  // namespace
+
+ModelData load_gltf_model(const std::string& path, const std::string& display_path) {
+    const std::string bytes = read_regular_file(path, display_path, "glTF file");
+    if (bytes.size() > 0xFFFFFFFFu) throw InputError(display_path + ": larger than glTF's 4 GiB limit");
+    tinygltf::TinyGLTF loader;
+    loader.SetFsCallbacks(tinygltf::FsCallbacks{&file_exists, &expand_path, &read_whole_file, &write_whole_file, nullptr});
+    tinygltf::Model gltf;
+    std::string error, warning;
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string base_directory = parent.empty() ? "." : parent.string();
+    const bool binary = bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0;
+    bool loaded = false;
+    try {
+        loaded = binary ? loader.LoadBinaryFromMemory(&gltf, &error, &warning, reinterpret_cast<const unsigned char*>(bytes.data()),
+                                                      unsigned(bytes.size()), base_directory)
+                        : loader.LoadASCIIFromString(&gltf, &error, &warning, bytes.data(), unsigned(bytes.size()), base_directory);
+    } catch (const std::exception& e) {
+        throw InputError(display_path + ": malformed glTF: " + one_line_text(e.what()));
+    }
+    if (!loaded) {
+        throw InputError(display_path + ": malformed glTF: " + one_line_text(error.empty() ? "tinygltf could not read it" : error));
+    }
+    ModelData model;
+    GltfReader(gltf, display_path, model).read();
+    return model;
+}
+
+}  // namespace farmrt

@@ -1,0 +1,38 @@
+// Models in scenes: `{type: model, file: model.glb, transform: ...}` and
+// `farmrt model.glb`. Reads glTF 2.0 (.gltf, .glb), OBJ with its MTL
+// materials (.obj) and PLY (.ply) into a ModelData, and adds one to a scene:
+// each mesh placed once is baked into the top level in world space, a mesh
+// placed by several nodes is stored once and instanced, and every triangle
+// keeps its own material.
+#pragma once
+
+#include <string>
+
+#include "core/aabb.h"
+#include "core/scene.h"
+#include "io/model.h"
+
+namespace farmrt {
+
+// Whether `path` names a model file farmrt reads (by its extension).
+bool is_model_file(const std::string& path);
+
+// Reads the model at `path` (named `display_path` in errors). Throws
+// InputError with one line naming the file and what is wrong.
+ModelData load_model(const std::string& path, const std::string& display_path);
+
+// Adds the model, placed by `world_from_model`, to the scene: its materials,
+// textures, triangles, instances and lights. Returns the world-space bounds
+// of what it added. `display_path` names the model in errors (too many
+// primitives).
+Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_model, Scene& scene,
+                        const std::string& display_path);
+
+// A triangle with its vertices and shading normals moved by `transform`.
+Triangle transformed_triangle(Triangle t, const Transform& transform);
+
+// A camera that frames `bounds` from the front and a little above, with the
+// given vertical field of view.
+CameraSettings framing_camera(const Aabb& bounds, double vfov_degrees);
+
+}  // namespace farmrt
