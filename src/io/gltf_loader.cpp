@@ -492,6 +492,7 @@ private:
             for (size_t i = 0; i < gltf_.nodes.size(); ++i) {
                 if (!child[i]) roots.push_back(int(i));
             }
+            if (roots.empty() && !gltf_.nodes.empty()) fail("/nodes", "every node is a child: the node hierarchy has a cycle");
         }
         std::vector<bool> on_path(gltf_.nodes.size(), false);
         for (int root : roots) visit(root, Transform::identity(), on_path, 0);

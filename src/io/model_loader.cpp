@@ -35,14 +35,15 @@ Material default_model_material(ModelData& model, const Color& base_color, float
 namespace {
 
 // An MTL material as the principled one. Kd (or map_Kd) is the base colour;
-// without a specular colour (Ks 0, or illum 0 and 1) the surface is purely
+// without a specular colour (Ks 0, or illum 1) the surface is purely
 // diffuse (index 1: no Fresnel reflection); Ns gives the roughness by the
 // Phong-to-Beckmann correspondence alpha^2 = 2 / (Ns + 2), unless Pr is
 // given; Pm gives the metallic; Ke (or map_Ke) the emission; d < 1 (or Tr),
 // and illum 4, 6, 7 or 9, transmission with Ni.
 Material principled_from_mtl(const ObjMaterial& mtl, const std::filesystem::path& directory, ModelData& model,
                              const std::string& display_path) {
-    const bool specular = mtl.illum >= 2 && (mtl.specular.x > 0 || mtl.specular.y > 0 || mtl.specular.z > 0);
+    // (illum 0, tinyobjloader's value where the file gives none, counts as 2.)
+    const bool specular = mtl.illum != 1 && (mtl.specular.x > 0 || mtl.specular.y > 0 || mtl.specular.z > 0);
     const float alpha = std::sqrt(2.0f / (mtl.shininess + 2.0f));
     const float roughness = mtl.roughness > 0 ? std::min(1.0f, mtl.roughness) : std::min(1.0f, std::sqrt(alpha));
     Material m = default_model_material(model, Color(0.0f), std::min(1.0f, mtl.metallic), roughness);

@@ -338,9 +338,9 @@ TEST(SceneLoaderErrors, UnknownMaterialNamesAndTypes) {
     EXPECT_EQ(load_error(with_line(16, "    material: rde")), "scene.yaml:16:15: objects[0].material: unknown material 'rde'");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertain, albedo: [0.8, 0.1, 0.1]}")),
               "scene.yaml:11:15: materials.red.type: unknown value 'lambertain' (expected lambertian | metal | dielectric "
-              "| emissive)");
+              "| emissive | principled)");
     EXPECT_EQ(load_error(with_line(13, "  - type: cube")),
-              "scene.yaml:13:11: objects[0].type: unknown value 'cube' (expected sphere | quad | box | triangle | mesh)");
+              "scene.yaml:13:11: objects[0].type: unknown value 'cube' (expected sphere | quad | box | triangle | mesh | model)");
     EXPECT_EQ(load_error(with_inserted(4, "  encoding: gama2")),
               "scene.yaml:5:13: image.encoding: unknown value 'gama2' (expected srgb | gamma2 | linear)");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertian, albedo: {texture: stripes, scale: 1, even: [1, 1, 1], "

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Writes the model files of configs/models.yaml:
+
+  configs/models/cornell_box.obj + .mtl  the Cornell box of "Ray Tracing: The
+      Next Week" as an OBJ whose colours and lamp live in its material library
+      (walls Kd, lamp Ke), as exporters write it;
+  configs/models/shapes.gltf  a glTF 2.0 file with embedded buffers: one box
+      mesh placed by three nodes of a hierarchy (instanced), principled
+      materials (a rough gold metal, a glass with KHR_materials_transmission
+      and KHR_materials_ior, a plastic), a KHR_lights_punctual spot light and
+      a perspective camera; the plastic box's mesh is placed twice.
+
+  scripts/generate/models.py [OUTPUT_DIR]   (default: configs/models)
+"""
+import base64
+import json
+import math
+import os
+import struct
+import sys
+
+
+def cornell_box(directory):
+    # Quads of cornell_box(): corner Q and edges u, v, with their material.
+    quads = [
+        ((555, 0, 0), (0, 555, 0), (0, 0, 555), "green"),
+        ((0, 0, 0), (0, 555, 0), (0, 0, 555), "red"),
+        ((343, 554, 332), (-130, 0, 0), (0, 0, -105), "light"),
+        ((0, 0, 0), (555, 0, 0), (0, 0, 555), "white"),
+        ((555, 555, 555), (-555, 0, 0), (0, 0, -555), "white"),
+        ((0, 0, 555), (555, 0, 0), (0, 555, 0), "white"),
+    ]
+
+    def box(lo, hi, angle, offset):
+        a = math.radians(angle)
+        c, s = math.cos(a), math.sin(a)
+
+        def place(p):
+            x, y, z = p
+            return (c * x + s * z + offset[0], y + offset[1], -s * x + c * z + offset[2])
+
+        (x0, y0, z0), (x1, y1, z1) = lo, hi
+        corners = [(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
+                   (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)]
+        faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 7, 6, 2)]
+        return [place(p) for p in corners], faces
+
+    lines = ["# The Cornell box of \"Ray Tracing: The Next Week\" (v4), its colours and lamp",
+             "# in cornell_box.mtl; written by scripts/generate/models.py.", "mtllib cornell_box.mtl"]
+    vertex = 0
+    current = None
+    for q, u, v, material in quads:
+        corners = [q, tuple(q[i] + u[i] for i in range(3)), tuple(q[i] + u[i] + v[i] for i in range(3)),
+                   tuple(q[i] + v[i] for i in range(3))]
+        for p in corners:
+            lines.append("v %g %g %g" % p)
+        if material != current:
+            lines.append("usemtl " + material)
+            current = material
+        lines.append("f %d %d %d %d" % (vertex + 1, vertex + 2, vertex + 3, vertex + 4))
+        vertex += 4
+    lines.append("usemtl white")
+    for lo, hi, angle, offset in [((0, 0, 0), (165, 330, 165), 15, (265, 0, 295)),
+                                  ((0, 0, 0), (165, 165, 165), -18, (130, 0, 65))]:
+        corners, faces = box(lo, hi, angle, offset)
+        for p in corners:
+            lines.append("v %.6f %.6f %.6f" % p)
+        for f in faces:
+            lines.append("f " + " ".join(str(vertex + i + 1) for i in f))
+        vertex += 8
+    with open(os.path.join(directory, "cornell_box.obj"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+    mtl = """# Materials of cornell_box.obj: diffuse walls (illum 1: no specular), a lamp.
+newmtl red
+Kd 0.65 0.05 0.05
+illum 1
+
+newmtl white
+Kd 0.73 0.73 0.73
+illum 1
+
+newmtl green
+Kd 0.12 0.45 0.15
+illum 1
+
+newmtl light
+Kd 0 0 0
+Ke 15 15 15
+illum 1
+"""
+    with open(os.path.join(directory, "cornell_box.mtl"), "w") as out:
+        out.write(mtl)
+
+
+def shapes_gltf(directory):
+    # A unit box (24 vertices: flat normals per face, UVs), indexed with u16.
+    positions, normals, uvs, indices = [], [], [], []
+    for axis in range(3):
+        for sign in (-1, 1):
+            n = [0, 0, 0]
+            n[axis] = sign
+            u_axis, v_axis = [(1, 2), (2, 0), (0, 1)][axis]
+            base = len(positions)
+            for du, dv in [(-1, -1), (1, -1), (1, 1), (-1, 1)]:
+                p = [0.0, 0.0, 0.0]
+                p[axis] = 0.5 * sign
+                p[u_axis] = 0.5 * du
+                p[v_axis] = 0.5 * dv
+                positions.append(p)
+                normals.append(n)
+                uvs.append([(du + 1) / 2, (dv + 1) / 2])
+            quad = [0, 1, 2, 0, 2, 3] if sign > 0 else [0, 2, 1, 0, 3, 2]
+            indices += [base + i for i in quad]
+    # A floor: one quad as a triangle fan of 4 vertices (mode 6), no indices.
+    floor = [[-4, 0, -4], [-4, 0, 4], [4, 0, 4], [4, 0, -4]]
+    blob = b""
+    views, accessors = [], []
+
+    def add(data, fmt, count, kind, component, target=None, minmax=None):
+        nonlocal blob
+        while len(blob) % 4:
+            blob += b"\0"
+        raw = struct.pack("<" + fmt * (len(data)), *data)
+        view = {"buffer": 0, "byteOffset": len(blob), "byteLength": len(raw)}
+        if target:
+            view["target"] = target
+        views.append(view)
+        blob += raw
+        accessor = {"bufferView": len(views) - 1, "componentType": component, "count": count, "type": kind}
+        if minmax:
+            accessor["min"], accessor["max"] = minmax
+        accessors.append(accessor)
+        return len(accessors) - 1
+
+    flat = lambda rows: [x for row in rows for x in row]
+    position = add(flat(positions), "f", len(positions), "VEC3", 5126, 34962, ([-0.5] * 3, [0.5] * 3))
+    normal = add(flat(normals), "f", len(normals), "VEC3", 5126, 34962)
+    uv = add(flat(uvs), "f", len(uvs), "VEC2", 5126, 34962)
+    index = add(indices, "H", len(indices), "SCALAR", 5123, 34963)
+    floor_position = add(flat(floor), "f", 4, "VEC3", 5126, 34962, ([-4, 0, -4], [4, 0, 4]))
+    uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
+    gltf = {
+        "asset": {"version": "2.0", "generator": "farmrt scripts/generate/models.py"},
+        "extensionsUsed": ["KHR_materials_transmission", "KHR_materials_ior", "KHR_lights_punctual"],
+        "extensions": {"KHR_lights_punctual": {"lights": [
+            {"type": "spot", "color": [1.0, 0.9, 0.8], "intensity": 60000,
+             "spot": {"innerConeAngle": 0.3, "outerConeAngle": 0.6}}]}},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 4, 5, 6]}],
+        "nodes": [
+            {"name": "shelf", "translation": [0, 0.5, 0], "children": [1, 2, 3, 7]},
+            {"name": "gold", "mesh": 0, "translation": [-1.3, 0, 0], "rotation": [0, 0.3826834, 0, 0.9238795]},
+            {"name": "glass", "mesh": 1, "translation": [0, 0.1, 0], "scale": [0.9, 1.2, 0.9]},
+            {"name": "plastic", "mesh": 2, "translation": [1.3, 0, 0], "rotation": [0, -0.2588190, 0, 0.9659258]},
+            {"name": "floor", "mesh": 3},
+            {"name": "camera", "camera": 0, "translation": [0, 2.2, 5.5],
+             "rotation": [-0.1736482, 0, 0, 0.9848078]},
+            {"name": "lamp", "translation": [0, 5, 2], "rotation": [-0.5372996, 0, 0, 0.8433914],
+             "extensions": {"KHR_lights_punctual": {"light": 0}}},
+            {"name": "plastic small", "mesh": 2, "translation": [1.3, 0.75, 0], "scale": [0.5, 0.5, 0.5]},
+        ],
+        "cameras": [{"type": "perspective", "perspective": {"yfov": 0.7, "aspectRatio": 1.7777778, "znear": 0.1}}],
+        "meshes": [
+            {"name": "box gold", "primitives": [{"attributes": {"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv},
+                                                 "indices": index, "material": 0}]},
+            {"name": "box glass", "primitives": [{"attributes": {"POSITION": position, "NORMAL": normal},
+                                                  "indices": index, "material": 1}]},
+            {"name": "box plastic", "primitives": [{"attributes": {"POSITION": position, "NORMAL": normal},
+                                                    "indices": index, "material": 2}]},
+            {"name": "floor", "primitives": [{"attributes": {"POSITION": floor_position}, "mode": 6, "material": 3}]},
+        ],
+        "materials": [
+            {"name": "gold", "pbrMetallicRoughness": {"baseColorFactor": [1.0, 0.78, 0.34, 1], "metallicFactor": 1,
+                                                       "roughnessFactor": 0.3}},
+            {"name": "glass", "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.97, 1.0, 1], "metallicFactor": 0,
+                                                        "roughnessFactor": 0.05},
+             "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1},
+                            "KHR_materials_ior": {"ior": 1.5}}},
+            {"name": "plastic", "pbrMetallicRoughness": {"baseColorFactor": [0.05, 0.25, 0.8, 1], "metallicFactor": 0,
+                                                          "roughnessFactor": 0.4}},
+            {"name": "floor", "pbrMetallicRoughness": {"baseColorFactor": [0.7, 0.7, 0.7, 1], "metallicFactor": 0,
+                                                        "roughnessFactor": 0.8}},
+        ],
+        "buffers": [{"byteLength": len(blob), "uri": uri}],
+        "bufferViews": views,
+        "accessors": accessors,
+    }
+    with open(os.path.join(directory, "shapes.gltf"), "w") as out:
+        json.dump(gltf, out, indent=1)
+        out.write("\n")
+
+
+def main():
+    directory = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "configs", "models")
+    os.makedirs(directory, exist_ok=True)
+    cornell_box(directory)
+    shapes_gltf(directory)
+
+
+if __name__ == "__main__":
+    main()
