@@ -5,7 +5,7 @@
 # yaml-cpp, GoogleTest; no OpenImageIO, no package registry: the header-only
 # Debian packages it lacks are unpacked under .deps/root on a Debian machine
 # and carried there:
-#   for p in libxsimd-dev xtl-dev libtinyobjloader-dev libcli11-dev; do apt-get download $p; done
+#   for p in libxsimd-dev xtl-dev libtinyobjloader-dev libcli11-dev libtinygltf-dev libtinygltf2d libstb0; do apt-get download $p; done
 #   for f in *.deb; do dpkg -x $f .deps/root; done
 # ), but works on any Linux machine with nvcc and a GPU.
 #
@@ -29,6 +29,11 @@ jobs=$(nproc)
 configure_extra=()
 if [ -d "$root/.deps/root/usr" ]; then
   configure_extra+=("-DCMAKE_PREFIX_PATH=$root/.deps/root/usr" "-DCMAKE_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu")
+  # libtinygltf.so finds its own dependency (libstb) there too.
+  export LD_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # The assimp-testmodels the model tests read, where carried (a few of them).
+  [ -d "$root/.deps/root/usr/share/assimp/models" ] &&
+    configure_extra+=("-DFARMRT_ASSIMP_MODELS=$root/.deps/root/usr/share/assimp/models")
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 

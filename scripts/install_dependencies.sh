@@ -3,6 +3,8 @@
 # Runs apt-get as root, or through sudo for other users. Idempotent.
 # openimageio-tools: Debian 12's OpenImageIO CMake package imports its command-line
 # tools (iconvert, ...) and find_package(OpenImageIO) fails when they are missing.
+# assimp-testmodels: real glTF, OBJ and PLY models, valid and broken, that the
+# model import tests read (data only, 20 MB).
 # clang, its runtime and OpenMP: scripts/fuzz.sh builds the libFuzzer targets with clang.
 # slurm-wlm and munge: tests/slurm/run_slurm_test.sh stands up a one-node Slurm
 # cluster from them (the ctest farm_slurm_cluster); their services are not
@@ -11,7 +13,8 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git python3
     libyaml-cpp-dev libopenimageio-dev openimageio-tools libgtest-dev libgmock-dev libbenchmark-dev
-    libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev libcli11-dev
+    libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev libtinygltf-dev libcli11-dev
+    assimp-testmodels
     python3-matplotlib
     clang libclang-rt-14-dev libomp-dev
     slurm-wlm slurmctld slurmd slurm-client munge

@@ -130,7 +130,7 @@ Triangle transformed_triangle(Triangle t, const Transform& transform) {
 }
 
 Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_model, Scene& scene,
-                        const std::string& display_path) {
+                        const std::string& display_path, uint32_t material) {
     // Textures and materials, their indices moved past the scene's own.
     const uint32_t texture_base = uint32_t(scene.textures.size());
     const uint32_t texel_base = uint32_t(scene.texture_pixels.size() / 3);
@@ -140,6 +140,9 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
     }
     scene.texture_pixels.insert(scene.texture_pixels.end(), model.texture_pixels.begin(), model.texture_pixels.end());
     const uint32_t material_base = uint32_t(scene.materials.size());
+    const auto scene_material = [&](uint32_t model_material) {
+        return material == kGeometryMaterial ? model_material + material_base : material;
+    };
     for (Material m : model.materials) {
         m.albedo_texture += texture_base;
         m.metallic_roughness_texture += texture_base;
@@ -166,7 +169,7 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
         if (uses[p.mesh] == 1) {
             scene.triangles.reserve(scene.triangles.size() + triangles.size());
             for (Triangle t : triangles) {
-                t.material += material_base;
+                t.material = scene_material(t.material);
                 scene.triangles.push_back(transformed_triangle(t, world_from_mesh));
             }
             continue;
@@ -175,14 +178,14 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
             std::vector<PrimitiveRef> refs;
             refs.reserve(triangles.size());
             for (Triangle t : triangles) {
-                t.material += material_base;
+                t.material = scene_material(t.material);
                 refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
                 scene.triangles.push_back(t);
             }
             geometry[p.mesh] = scene.add_instance_geometry(refs);
         }
         if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) throw InputError(display_path + ": too many instances");
-        scene.add_instance(uint32_t(geometry[p.mesh]), world_from_mesh, kGeometryMaterial);
+        scene.add_instance(uint32_t(geometry[p.mesh]), world_from_mesh, material);
     }
     for (Light light : model.lights) {
         light.position = world_from_model.point(light.position);

@@ -25,8 +25,10 @@ ModelData load_model(const std::string& path, const std::string& display_path);
 // textures, triangles, instances and lights. Returns the world-space bounds
 // of what it added. `display_path` names the model in errors (too many
 // primitives).
+// `material`: a scene material that replaces all of the model's, or
+// kGeometryMaterial to keep them.
 Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_model, Scene& scene,
-                        const std::string& display_path);
+                        const std::string& display_path, uint32_t material = kGeometryMaterial);
 
 // A triangle with its vertices and shading normals moved by `transform`.
 Triangle transformed_triangle(Triangle t, const Transform& transform);

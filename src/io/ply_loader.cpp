@@ -57,6 +57,14 @@ bool scalar_type(const std::string& type, int& size, bool& is_float, bool& is_si
     return false;
 }
 
+// Which value is being read, formatted only for an error message.
+struct Where {
+    const std::string& element;
+    uint64_t index;
+    const char* part = "";  // "", " count"
+    std::string text() const { return element + " " + std::to_string(index) + part; }
+};
+
 class PlyReader {
 public:
     PlyReader(const std::string& bytes, const std::string& display_path) : bytes_(bytes), file_(display_path) {}
@@ -165,8 +173,8 @@ private:
 
     // ---- values --------------------------------------------------------------------------
 
-    double binary_value(int size, bool is_float, bool is_signed, const std::string& what) {
-        if (bytes_.size() - position_ < size_t(size)) fail("the data ends inside " + what + " (truncated file)");
+    double binary_value(int size, bool is_float, bool is_signed, const Where& where) {
+        if (bytes_.size() - position_ < size_t(size)) fail("the data ends inside " + where.text() + " (truncated file)");
         unsigned char raw[8];
         std::memcpy(raw, bytes_.data() + position_, size_t(size));
         position_ += size_t(size);
@@ -189,31 +197,33 @@ private:
         return double(bits);
     }
 
-    double ascii_value(const std::string& what) {
+    double ascii_value(const Where& where) {
         while (position_ < bytes_.size() && std::isspace(static_cast<unsigned char>(bytes_[position_]))) ++position_;
-        if (position_ >= bytes_.size()) fail("the data ends inside " + what + " (truncated file)");
+        if (position_ >= bytes_.size()) fail("the data ends inside " + where.text() + " (truncated file)");
         const char* start = bytes_.c_str() + position_;
         char* end = nullptr;
         const double value = std::strtod(start, &end);
-        if (end == start) fail(what + ": '" + bytes_.substr(position_, 16) + "' is not a number");
+        if (end == start) fail(where.text() + ": '" + bytes_.substr(position_, 16) + "' is not a number");
         position_ += size_t(end - start);
         return value;
     }
 
-    double value(int size, bool is_float, bool is_signed, const std::string& what) {
-        return format_ == Format::Ascii ? ascii_value(what) : binary_value(size, is_float, is_signed, what);
+    double value(int size, bool is_float, bool is_signed, const Where& where) {
+        return format_ == Format::Ascii ? ascii_value(where) : binary_value(size, is_float, is_signed, where);
     }
 
-    uint64_t list_count(const Property& p, const std::string& what) {
-        const double count = value(p.count_size, false, p.count_signed, what + " count");
-        if (!(count >= 0 && count <= 1e6) || count != std::floor(count)) fail(what + ": list count " + std::to_string(count) + " is out of range");
+    uint64_t list_count(const Property& p, const Where& where) {
+        const double count = value(p.count_size, false, p.count_signed, Where{where.element, where.index, " count"});
+        if (!(count >= 0 && count <= 1e6) || count != std::floor(count)) {
+            fail(where.text() + ": list count " + std::to_string(count) + " is out of range");
+        }
         return uint64_t(count);
     }
 
     void skip(const Element& e) {
         for (uint64_t i = 0; i < e.count; ++i) {
             for (const Property& p : e.properties) {
-                const std::string what = e.name + " " + std::to_string(i);
+                const Where what{e.name, i};
                 const uint64_t n = p.list ? list_count(p, what) : 1;
                 for (uint64_t k = 0; k < n; ++k) value(p.size, p.is_float, p.is_signed, what);
             }
@@ -233,7 +243,7 @@ private:
         positions_.reserve(size_t(e.count));
         std::vector<double> values(e.properties.size());
         for (uint64_t i = 0; i < e.count; ++i) {
-            const std::string what = "vertex " + std::to_string(i);
+            const Where what{e.name, i};
             for (size_t k = 0; k < e.properties.size(); ++k) {
                 const Property& p = e.properties[k];
                 if (p.list) {
@@ -245,7 +255,7 @@ private:
             }
             for (int k : {x, y, z, nx, ny, nz, u, v}) {
                 if (k >= 0 && (!std::isfinite(values[size_t(k)]) || std::fabs(values[size_t(k)]) > 1e30)) {
-                    fail(what + ": " + e.properties[size_t(k)].name + " is not a finite number");
+                    fail(what.text() + ": " + e.properties[size_t(k)].name + " is not a finite number");
                 }
             }
             positions_.push_back(Vec3(float(values[size_t(x)]), float(values[size_t(y)]), float(values[size_t(z)])));
@@ -265,8 +275,10 @@ private:
         if (indices < 0) fail("the face element has no vertex_indices list");
         if (e.properties[size_t(indices)].is_float) fail("vertex_indices must be integers");
         std::vector<uint64_t> corners;
+        // At least one triangle per face; e.count is bounded by the file's size (read_header).
+        mesh.triangles.reserve(mesh.triangles.size() + size_t(e.count));
         for (uint64_t i = 0; i < e.count; ++i) {
-            const std::string what = "face " + std::to_string(i);
+            const Where what{e.name, i};
             for (size_t k = 0; k < e.properties.size(); ++k) {
                 const Property& p = e.properties[k];
                 const uint64_t n = p.list ? list_count(p, what) : 1;
@@ -275,13 +287,13 @@ private:
                     const double index = value(p.size, p.is_float, p.is_signed, what);
                     if (int(k) != indices) continue;
                     if (!(index >= 0 && index < double(positions_.size()))) {
-                        fail(what + ": vertex index " + std::to_string(int64_t(index)) + " is out of range (" +
+                        fail(what.text() + ": vertex index " + std::to_string(int64_t(index)) + " is out of range (" +
                              std::to_string(positions_.size()) + " vertices)");
                     }
                     corners.push_back(uint64_t(index));
                 }
                 if (int(k) != indices) continue;
-                if (n < 3) fail(what + ": a face needs at least 3 vertices, has " + std::to_string(n));
+                if (n < 3) fail(what.text() + ": a face needs at least 3 vertices, has " + std::to_string(n));
                 for (size_t j = 1; j + 1 < corners.size(); ++j) add_triangle(corners[0], corners[j], corners[j + 1], mesh);
             }
         }

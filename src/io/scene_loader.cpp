@@ -375,22 +375,30 @@ public:
         scene.add_instance(found->second, transform, material);
     }
 
-    // {type: model, file, transform}: a whole model with its own materials,
-    // lights and (unused here: the scene has its camera) cameras.
-    void load_model_object(const Value& object, Scene& scene) {
-        require_map(object, {"type", "file", "transform"});
+    // {type: model, file, transform, material}: a whole model with its own
+    // materials and lights; `material` replaces all of its materials (a
+    // clay render). Its camera is kept for a model file rendered directly.
+    void load_model_object(const Value& object, Scene& scene, SceneDescription& description) {
+        require_map(object, {"type", "file", "transform", "material"});
         const Value file = required(object, "file");
         const std::string path = resolve_path(scalar_text(file, "a file name"));
         const Transform transform = object_transform(object);
+        const uint32_t material = has(object, "material") ? object_material(object, scene) : kGeometryMaterial;
         if (!is_model_file(path)) fail(file, "not a model farmrt reads (expected .gltf, .glb, .obj or .ply)");
         ModelData model;
         try {
             model = load_model(path, path);
-            add_model_to_scene(model, transform, scene, path);
+            description.model_bounds.expand(add_model_to_scene(model, transform, scene, path, material));
         } catch (const InputError& e) {
             fail(file, e.what());
         }
-        warnings_.insert(warnings_.end(), model.warnings.begin(), model.warnings.end());
+        if (model.camera && !description.model_camera) {
+            description.model_camera = model.camera;
+            description.model_camera->settings.lookfrom = transform.point(model.camera->settings.lookfrom);
+            description.model_camera->settings.lookat = transform.point(model.camera->settings.lookat);
+            description.model_camera->settings.vup = transform.vector(model.camera->settings.vup);
+        }
+        description.warnings.insert(description.warnings.end(), model.warnings.begin(), model.warnings.end());
     }
 
     // How many objects use each mesh file, before loading any: decides between
@@ -405,7 +413,8 @@ public:
         }
     }
 
-    void load_object(const Value& object, Scene& scene) {
+    void load_object(const Value& object, SceneDescription& description) {
+        Scene& scene = description.scene;
         if (!object.node.IsMap()) fail(object, "expected an object mapping with a 'type'");
         const std::string type =
             choice(required(object, "type"), {"sphere", "quad", "box", "triangle", "mesh", "model"});
@@ -418,7 +427,7 @@ public:
         } else if (type == "triangle") {
             load_triangle(object, scene);
         } else if (type == "model") {
-            load_model_object(object, scene);
+            load_model_object(object, scene, description);
         } else {
             load_mesh(object, scene);
         }
@@ -446,21 +455,19 @@ public:
         if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");
         count_mesh_uses(objects.node);
         for (size_t i = 0; i < objects.node.size(); ++i) {
-            load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description.scene);
+            load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description);
         }
         if (description.scene.spheres.size() >= kMaxPrimitivesPerType ||
             description.scene.quads.size() >= kMaxPrimitivesPerType ||
             description.scene.triangles.size() >= kMaxPrimitivesPerType) {
             fail(objects, "too many primitives");
         }
-        description.warnings = warnings_;
         return description;
     }
 
 private:
     LightLoader lights_;
     MaterialLoader materials_;
-    std::vector<std::string> warnings_;
     std::map<std::string, uint32_t> material_index_;
     std::string scene_directory_;
     std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
@@ -496,36 +503,44 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
 
 namespace {
 
-// A model file as a scene: its defaults written as a scene file's, so that
-// --set and the shorthand options change them as they would a scene's.
+// A model file as a scene: a scene file with the model as its one object,
+// so that --set and the shorthand options change it as they would a scene
+// (--set materials.clay=... --set objects[0].material=clay renders it in
+// one material). The model's camera, if it has one, else one that frames it,
+// and its aspect ratio, unless the options give them.
 SceneDescription load_model_scene(const std::string& path, const std::vector<SceneOverride>& overrides) {
-    ModelData model = load_model(path, path);
-    const double aspect = model.camera && model.camera->aspect_ratio > 0 ? model.camera->aspect_ratio : 16.0 / 9.0;
-    const int width = 960;
-    const int height = std::max(1, std::min(int(kMaxImageSide), int(std::lround(width / aspect))));
     YAML::Node root(YAML::NodeType::Map);
-    root["image"]["width"] = width;
-    root["image"]["height"] = height;
+    root["image"]["width"] = 960;
+    root["image"]["height"] = 540;
     root["image"]["output"] = std::filesystem::path(path).stem().string() + ".png";
     root["sampling"]["spp"] = 64;
     root["camera"]["lookfrom"] = std::vector<double>{0, 0, 1};
     root["camera"]["lookat"] = std::vector<double>{0, 0, 0};
     root["background"]["sky"] = YAML::Node(YAML::NodeType::Map);
-    root["objects"] = YAML::Node(YAML::NodeType::Sequence);
+    YAML::Node model(YAML::NodeType::Map);
+    model["type"] = "model";
+    std::error_code ignored;
+    model["file"] = std::filesystem::absolute(path, ignored).string();
+    root["objects"].push_back(model);
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     SceneDescription description = load_from_node(root, path, parent.empty() ? "." : parent.string(), overrides);
     description.settings.scene_file = path;
-    const Aabb bounds = add_model_to_scene(model, Transform::identity(), description.scene, path);
-    bool camera_overridden = false;
-    for (const SceneOverride& o : overrides) camera_overridden |= o.assignment.rfind("camera", 0) == 0;
-    if (!camera_overridden) {
-        description.settings.camera = model.camera ? model.camera->settings : framing_camera(bounds, 40.0);
+    const auto overridden = [&](const char* prefix) {
+        for (const SceneOverride& o : overrides) {
+            if (o.assignment.rfind(prefix, 0) == 0) return true;
+        }
+        return false;
+    };
+    if (!overridden("camera")) {
+        description.settings.camera =
+            description.model_camera ? description.model_camera->settings : framing_camera(description.model_bounds, 40.0);
     }
-    description.warnings = model.warnings;
+    if (description.model_camera && description.model_camera->aspect_ratio > 0 && !overridden("image.height")) {
+        const double height = std::lround(description.settings.width / description.model_camera->aspect_ratio);
+        description.settings.height = uint32_t(std::clamp(height, 1.0, double(kMaxImageSide)));
+    }
     // The pixels depend on the model file too.
-    std::error_code ignored;
-    description.canonical_scene += "\nmodel: " + std::filesystem::absolute(path, ignored).string() + " " +
-                                   std::to_string(std::filesystem::file_size(path, ignored));
+    description.canonical_scene += "\nmodel bytes: " + std::to_string(std::filesystem::file_size(path, ignored));
     return description;
 }
 

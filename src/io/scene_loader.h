@@ -2,12 +2,14 @@
 // Errors are InputError with one line: "file:line:column: key.path: problem".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/animation.h"
 #include "core/render_settings.h"
 #include "core/scene.h"
+#include "io/model.h"
 
 namespace farmrt {
 
@@ -23,6 +25,10 @@ struct SceneDescription {
     Animation animation;          // animation: section (frames, camera keyframes)
     std::string canonical_scene;  // what identifies the scene's pixels (scene_identity.h)
     std::vector<std::string> warnings;  // one line each: what imported models asked for that farmrt ignores
+    // What {type: model} objects brought: their world-space bounds, and the
+    // first camera one of them has (a model file rendered directly uses it).
+    Aabb model_bounds;
+    std::optional<ModelCamera> model_camera;
 };
 
 // `overrides` are "key.path=value" strings (--set and the shorthand options);

@@ -83,6 +83,8 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
         {"many_spheres.yaml", 48, 27, 1, {}},
         {"emissive.yaml", 40, 30, 4, {}},
         {"lights.yaml", 48, 27, 2, {}},
+        {"models.yaml", 40, 40, 2, {}},
+        {"models/shapes.gltf", 48, 27, 2, {}},
         {"spheres.yaml", 48, 27, 2, {"background.sampling=light"}},
         {"tiny.yaml", 48, 32, 4, {}},
         {"tiny.yaml", 48, 32, 4,
