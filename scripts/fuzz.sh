@@ -5,13 +5,13 @@
 # the repository). Exit status 1 on the first finding, whose reproducer is
 # left in BUILD_DIR/findings/.
 #   scripts/fuzz.sh [SECONDS] [BUILD_DIR] [TARGET...]
-#   (defaults: 60 s, build-fuzz, every target: scene obj image checkpoint frame_list)
+#   (defaults: 60 s, build-fuzz, every target: scene obj image checkpoint frame_list gltf ply)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${2:-$root/build-fuzz}
 mkdir -p "$build" && build=$(cd "$build" && pwd)  # absolute: the targets run from findings/
-targets=(scene obj image checkpoint frame_list)
+targets=(scene obj image checkpoint frame_list gltf ply)
 [ $# -gt 2 ] && targets=("${@:3}")
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DFARMRT_FUZZ=ON -DFARMRT_BUILD_TESTS=OFF -DFARMRT_WITH_CUDA=OFF -DFARMRT_WITH_SIMD=OFF \

@@ -192,7 +192,9 @@ private:
         if (a.sparse.count < 0 || size_t(a.sparse.count) > a.count) fail(sparse_pointer, "count is out of range");
         const size_t count = size_t(a.sparse.count);
         const size_t index_size = component_size(a.sparse.indices.componentType);
-        if (index_size == 0 || a.sparse.indices.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT) {
+        const int index_type = a.sparse.indices.componentType;
+        if (index_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && index_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+            index_type != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) {
             fail(sparse_pointer + "/indices", "has an invalid componentType");
         }
         size_t index_stride = 0, value_stride = 0;
@@ -202,7 +204,7 @@ private:
                                                       count, size * size_t(components), value_stride, sparse_pointer + "/values");
         for (size_t s = 0; s < count; ++s) {
             const double target = component_value(indices + s * index_size, a.sparse.indices.componentType, false);
-            if (!(target < double(a.count))) fail(sparse_pointer, "index " + std::to_string(uint64_t(target)) + " is out of range");
+            if (!(target >= 0 && target < double(a.count))) fail(sparse_pointer, "an index is out of range");
             for (int c = 0; c < components; ++c) {
                 values[size_t(target) * size_t(components) + size_t(c)] =
                     component_value(substitutes + s * size * size_t(components) + size_t(c) * size, a.componentType, a.normalized);
@@ -255,11 +257,15 @@ private:
         std::vector<uint32_t> indices;
         if (p.indices >= 0) {
             const tinygltf::Accessor* a = size_t(p.indices) < gltf_.accessors.size() ? &gltf_.accessors[size_t(p.indices)] : nullptr;
-            if (a && a->componentType == TINYGLTF_COMPONENT_TYPE_FLOAT) fail("/accessors/" + std::to_string(p.indices), "indices must be integers");
+            if (a && a->componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+                a->componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+                a->componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) {
+                fail("/accessors/" + std::to_string(p.indices), "indices must be unsigned integers");
+            }
             const std::vector<double> raw = read_accessor(p.indices, 1, "SCALAR");
             indices.reserve(raw.size());
             for (size_t i = 0; i < raw.size(); ++i) {
-                if (!(raw[i] < double(vertex_count))) {
+                if (!(raw[i] >= 0 && raw[i] < double(vertex_count))) {
                     fail("/accessors/" + std::to_string(p.indices), "index " + std::to_string(uint64_t(raw[i])) + " at element " +
                                                                       std::to_string(i) + " is out of range (" +
                                                                       std::to_string(vertex_count) + " vertices)");
@@ -303,7 +309,7 @@ private:
         bool smooth = !normals.empty();
         for (int c = 0; smooth && c < 3; ++c) {
             const size_t v = corner[c];
-            const Vec3 n(float(normals[3 * v]), float(normals[3 * v + 1]), float(normals[3 * v + 2]));
+            const Vec3 n{float(normals[3 * v]), float(normals[3 * v + 1]), float(normals[3 * v + 2])};
             if (!(length_squared(n) > 0)) smooth = false;
             else *shading[c] = unit_vector(n);
         }
@@ -514,7 +520,8 @@ private:
         if (node.camera >= 0 && !model_.camera) read_camera(node.camera, world);
         const auto lights = node.extensions.find("KHR_lights_punctual");
         if (lights != node.extensions.end() && lights->second.IsObject() && lights->second.Has("light")) {
-            read_light(int(number_in(lights->second, "light", -1)), world, pointer);
+            const double light = number_in(lights->second, "light", -1);
+            read_light(light >= 0 && light < 2147483647.0 ? int(light) : -1, world, pointer);
         }
         for (int c : node.children) visit(c, world, on_path, depth + 1);
         on_path[size_t(index)] = false;

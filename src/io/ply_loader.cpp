@@ -6,7 +6,9 @@
 // whose counts promise more data than the file holds is refused up front.
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -125,8 +127,11 @@ private:
                 std::string count;
                 words >> element.name >> count;
                 char* end = nullptr;
+                errno = 0;
                 element.count = std::strtoull(count.c_str(), &end, 10);
-                if (count.empty() || *end != '\0' || count[0] == '-') fail(where + "element count '" + count + "' is not a count");
+                if (count.empty() || *end != '\0' || count[0] == '-' || errno == ERANGE || element.count > (uint64_t(1) << 32)) {
+                    fail(where + "element count '" + count + "' is not a count below 2^32");
+                }
                 elements_.push_back(element);
             } else if (keyword == "property") {
                 if (elements_.empty()) fail(where + "a property before any element");
@@ -221,6 +226,7 @@ private:
     }
 
     void skip(const Element& e) {
+        if (e.properties.empty()) return;  // nothing to read, however many
         for (uint64_t i = 0; i < e.count; ++i) {
             for (const Property& p : e.properties) {
                 const Where what{e.name, i};
@@ -286,8 +292,10 @@ private:
                 for (uint64_t j = 0; j < n; ++j) {
                     const double index = value(p.size, p.is_float, p.is_signed, what);
                     if (int(k) != indices) continue;
-                    if (!(index >= 0 && index < double(positions_.size()))) {
-                        fail(what.text() + ": vertex index " + std::to_string(int64_t(index)) + " is out of range (" +
+                    if (!(index >= 0 && index < double(positions_.size())) || index != std::floor(index)) {
+                        char text[32];
+                        std::snprintf(text, sizeof text, "%.17g", index);  // any double, never converted to an integer
+                        fail(what.text() + ": vertex index " + text + " is out of range (" +
                              std::to_string(positions_.size()) + " vertices)");
                     }
                     corners.push_back(uint64_t(index));

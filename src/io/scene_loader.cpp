@@ -523,7 +523,16 @@ SceneDescription load_model_scene(const std::string& path, const std::vector<Sce
     model["file"] = std::filesystem::absolute(path, ignored).string();
     root["objects"].push_back(model);
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    SceneDescription description = load_from_node(root, path, parent.empty() ? "." : parent.string(), overrides);
+    SceneDescription description;
+    try {
+        description = load_from_node(root, path, parent.empty() ? "." : parent.string(), overrides);
+    } catch (const InputError& e) {
+        // The model's own error already names the file: not again as the
+        // scene's one object, which the user never wrote.
+        const std::string what = e.what(), scene_place = path + ": objects[0].file: ";
+        if (what.rfind(scene_place, 0) == 0) throw InputError(what.substr(scene_place.size()));
+        throw;
+    }
     description.settings.scene_file = path;
     const auto overridden = [&](const char* prefix) {
         for (const SceneOverride& o : overrides) {

@@ -115,6 +115,22 @@ expect_error "NaN light intensity" "--set lights=\[\{type: point, position: \[0,
 expect_error "unknown background sampling" "--set background.sampling=always: background\.sampling: unknown value 'always' \(expected auto \| light \| bsdf\)" \
     "$good" --set background.sampling=always
 
+# ---- models ------------------------------------------------------------------------------
+printf 'ply\nformat ascii 1.0\nelement vertex 99999999\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 0 0\n' >"$work/scenes/lying.ply"
+expect_error "PLY with a lying header" "$work/scenes/lying\.ply: the header promises 99999999 vertex elements, more than the file's 6 bytes of data can hold" \
+    "$work/scenes/lying.ply" -o "$work/out/lying.ppm"
+printf '{"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_draco_mesh_compression"], "meshes": [' >"$work/scenes/cut.gltf"
+expect_error "malformed glTF" "$work/scenes/cut\.gltf: malformed glTF: .*" "$work/scenes/cut.gltf" -o "$work/out/cut.ppm"
+printf '{"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_draco_mesh_compression"]}' >"$work/scenes/draco.gltf"
+expect_error "required extension" "$work/scenes/draco\.gltf: /extensionsRequired: requires extension KHR_draco_mesh_compression, which farmrt does not support" \
+    "$work/scenes/draco.gltf" -o "$work/out/draco.ppm"
+expect_error "model object in a scene" "--set objects\[0\]=\{type: model, file: draco\.gltf\}: objects\[0\]\.file: .*draco\.gltf: /extensionsRequired: requires extension .*" \
+    "$good" --set 'objects[0]={type: model, file: draco.gltf}'
+expect_error "model that is not a model" "--set objects\[0\]=\{type: model, file: good\.yaml\}: objects\[0\]\.file: not a model farmrt reads \(expected \.gltf, \.glb, \.obj or \.ply\)" \
+    "$good" --set 'objects[0]={type: model, file: good.yaml}'
+expect_error "principled out of range" "--set materials\.red=\{type: principled, roughness: 2\}: materials\.red\.roughness: must be in \[0, 1\], got 2" \
+    "$good" --set 'materials.red={type: principled, roughness: 2}'
+
 # ---- overrides -----------------------------------------------------------------------
 expect_error "absurd size" "--height 65536: image\.height: image of 65536x65536 exceeds the limit of 268435456 pixels" \
     "$good" --width 65536 --height 65536
