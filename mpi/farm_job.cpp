@@ -117,7 +117,18 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
             remove_stale_temporaries(task.output, std::filesystem::path(task.output).extension().string());
             remove_stale_temporaries(task.checkpoint, ".tmp");
         }
-        if (command_line.resume && is_complete_image(task.output, settings.width, settings.height)) continue;
+        if (command_line.resume) {
+            std::string why_not;
+            if (is_complete_image(task.output, settings.width, settings.height, frame_digest(description, task.frame),
+                                  settings.spp, &why_not)) {
+                continue;
+            }
+            // An image made with other settings is not this run's frame.
+            if (!why_not.empty()) {
+                std::fprintf(stderr, "farmrt: note: %s was rendered with %s: rendering it again\n", task.output.c_str(),
+                             why_not.c_str());
+            }
+        }
         plan.frames.push_back(task);
         plan.samples_to_render += frame_samples;
         std::error_code error;

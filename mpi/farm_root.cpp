@@ -321,6 +321,7 @@ private:
             metadata.seed = settings_.seed;
             metadata.frame = task.frame;
             metadata.render_seconds = seconds_between(start_, write_start);
+            metadata.identity = frame_digest(job_.description, task.frame);
             write_image(task.output, width_, settings_.height,
                         resolve_pixels(queue_.accumulator(slot).sums(), settings_.spp), settings_.encoding,
                         settings_.data_type, metadata);

@@ -91,6 +91,7 @@ std::string metadata_description(const ImageMetadata& m) {
     std::ostringstream out;
     out << kSoftwareName << " " << kVersion << ": scene=" << m.scene_file << " spp=" << m.spp << " seed=" << m.seed
         << " frame=" << m.frame << " render_seconds=" << m.render_seconds;
+    if (!m.identity.empty()) out << " identity=" << m.identity;
     return out.str();
 }
 
@@ -195,6 +196,7 @@ LoadedImage read_builtin(const std::string& path, const std::string& extension) 
         while (in.peek() == '#') {
             std::string line;
             std::getline(in, line);
+            if (image.description.empty() && line.size() > 2) image.description = line.substr(2);  // "# " + text
             in >> std::ws;
         }
     };
@@ -371,6 +373,7 @@ LoadedImage read_image(const std::string& path) {
     image.width = read.width;
     image.height = read.height;
     image.floating_point = read.floating_point;
+    image.description = read.description;
     image.pixels.resize(size_t(read.width) * read.height * 3);
     const size_t channels = size_t(read.channels);
     for (size_t i = 0; i < size_t(read.width) * read.height; ++i) {

@@ -17,6 +17,9 @@ struct ImageMetadata {
     uint64_t seed = 0;
     uint32_t frame = 0;
     double render_seconds = 0;
+    // A digest of the frame's identity (io/scene_identity.h frame_digest):
+    // a later --resume tells a finished frame from one made with other settings.
+    std::string identity;
 };
 
 // Lower-case extension with the dot (".png"), or "" when there is none.
@@ -42,6 +45,9 @@ struct LoadedImage {
     uint32_t width = 0, height = 0;
     std::vector<float> pixels;  // RGB, as stored (8-bit values scaled to [0, 1])
     bool floating_point = false;  // stored as floats (linear), not as integers (display-encoded)
+    // What farmrt wrote into it (ImageDescription, or the PPM comment): "" where
+    // the format keeps none (PFM) or another program wrote it.
+    std::string description;
 };
 // The most pixels read_image accepts (a 16384 x 16384 texture; 3 GiB of RGB
 // floats): a header asking for more is refused before anything is allocated.

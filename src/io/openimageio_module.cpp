@@ -88,6 +88,7 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
     image.height = uint32_t(spec.height);
     image.channels = spec.nchannels;
     image.floating_point = spec.format.is_floating_point();
+    image.description = spec.get_string_attribute("ImageDescription");
     image.values.resize(size_t(spec.width) * spec.height * size_t(spec.nchannels));
     if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, image.values.data())) {
         return input->geterror();

@@ -31,6 +31,7 @@ struct OiioImageRead {
     int channels = 0;
     bool floating_point = false;
     std::vector<float> values;  // width x height x channels
+    std::string description;    // the ImageDescription attribute, "" where none
 };
 
 struct OiioFunctions {

@@ -113,4 +113,9 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     return id;
 }
 
+std::string frame_digest(const SceneDescription& description, uint32_t frame) {
+    const std::string identity = frame_identity(description, frame);
+    return hex64(fnv1a64(identity.data(), identity.size()));
+}
+
 }  // namespace farmrt

@@ -24,6 +24,8 @@ struct SceneDescription;
 
 std::string canonical_scene_text(const YAML::Node& root);
 std::string frame_identity(const SceneDescription& description, uint32_t frame);
+// frame_identity() as 16 hex digits: what images record of it (farmrt:identity).
+std::string frame_digest(const SceneDescription& description, uint32_t frame);
 
 // 64-bit FNV-1a; `state` continues a running hash.
 constexpr uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ull;

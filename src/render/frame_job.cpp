@@ -41,15 +41,39 @@ std::vector<FrameTask> plan_frames(const SceneDescription& description, const st
     return tasks;
 }
 
-bool is_complete_image(const std::string& path, uint32_t width, uint32_t height) {
+namespace {
+
+// The value of " key=value" in farmrt's image description, "" where absent.
+std::string description_value(const std::string& description, const std::string& key) {
+    const std::string marker = " " + key + "=";
+    const size_t at = description.find(marker);
+    if (at == std::string::npos) return "";
+    const size_t begin = at + marker.size();
+    return description.substr(begin, description.find(' ', begin) - begin);
+}
+
+}  // namespace
+
+bool is_complete_image(const std::string& path, uint32_t width, uint32_t height, const std::string& digest,
+                       uint32_t spp, std::string* why_not) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) return false;
+    LoadedImage image;
     try {
-        const LoadedImage image = read_image(path);
-        return image.width == width && image.height == height && image.pixels.size() == size_t(width) * height * 3;
+        image = read_image(path);
     } catch (const std::exception&) {
         return false;  // truncated, damaged or unreadable: render it again
     }
+    if (image.width != width || image.height != height || image.pixels.size() != size_t(width) * height * 3) return false;
+    const std::string recorded = description_value(image.description, "identity");
+    if (digest.empty() || recorded.empty() || recorded == digest) return true;
+    if (why_not) {
+        const std::string recorded_spp = description_value(image.description, "spp");
+        *why_not = !recorded_spp.empty() && recorded_spp != std::to_string(spp)
+                       ? "spp " + recorded_spp + ", this run " + std::to_string(spp)
+                       : "other settings (scene, camera, seed or integrator)";
+    }
+    return false;
 }
 
 FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame_number) {

@@ -31,8 +31,13 @@ struct FrameTask {
 // or when --frames leaves the animation's range.
 std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested_frames);
 
-// True when `path` exists and reads back as a complete width x height image.
-bool is_complete_image(const std::string& path, uint32_t width, uint32_t height);
+// True when `path` exists, reads back as a complete width x height image,
+// and, where its metadata records the settings it was made with (every
+// format but PFM), was made with this frame's (`digest`: frame_digest). When
+// a complete image was made with other settings, `why_not` says how ("spp 4,
+// this run 64"; "other settings").
+bool is_complete_image(const std::string& path, uint32_t width, uint32_t height, const std::string& digest = "",
+                       uint32_t spp = 0, std::string* why_not = nullptr);
 
 // The one builder of FrameSettings: the frame's camera (after animation),
 // image size, depth and sampler key (seed, frame).

@@ -201,5 +201,19 @@ run --frames 5-1 2> err.txt; [ $? -eq 2 ] && grep -q -- "--frames: bad frame lis
     fail "bad --frames: $(cat err.txt)"
 run --frames 1-3 -o one.pfm 2> err.txt; [ $? -eq 2 ] && grep -q "has no frame pattern" err.txt || fail "pattern: $(cat err.txt)"
 
+# 6. An image made with other settings is not complete: --resume renders it
+# again, saying why (formats that keep metadata: PPM here, PNG with OpenImageIO).
+run -o other.ppm --spp 4 || fail "render at 4 spp"
+run -o ref64.ppm --spp 8 || fail "render at 8 spp"
+run -o other.ppm --spp 8 --resume 2> err.txt || fail "resume over a 4-spp image"
+grep -q "farmrt: note: other.ppm was rendered with spp 4, this run 8: rendering it again" err.txt ||
+    fail "wrong-resume note: $(cat err.txt)"
+# (the pixels: line 2, the PPM comment, records the render time)
+cmp -s <(tail -n +3 ref64.ppm) <(tail -n +3 other.ppm) || fail "the re-rendered image differs from an 8-spp render"
+run -o other.ppm --spp 8 --resume 2> err.txt || fail "resume over the 8-spp image"
+grep -q "rendering it again" err.txt && fail "a matching image was rendered again: $(cat err.txt)"
+run -o other.ppm --spp 8 --set sampling.seed=5 --resume 2> err.txt || fail "resume with another seed"
+grep -q "other.ppm was rendered with other settings" err.txt || fail "seed note: $(cat err.txt)"
+
 if [ $failures -eq 0 ]; then echo "checkpoint_resume: all passed"; fi
 exit $((failures > 0))
