@@ -191,7 +191,25 @@ if wait_for_checkpoint big.pfm.checkpoint "$big"; then
 fi
 unset FARMRT_CHECKPOINT_INTERVAL
 
-# 5. The scaling-study submission: one job per configuration, then the report job.
+# 5. Retries: a task whose farmrt fails once (exit 1, as a lost rank gives)
+#    is requeued and renders on its second attempt; one that keeps failing
+#    stops after FARMRT_RETRIES; bad input (exit 2) is never retried.
+cat > flaky_farmrt.sh <<FLAKY
+#!/usr/bin/env bash
+# Fails the first time it runs (as a node fault would), then is farmrt.
+if [ ! -f "$T/work/flaky.failed" ]; then touch "$T/work/flaky.failed"; echo "flaky: failing once" >&2; exit 1; fi
+exec "$farmrt" "\$@"
+FLAKY
+chmod 755 flaky_farmrt.sh
+flaky=$(FARMRT=$T/work/flaky_farmrt.sh "$slurm_scripts/submit_frames.sh" --cpus-per-task=1 -J flaky -- \
+        "$scene" 1-2 2 -o flaky_#.pfm --spp 4 --quiet 2>/dev/null)
+doomed=$(FARMRT_RETRIES=1 "$slurm_scripts/submit_frames.sh" --cpus-per-task=1 -J doomed -- \
+         "$scene" 1 1 -o doomed_#.pfm --spp 4 --quiet --inject-failure 0:1 2>/dev/null)
+bad=$("$slurm_scripts/submit_frames.sh" --cpus-per-task=1 -J bad -- \
+      "$scene" 1 1 -o bad_#.pfm --spp 4 --quiet --set camera.vfov=-5 2>/dev/null)
+note "submitted the retry tests: $flaky (fails once), $doomed (always fails), $bad (bad input)"
+
+# 6. The scaling-study submission: one job per configuration, then the report job.
 rank_list=1
 [ "$ranks" -gt 1 ] && rank_list="1 $ranks"
 scaling_report=$("$slurm_scripts/submit_scaling.sh" --kind strong --nodes 1 --ranks-per-node "$rank_list" --threads 1 \
@@ -225,6 +243,15 @@ grep -q "requeueing task 0" farmrt-requeue-*.out || fail "array task log does no
 cmp -s ref_big.pfm big.pfm || fail "requeued render.sbatch: big.pfm differs from the uninterrupted render"
 restarts_batch=$(job_field "$big" Restarts)
 [ "${restarts_batch:-0}" -ge 1 ] || fail "render.sbatch job was not requeued (Restarts=${restarts_batch:-?})"
+for f in 1 2; do cmp -s "ref_seq_0$f.pfm" "flaky_$f.pfm" || fail "retried task: flaky_$f.pfm missing or different"; done
+[ "$(job_field "${flaky}_0" JobState)" = COMPLETED ] || fail "retried task: $(job_field "${flaky}_0" JobState)"
+[ "$(job_field "${flaky}_0" Restarts)" = 1 ] || fail "retried task: Restarts=$(job_field "${flaky}_0" Restarts), expected 1"
+grep -q "requeueing to retry with --resume" farmrt-flaky-*.out || fail "retried task log does not show the retry"
+[ "$(job_field "${doomed}_0" Restarts)" = 1 ] || fail "always-failing task: Restarts=$(job_field "${doomed}_0" Restarts), expected 1 (FARMRT_RETRIES=1)"
+[ "$(job_field "${doomed}_0" JobState)" = FAILED ] || fail "always-failing task: $(job_field "${doomed}_0" JobState)"
+grep -q "failed with status 1 2 times; not retried again" farmrt-doomed-*.out || fail "always-failing task log: $(cat farmrt-doomed-*.out)"
+[ "$(job_field "${bad}_0" Restarts)" = 0 ] || fail "bad-input task was retried (Restarts=$(job_field "${bad}_0" Restarts))"
+grep -q "bad input (exit 2), not retried" farmrt-bad-*.out || fail "bad-input task log: $(cat farmrt-bad-*.out)"
 ls ./*.checkpoint 2>/dev/null && fail "checkpoints left behind"
 [ "$(job_field "$scaling_report" JobState)" = COMPLETED ] || fail "scaling report job: $(job_field "$scaling_report" JobState)"
 for f in strong_scaling_slurm.csv strong_scaling_slurm.md; do
@@ -237,7 +264,7 @@ expected_rows=$(( $(echo "$rank_list" | wc -w) + 1 ))
 [ "$(wc -l < scaling/strong_scaling_slurm.csv)" -eq "$expected_rows" ] ||
     fail "scaling study CSV: $(cat scaling/strong_scaling_slurm.csv)"
 
-note "array task requeued ${restarts:-0}x, batch job requeued ${restarts_batch:-0}x"
+note "array task requeued ${restarts:-0}x, batch job requeued ${restarts_batch:-0}x; retries checked"
 if [ $failures -eq 0 ]; then
     note "slurm test: all passed"
     exit 0
