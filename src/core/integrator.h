@@ -109,47 +109,48 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
 // front of the light: short of it by more than the light point's rounding.
 constexpr float kShadowRayEnd = 1.0f - 1e-4f;
 
-// What a vertex scatters light with, for the light sample: a Lambertian
-// albedo, or the Principled material's inputs in its shading frame.
-struct VertexBsdf {
-    bool principled = false;
-    Color albedo;
-    PrincipledInputs inputs;
-    ShadingFrame frame;
-    Vec3 wo;  // towards the previous vertex, in `frame`
-};
-
-// One light sample at a vertex whose BSDF has a density, weighted against
-// that density for the same direction (the power heuristic).
+// One light sample at a vertex whose BSDF has a density (Lambertian or
+// Principled), weighted against that density for the same direction (the
+// power heuristic). The BSDF is evaluated after the light is sampled and
+// before the shadow ray, so that none of its state is live across either
+// (registers: on the GPU the Principled material's would slow every scene).
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, const SurfaceInteraction& si,
-                                                       const VertexBsdf& bsdf, float time, Sampler& sampler,
-                                                       uint32_t dimension, const Query& query) {
+                                                       const Material& material, const Vec3& incoming, float time,
+                                                       Sampler& sampler, uint32_t dimension, const Query& query) {
     const Light light = scene.lights[pick_light(scene, sampler.uniform(dimension + kLightPick))];
     const LightSample sample = sample_light(scene, light, si.point, sampler.uniform(dimension + kLightSample),
                                             sampler.uniform(dimension + kLightSample + 1), time);
+    const bool principled = material.type == MaterialType::Principled;
     const float cosine = dot(si.normal, sample.direction);
-    if (!(sample.pdf > 0.0f) || (!bsdf.principled && !(cosine > 0.0f))) return Color(0.0f);
+    if (!(sample.pdf > 0.0f) || (!principled && !(cosine > 0.0f))) return Color(0.0f);
     if (sample.radiance.x == 0.0f && sample.radiance.y == 0.0f && sample.radiance.z == 0.0f) return Color(0.0f);
-    BsdfValue value;
-    if (bsdf.principled) {
-        value = evaluate_principled(bsdf.inputs, bsdf.wo, bsdf.frame.to_local(sample.direction));
-        if (!(value.pdf > 0.0f)) return Color(0.0f);
-    }
     const float pick = light_pick_probability(scene, light);
     const float light_pdf = pick * sample.pdf;
     if (!(light_pdf > 0.0f)) return Color(0.0f);
+    // f cos / light_pdf and the BSDF's density, for the power heuristic.
+    Color f_cos;
+    float bsdf_pdf;
+    if (principled) {
+        const ShadingFrame frame = shading_frame(si.normal);
+        const BsdfValue value =
+            evaluate_principled(principled_inputs(material, scene.textures, scene.texture_pixels, si),
+                                frame.to_local(-unit_vector(incoming)), frame.to_local(sample.direction));
+        if (!(value.pdf > 0.0f)) return Color(0.0f);
+        f_cos = value.f_cos;
+        bsdf_pdf = value.pdf;
+    } else {
+        // Lambertian: f = albedo / pi, BSDF density cos / pi.
+        f_cos = (cosine * (1.0f / kPi)) *
+                evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si);
+        bsdf_pdf = cosine * (1.0f / kPi);
+    }
     const Vec3 origin = spawn_origin(si.point, si.spawn_offset, sample.direction);
     const bool blocked = sample.infinite ? query.occluded(scene, Ray{origin, sample.direction, time}, kInfinity)
                                          : query.occluded(scene, Ray{origin, sample.point - origin, time}, kShadowRayEnd);
     if (blocked) return Color(0.0f);
-    if (bsdf.principled) {
-        const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, value.pdf);
-        return (weight / light_pdf) * (value.f_cos * sample.radiance);
-    }
-    // Lambertian: f = albedo / pi, BSDF density cos / pi.
-    const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, cosine * (1.0f / kPi));
-    return (weight * cosine * (1.0f / kPi) / light_pdf) * (bsdf.albedo * sample.radiance);
+    const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, bsdf_pdf);
+    return (weight / light_pdf) * (f_cos * sample.radiance);
 }
 
 // The next-event estimator's segment (Integrator::NextEvent).
@@ -175,16 +176,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
     const uint32_t dimension = kNextEventFirstBounce + kNextEventDimensionsPerBounce * depth;
     const bool has_density = material.type == MaterialType::Lambertian || material.type == MaterialType::Principled;
     if (has_density && scene.light_count > 0) {
-        VertexBsdf bsdf;
-        if (material.type == MaterialType::Principled) {
-            bsdf.principled = true;
-            bsdf.inputs = principled_inputs(material, scene.textures, scene.texture_pixels, si);
-            bsdf.frame = shading_frame(si.normal);
-            bsdf.wo = bsdf.frame.to_local(-unit_vector(path.ray.direction));
-        } else {
-            bsdf.albedo = evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si);
-        }
-        path.radiance += path.throughput * sample_direct_light(scene, si, bsdf, path.ray.time, sampler, dimension, query);
+        path.radiance += path.throughput * sample_direct_light(scene, si, material, path.ray.direction, path.ray.time,
+                                                               sampler, dimension, query);
     }
     const ScatterResult s =
         scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler, dimension + kBsdfSample);
