@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,21 @@
 #include "io/scene_loader.h"
 
 namespace farmrt::testing {
+
+// The mean of Monte Carlo samples and its standard error.
+struct SampleMean {
+    double sum = 0, sum_squares = 0;
+    uint64_t count = 0;
+    void add(double value) {
+        sum += value;
+        sum_squares += value * value;
+        ++count;
+    }
+    double mean() const { return sum / double(count); }
+    double standard_error() const {
+        return std::sqrt(std::max(0.0, sum_squares / double(count) - mean() * mean()) / double(count));
+    }
+};
 
 // A fresh directory under the system temporary directory, removed with its contents.
 class TemporaryDirectory {

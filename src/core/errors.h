@@ -23,6 +23,16 @@ public:
 // carriage return in a key, a value or a file name) written as \n, \r, \t
 // or \xNN, so that an error stays the one line that scripts and farm
 // managers read.
+// A library's multi-line message as one line: the line ends after it
+// dropped, those inside it spaces.
+inline std::string joined_lines(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    for (char& c : text) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return text;
+}
+
 inline std::string one_line(const std::string& message) {
     static const char kHex[] = "0123456789abcdef";
     std::string line;

@@ -47,6 +47,9 @@ struct Quad {
     uint32_t material;
 };
 
+// The (u, v) of a triangle's three corners where its file gives none.
+constexpr float kDefaultTriangleUvs[6] = {0, 0, 1, 0, 0, 1};
+
 // A triangle with optional per-vertex shading normals and texture coordinates.
 struct Triangle {
     Vec3 vertex0, vertex1, vertex2;

@@ -32,14 +32,6 @@ const std::set<std::string> kSupportedExtensions = {
 // Blender's importer converts).
 constexpr double kLumensPerWatt = 683.0;
 
-std::string one_line_text(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-    for (char& c : text) {
-        if (c == '\n' || c == '\r') c = ' ';
-    }
-    return text;
-}
-
 // tinygltf's file access, replaced: names are taken as they are (its default
 // expands them with wordexp, which would run a command substitution
 // written in a URI), and files are read with the same checks as every input.
@@ -180,12 +172,11 @@ private:
             else *shading[c] = unit_vector(n);
         }
         if (!smooth) t.normal0 = t.normal1 = t.normal2 = Vec3(0.0f);
-        const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
         for (int c = 0; c < 3; ++c) {
             const size_t v = corner[c];
             // glTF's v runs down from the top of the image, farmrt's up from the bottom.
-            t.uv[2 * c] = uvs.empty() ? default_uvs[2 * c] : float(uvs[2 * v]);
-            t.uv[2 * c + 1] = uvs.empty() ? default_uvs[2 * c + 1] : float(1.0 - uvs[2 * v + 1]);
+            t.uv[2 * c] = uvs.empty() ? kDefaultTriangleUvs[2 * c] : float(uvs[2 * v]);
+            t.uv[2 * c + 1] = uvs.empty() ? kDefaultTriangleUvs[2 * c + 1] : float(1.0 - uvs[2 * v + 1]);
         }
         t.material = material;
         mesh.triangles.push_back(t);
@@ -475,10 +466,10 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
                                                       unsigned(bytes.size()), base_directory)
                         : loader.LoadASCIIFromString(&gltf, &error, &warning, bytes.data(), unsigned(bytes.size()), base_directory);
     } catch (const std::exception& e) {
-        throw InputError(display_path + ": malformed glTF: " + one_line_text(e.what()));
+        throw InputError(display_path + ": malformed glTF: " + joined_lines(e.what()));
     }
     if (!loaded) {
-        throw InputError(display_path + ": malformed glTF: " + one_line_text(error.empty() ? "tinygltf could not read it" : error));
+        throw InputError(display_path + ": malformed glTF: " + joined_lines(error.empty() ? "tinygltf could not read it" : error));
     }
     ModelData model;
     GltfReader(gltf, display_path, model).read();

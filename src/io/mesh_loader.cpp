@@ -190,12 +190,7 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
     tinyobj::ObjReader reader;
     // ParseFromString reads no file: the materials come from `mtl_text`.
     if (!reader.ParseFromString(text, with_materials ? mtl_text : std::string(), config)) {
-        std::string message = reader.Error();
-        while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
-        for (char& c : message) {
-            if (c == '\n') c = ' ';
-        }
-        throw InputError(display_path + ": malformed OBJ: " + message);
+        throw InputError(display_path + ": malformed OBJ: " + joined_lines(reader.Error()));
     }
     const tinyobj::attrib_t& attrib = reader.GetAttrib();
     MeshData mesh;
@@ -242,17 +237,15 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
                 t.normal1 = normals[1];
                 t.normal2 = normals[2];
             }
-            // The same defaults as a scene `triangle` without `uvs`.
-            const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
             const bool textured = corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 &&
                                   corners[2].texcoord_index >= 0;
             for (int c = 0; textured && c < 3; ++c) {
                 check_parsed_index(attrib.texcoords, corners[c].texcoord_index, 2, "texture coordinate", display_path);
             }
             for (int c = 0; c < 3; ++c) {
-                t.uv[2 * c] = textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index)] : default_uvs[2 * c];
+                t.uv[2 * c] = textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index)] : kDefaultTriangleUvs[2 * c];
                 t.uv[2 * c + 1] =
-                    textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index) + 1] : default_uvs[2 * c + 1];
+                    textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index) + 1] : kDefaultTriangleUvs[2 * c + 1];
             }
             mesh.triangles.push_back(t);
         }

@@ -5,20 +5,12 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "io/image_output.h"
 #include "io/mesh_loader.h"
 #include "io/model_formats.h"
 #include "io/texture_loader.h"
 
 namespace farmrt {
-namespace {
-
-std::string lowercase_extension(const std::string& path) {
-    std::string extension = std::filesystem::path(path).extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return extension;
-}
-
-}  // namespace
 
 Material default_model_material(ModelData& model, const Color& base_color, float metallic, float roughness) {
     Material m;
@@ -104,12 +96,12 @@ ModelData load_obj_model(const std::string& path, const std::string& display_pat
 // ---- any model --------------------------------------------------------------------------------
 
 bool is_model_file(const std::string& path) {
-    const std::string extension = lowercase_extension(path);
+    const std::string extension = file_extension(path);
     return extension == ".gltf" || extension == ".glb" || extension == ".obj" || extension == ".ply";
 }
 
 ModelData load_model(const std::string& path, const std::string& display_path) {
-    const std::string extension = lowercase_extension(path);
+    const std::string extension = file_extension(path);
     if (extension == ".gltf" || extension == ".glb") return load_gltf_model(path, display_path);
     if (extension == ".obj") return load_obj_model(path, display_path);
     if (extension == ".ply") return load_ply_model(path, display_path);

@@ -321,12 +321,11 @@ private:
                 t.normal2 = unit_vector(n[2]);
             }
         }
-        const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
         const uint64_t corner[3] = {a, b, c};
         for (int k = 0; k < 3; ++k) {
             const bool textured = uvs_.size() == positions_.size();
-            t.uv[2 * k] = textured ? uvs_[corner[k]][0] : default_uvs[2 * k];
-            t.uv[2 * k + 1] = textured ? uvs_[corner[k]][1] : default_uvs[2 * k + 1];
+            t.uv[2 * k] = textured ? uvs_[corner[k]][0] : kDefaultTriangleUvs[2 * k];
+            t.uv[2 * k + 1] = textured ? uvs_[corner[k]][1] : kDefaultTriangleUvs[2 * k + 1];
         }
         t.material = 0;
         mesh.triangles.push_back(t);

@@ -310,8 +310,7 @@ public:
                 *targets[i] = unit_vector(normal);
             }
         }
-        const float default_uvs[6] = {0, 0, 1, 0, 0, 1};
-        for (int i = 0; i < 6; ++i) t.uv[i] = default_uvs[i];
+        for (int i = 0; i < 6; ++i) t.uv[i] = kDefaultTriangleUvs[i];
         if (has(object, "uvs")) {
             const Value uvs = child(object, "uvs");
             if (!uvs.node.IsSequence() || uvs.node.size() != 3) fail(uvs, "expected 3 [u, v] pairs");

@@ -12,6 +12,7 @@
 
 #include "core/integrator.h"
 #include "io/scene_loader.h"
+#include "test_helpers.h"
 
 namespace farmrt {
 namespace {
@@ -45,7 +46,7 @@ struct Albedo {
 Albedo directional_albedo(const PrincipledInputs& in, const Vec3& wo, int n) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    double sum = 0, sum_squares = 0;
+    testing::SampleMean weights;
     for (int i = 0; i < n; ++i) {
         Vec3 wi;
         double weight = 0;
@@ -53,13 +54,9 @@ Albedo directional_albedo(const PrincipledInputs& in, const Vec3& wo, int n) {
             const BsdfValue value = evaluate_principled(in, wo, wi);
             if (value.pdf > 0) weight = value.f_cos.x / value.pdf;
         }
-        sum += weight;
-        sum_squares += weight * weight;
+        weights.add(weight);
     }
-    Albedo a;
-    a.mean = sum / n;
-    a.standard_error = std::sqrt(std::max(0.0, sum_squares / n - a.mean * a.mean) / n);
-    return a;
+    return Albedo{weights.mean(), weights.standard_error()};
 }
 
 TEST(Principled, ReflectionIsReciprocal) {
@@ -298,16 +295,13 @@ Scene sphere_under_white_sky(const std::string& material) {
 
 double mean_radiance(const Scene& scene, const Ray& ray, Integrator integrator, uint32_t n, double& standard_error) {
     const SceneView view = scene.view();
-    double sum = 0, sum_squares = 0;
+    testing::SampleMean radiance;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{1, 0}, 3, s);
-        const double value = trace_path(view, ray, sampler, 64, BvhClosestHit(), integrator).y;
-        sum += value;
-        sum_squares += value * value;
+        radiance.add(trace_path(view, ray, sampler, 64, BvhClosestHit(), integrator).y);
     }
-    const double mean = sum / n;
-    standard_error = std::sqrt(std::max(0.0, sum_squares / n - mean * mean) / n);
-    return mean;
+    standard_error = radiance.standard_error();
+    return radiance.mean();
 }
 
 TEST(Principled, WhiteFurnaceScenes) {

@@ -74,17 +74,12 @@ struct Estimate {
 // Mean luminance of n paths along `ray`.
 Estimate estimate(const Scene& scene, const Ray& ray, Integrator integrator, uint32_t n, uint64_t seed = 1) {
     const SceneView view = scene.view();
-    double sum = 0, sum_squares = 0;
+    testing::SampleMean paths;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{seed, 0}, 7, s);
-        const double value = luminance(trace_path(view, ray, sampler, 50, BvhClosestHit(), integrator));
-        sum += value;
-        sum_squares += value * value;
+        paths.add(luminance(trace_path(view, ray, sampler, 50, BvhClosestHit(), integrator)));
     }
-    Estimate e;
-    e.mean = sum / n;
-    e.standard_error = std::sqrt(std::max(0.0, sum_squares / n - e.mean * e.mean) / n);
-    return e;
+    return Estimate{paths.mean(), paths.standard_error()};
 }
 
 // ---- punctual lights: one deterministic value per path ---------------------------------------------
