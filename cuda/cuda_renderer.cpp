@@ -457,6 +457,14 @@ PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) c
 
 std::string CudaRenderer::description() const { return description_; }
 
+uint64_t CudaRenderer::gpu_memory_used_bytes() const {
+    // Asked from the rank's messaging thread, whose current device is set
+    // here (the render thread set its own).
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaSetDevice(device_) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
+    return uint64_t(total_bytes - free_bytes);
+}
+
 CudaKernelReport CudaRenderer::kernel_report() const { return report_; }
 
 }  // namespace farmrt

@@ -104,6 +104,9 @@ public:
     double thread_equivalents() const override { return 8.0 * report_.multiprocessors; }
     uint64_t min_band_items() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
     bool item_is_sample() const override { return options_.sample_items; }
+    bool has_gpu() const override { return true; }
+    // The device's memory in use (all processes), as nvidia-smi shows it.
+    uint64_t gpu_memory_used_bytes() const override;
 
     int device() const { return device_; }
     CudaKernelReport kernel_report() const;

@@ -31,6 +31,17 @@ void describe_renderer(BandRequest& request, const BandRenderer& renderer) {
     request.slots = ability.slots;
     request.min_band_items = ability.min_band_items;
     request.item_is_sample = ability.item_is_sample ? 1 : 0;
+    request.peak_resident_bytes = peak_resident_bytes();
+    request.gpu_memory_used_bytes = renderer.gpu_memory_used_bytes();
+    request.has_gpu = renderer.has_gpu() ? 1 : 0;
+}
+
+RankMemory memory_of(int rank, const BandRequest& request) {
+    return RankMemory{rank, request.peak_resident_bytes, request.has_gpu != 0, request.gpu_memory_used_bytes};
+}
+
+RankMemory memory_of(int rank, const BandRenderer& renderer) {
+    return RankMemory{rank, peak_resident_bytes(), renderer.has_gpu(), renderer.gpu_memory_used_bytes()};
 }
 
 int count_of(RowRange rows, uint32_t width) { return int(size_t(rows.count()) * width * 3); }

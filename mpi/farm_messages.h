@@ -14,6 +14,7 @@
 #include "mpi/band_schedule.h"
 #include "mpi/mpi_session.h"
 #include "render/band_renderer.h"
+#include "render/frame_log.h"
 
 namespace farmrt {
 
@@ -48,11 +49,17 @@ struct BandRequest {
     uint64_t min_band_items = 0;
     int32_t slots = 1;
     int32_t item_is_sample = 0;
+    // The rank's memory, for --frame-log (render/frame_log.h).
+    uint64_t peak_resident_bytes = 0;
+    uint64_t gpu_memory_used_bytes = 0;
+    int32_t has_gpu = 0;
 };
 
 RankAbility ability_of(const BandRenderer& renderer);
 RankAbility ability_of(const BandRequest& request);
 void describe_renderer(BandRequest& request, const BandRenderer& renderer);
+RankMemory memory_of(int rank, const BandRequest& request);
+RankMemory memory_of(int rank, const BandRenderer& renderer);
 
 // Longest sleeps between polls of the main threads. Rank 0 answers requests
 // within kPollRoot; a worker whose next item is queued needs MPI only to move

@@ -12,6 +12,8 @@
 #include "mpi/farm_messages.h"
 #include "mpi/frame_queue.h"
 #include "render/interrupt.h"
+#include "render/frame_log.h"
+#include "render/preview.h"
 #include "render/progress.h"
 #include "render/render_job.h"
 #include "render/run_report.h"
@@ -53,6 +55,10 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     options.band_rows = context.band_rows;
     options.pass_samples = command_line.pass_samples;
     apply_dealer_tuning(command_line.tuning.dealer, options);
+    options.time_limit_seconds = command_line.time_limit;
+    // A frame ends at the first pass boundary after its limit: passes of a
+    // quarter of the limit keep the overrun within about that.
+    if (command_line.time_limit > 0) options.round_seconds = std::min(options.round_seconds, command_line.time_limit / 4);
     // Keep a rank's worth of small frames open, within about 1 GiB of sums.
     const size_t frame_bytes = size_t(settings.width) * settings.height * 3 * sizeof(float);
     options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,
@@ -77,6 +83,7 @@ struct RankState {
     TimePoint last_heard{};       // its last message
     bool ping_out = false;
     TimePoint ping_sent{};
+    RankMemory memory;            // as its last request told
 };
 
 class RootLoop {
@@ -93,7 +100,10 @@ public:
           frame_settings_(job.description),
           progress_(job.samples_to_render, command_line.quiet),
           local_(context.renderer, context.failure, &progress_.counter(), wake_),
-          ranks_(size_t(context.mpi.size())) {
+          ranks_(size_t(context.mpi.size())),
+          preview_(PreviewOptions{command_line.preview_file, command_line.preview_interval}, settings_.encoding,
+                   settings_.data_type) {
+        for (int rank = 0; rank < context.mpi.size(); ++rank) ranks_[size_t(rank)].memory.rank = rank;
         result_.dealer = dealer_json(options_);
         ranks_[0].told_done = true;
     }
@@ -124,6 +134,7 @@ public:
                 activity = true;
             }
             checkpoint_when_due();
+            preview_when_due();
             if (activity) answer_deferred();
             feed_local();
             watch_ranks();
@@ -149,6 +160,7 @@ private:
         if (found != job_.resumed.end()) {
             std::unique_ptr<FrameAccumulator> accumulator = std::move(found->second);
             job_.resumed.erase(found);
+            resumed_samples_[task.frame] = accumulator->samples_done();
             return accumulator;
         }
         return std::make_unique<FrameAccumulator>(width_, settings_.height, settings_.spp,
@@ -286,6 +298,7 @@ private:
         }
         switch (operation.kind) {
         case Operation::Kind::RequestReceive:
+            ranks_[size_t(rank)].memory = memory_of(rank, *operation.request);
             queue_.describe_rank(rank, ability_of(*operation.request));
             queue_.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
             answer(rank, operation.request->unfinished);
@@ -314,23 +327,69 @@ private:
         for (uint32_t slot : queue_.take_completed()) {
             any = true;
             const FrameTask& task = queue_.task(slot);
+            const FrameAccumulator& accumulator = queue_.accumulator(slot);
             const auto write_start = Clock::now();
-            ImageMetadata metadata;
-            metadata.scene_file = settings_.scene_file;
-            metadata.spp = settings_.spp;
-            metadata.seed = settings_.seed;
-            metadata.frame = task.frame;
-            metadata.render_seconds = seconds_between(start_, write_start);
-            metadata.identity = frame_digest(job_.description, task.frame);
-            write_image(task.output, width_, settings_.height,
-                        resolve_pixels(queue_.accumulator(slot).sums(), settings_.spp), settings_.encoding,
-                        settings_.data_type, metadata);
+            write_image(task.output, width_, settings_.height, accumulator.pixels(), settings_.encoding,
+                        settings_.data_type, metadata_for(task.frame, accumulator));
             std::remove(task.checkpoint.c_str());
-            result_.write_seconds += seconds_between(write_start, Clock::now());
+            const double write_seconds = seconds_between(write_start, Clock::now());
+            result_.write_seconds += write_seconds;
+            if (accumulator.ended_early()) ++result_.frames_time_limited;
+            if (!command_line_.frame_log.empty()) log_frame(slot, write_seconds);
             queue_.close(slot);
             ++result_.frames_written;
         }
         return any;
+    }
+
+    ImageMetadata metadata_for(uint32_t frame, const FrameAccumulator& accumulator) const {
+        ImageMetadata metadata;
+        metadata.scene_file = settings_.scene_file;
+        metadata.spp = accumulator.target();
+        metadata.seed = settings_.seed;
+        metadata.frame = frame;
+        metadata.render_seconds = seconds_between(start_, Clock::now());
+        metadata.identity = frame_digest(job_.description, frame);
+        if (accumulator.ended_early()) {
+            metadata.spp_requested = accumulator.spp();
+            metadata.time_limit = command_line_.time_limit;
+        }
+        return metadata;
+    }
+
+    void log_frame(uint32_t slot, double write_seconds) {
+        const FrameTask& task = queue_.task(slot);
+        const FrameAccumulator& accumulator = queue_.accumulator(slot);
+        FrameLogEntry entry;
+        entry.frame = task.frame;
+        entry.output = task.output;
+        entry.spp = accumulator.target();
+        entry.spp_requested = accumulator.spp();
+        entry.time_limited = accumulator.ended_early();
+        const auto resumed = resumed_samples_.find(task.frame);
+        entry.samples = accumulator.samples_done() - (resumed == resumed_samples_.end() ? 0 : resumed->second);
+        entry.render_seconds = queue_.frame_seconds(slot);
+        entry.write_seconds = write_seconds;
+        entry.job_seconds = seconds_between(start_, Clock::now());
+        ranks_[0].memory = memory_of(0, context_.renderer);
+        for (const RankState& rank : ranks_) entry.ranks.push_back(rank.memory);
+        append_line(command_line_.frame_log, frame_log_line(entry));
+    }
+
+    // The oldest frame in progress goes to the preview file, written in the
+    // background while this loop goes on answering the ranks.
+    void preview_when_due() {
+        if (!preview_.due() || queue_.stopped()) return;
+        for (uint32_t slot : queue_.open_slots()) {
+            const FrameAccumulator& accumulator = queue_.accumulator(slot);
+            if (accumulator.done() || accumulator.samples_done() == 0) continue;
+            const uint32_t frame = queue_.task(slot).frame;
+            ImageMetadata metadata = metadata_for(frame, accumulator);
+            metadata.spp = uint32_t(accumulator.samples_done() / (uint64_t(width_) * settings_.height));
+            metadata.identity.clear();  // a preview is never a finished frame to --resume
+            preview_.write(frame, accumulator.pixels(), width_, settings_.height, metadata);
+            return;
+        }
     }
 
     // No new items; every rank still working is told to abandon what it
@@ -416,6 +475,8 @@ private:
     bool local_done_ = false;
     uint64_t items_completed_ = 0;
     TimePoint start_{}, last_checkpoint_{}, last_watch_{}, stop_time_{};
+    std::unordered_map<uint32_t, uint64_t> resumed_samples_;  // frame -> samples its checkpoint held
+    PreviewWriter preview_;
     char signal_byte_ = 0, pong_byte_ = 0;
 };
 

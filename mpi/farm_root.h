@@ -24,6 +24,7 @@ struct FrameFarmResult {
     size_t frames_written = 0;
     bool interrupted = false;
     uint32_t passes = 0;
+    size_t frames_time_limited = 0;  // ended by --time-limit with fewer samples than asked
     uint64_t samples = 0;      // traced in this job (abandoned items not counted)
     double write_seconds = 0;  // writing images, within the render phase
     std::string dealer;        // the dealer's tuning, as JSON (the run report)

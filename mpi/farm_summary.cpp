@@ -53,6 +53,10 @@ void print_summary(const JobOutcome& o) {
                      samples_per_second(o), o.ranks, summary.total_threads, schedule_name(o.schedule), bands,
                      summary.load_imbalance);
     }
+    if (o.result.frames_time_limited > 0) {
+        std::fprintf(stderr, "farmrt: %zu of those frames ended at --time-limit %gs with fewer than %u spp (see their metadata)\n",
+                     o.result.frames_time_limited, o.command_line.time_limit, settings.spp);
+    }
 }
 
 std::string stats_json(const JobOutcome& o) {
@@ -66,6 +70,7 @@ std::string stats_json(const JobOutcome& o) {
         .add("resumed", uint64_t(o.resumed_frames))
         .add("rendered", uint64_t(o.result.frames_written))
         .add("interrupted", o.result.interrupted)
+        .add("time_limited", uint64_t(o.result.frames_time_limited))
         .add("passes", uint64_t(o.result.passes));
     JsonObject stats;
     stats.add("software", std::string(kSoftwareName) + " " + kVersion)

@@ -17,6 +17,7 @@ struct FrameQueue::OpenFrame {
     std::unique_ptr<DynamicScheduler> dealer;  // the round's rows, guided
     std::deque<RowRange> pending;              // dealt, not yet handed out (rows still out, or split)
     bool complete_reported = false;
+    std::chrono::steady_clock::time_point opened, completed;
 };
 
 FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open)
@@ -56,7 +57,10 @@ bool FrameQueue::has_free_slot(int rank, int unfinished) const {
 
 uint32_t FrameQueue::pass_samples() const {
     if (options_.pass_samples > 0) return options_.pass_samples;
-    if (options_.schedule != Schedule::Dynamic) return options_.spp;
+    // A time limit needs pass boundaries to end at.
+    if (options_.schedule != Schedule::Dynamic) {
+        return options_.time_limit_seconds > 0 ? std::max(1u, options_.spp / 16) : options_.spp;
+    }
     // The first round measures the speed. A sixteenth of the samples, not one:
     // a GPU given one-sample bands spends its time in launch tails (a 1024-spp
     // still ran at 0.95 G samples/s against the kernel's 1.56 on the H200).
@@ -81,15 +85,34 @@ uint32_t FrameQueue::tail_samples() const {
     return std::max(1u, options_.spp / 8);
 }
 
+// A frame past its time limit starts no new round: once its rows are all
+// scheduled to one count (the round in progress), that count is its end.
+// Rows at several counts (a checkpoint of a stopped round) are first brought
+// up to the highest.
+bool FrameQueue::end_when_out_of_time(OpenFrame& frame, uint32_t lowest, uint32_t highest) {
+    if (options_.time_limit_seconds <= 0 || lowest == 0 || lowest != highest) return false;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame.opened).count();
+    if (elapsed < options_.time_limit_seconds) return false;
+    frame.accumulator->end_at(lowest);
+    if (!frame.complete_reported && frame.accumulator->done()) {
+        frame.complete_reported = true;
+        frame.completed = std::chrono::steady_clock::now();
+        completed_.push_back(frame.slot);
+    }
+    return true;
+}
+
 bool FrameQueue::start_round(OpenFrame& frame) {
-    const uint32_t lowest = *std::min_element(frame.scheduled.begin(), frame.scheduled.end());
-    if (lowest >= options_.spp) return false;
+    const auto [low, high] = std::minmax_element(frame.scheduled.begin(), frame.scheduled.end());
+    const uint32_t lowest = *low;
+    if (lowest >= frame.accumulator->target() || end_when_out_of_time(frame, lowest, *high)) return false;
     const uint32_t remaining = options_.spp - lowest;
     uint32_t pass = pass_samples();
     // Keep the tail for a round of its own.
     const uint32_t tail = tail_samples();
     if (tail > 0 && remaining > tail) pass = std::min(pass, remaining - tail);
     frame.round_target = lowest + std::min(pass, remaining);
+    if (options_.time_limit_seconds > 0 && *high > lowest) frame.round_target = *high;
     frame.dealer = std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks,
                                                       options_.band_rows);
     frame.dealer->set_weighting(options_.weighting);
@@ -180,6 +203,7 @@ FrameQueue::Answer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             frame->slot = uint32_t(next_task_);
             frame->task = tasks_[next_task_++];
             frame->accumulator = open_(frame->task);
+            frame->opened = std::chrono::steady_clock::now();
             frame->out.assign(options_.height, 0);
             frame->scheduled.resize(options_.height);
             for (uint32_t row = 0; row < options_.height; ++row) frame->scheduled[row] = frame->accumulator->row_count(row);
@@ -187,6 +211,7 @@ FrameQueue::Answer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             open_frames_.push_back(std::move(frame));
             if (already_done) {  // a checkpoint of a finished frame: just write it
                 open_frames_.back()->complete_reported = true;
+                open_frames_.back()->completed = open_frames_.back()->opened;
                 completed_.push_back(open_frames_.back()->slot);
                 continue;
             }
@@ -237,6 +262,7 @@ void FrameQueue::complete(const WorkItem& item, const float* sums) {
     samples_finished_ += uint64_t(item.rows.count()) * options_.width * item.samples.count();
     if (!frame.complete_reported && accumulator.done()) {
         frame.complete_reported = true;
+        frame.completed = std::chrono::steady_clock::now();
         completed_.push_back(frame.slot);
     }
 }
@@ -259,6 +285,12 @@ std::vector<uint32_t> FrameQueue::take_completed() {
 const FrameTask& FrameQueue::task(uint32_t slot) const { return open_frame(slot).task; }
 
 const FrameAccumulator& FrameQueue::accumulator(uint32_t slot) const { return *open_frame(slot).accumulator; }
+
+double FrameQueue::frame_seconds(uint32_t slot) const {
+    const OpenFrame& frame = open_frame(slot);
+    const auto end = frame.complete_reported ? frame.completed : std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(end - frame.opened).count();
+}
 
 void FrameQueue::close(uint32_t slot) {
     for (auto it = open_frames_.begin(); it != open_frames_.end(); ++it) {

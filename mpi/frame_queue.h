@@ -63,6 +63,9 @@ struct FrameQueueOptions {
     // delays nothing but that round's rows' next items, which come last anyway
     // (simulated: mean waiting 0.9-1.1% -> 0.4-0.5% of the render, imbalance 1.008 -> 1.003).
     bool endgame_every_round = false;
+    // --time-limit: a frame open this long starts no new round; it ends with
+    // the samples of the round in progress (its rows all at one count). 0 = none.
+    double time_limit_seconds = 0;
 };
 
 class FrameQueue {
@@ -99,6 +102,8 @@ public:
     std::vector<uint32_t> take_completed();
     const FrameTask& task(uint32_t slot) const;
     const FrameAccumulator& accumulator(uint32_t slot) const;
+    // Seconds from the frame's opening to its completion (to now while open).
+    double frame_seconds(uint32_t slot) const;
     void close(uint32_t slot);
     std::vector<uint32_t> open_slots() const;
 
@@ -119,6 +124,7 @@ private:
     bool start_round(OpenFrame& frame);
     uint32_t pass_samples() const;
     uint32_t tail_samples() const;
+    bool end_when_out_of_time(OpenFrame& frame, uint32_t lowest, uint32_t highest);
     OpenFrame& open_frame(uint32_t slot);
     const OpenFrame& open_frame(uint32_t slot) const;
 

@@ -55,6 +55,16 @@ double parse_seconds_option(const std::string& option, const std::string& text, 
     return value;
 }
 
+// A duration that must be above zero (a limit or an interval of 0 would be a typo).
+double parse_positive_seconds(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !(value > 0 && value <= 1e7)) {
+        throw InputError(option + ": expected seconds above 0 and at most 10000000, got '" + text + "'");
+    }
+    return value;
+}
+
 // One occurrence of an option with its value ("" for a flag): `name` is its
 // long name, `a` the spelling given (-o or --output), which errors repeat.
 void apply_option(CommandLine& cl, const std::string& name, const std::string& a, const std::string& value) {
@@ -126,6 +136,14 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         cl.checkpoint_interval = parse_seconds_option(a, value);
     } else if (name == "--pass-samples") {
         cl.pass_samples = uint32_t(parse_integer_option(a, value, 1, 1 << 24));
+    } else if (name == "--time-limit") {
+        cl.time_limit = parse_positive_seconds(a, value);
+    } else if (name == "--frame-log") {
+        cl.frame_log = value;
+    } else if (name == "--preview") {
+        cl.preview_file = value;
+    } else if (name == "--preview-interval") {
+        cl.preview_interval = parse_positive_seconds(a, value);
     } else if (name == "--test-signal-after-items") {
         cl.test_signal_after_items = int(parse_integer_option(a, value, 1, 1 << 30));
     }
@@ -173,7 +191,14 @@ const OptionSpec kOptions[] = {
     {"--checkpoint-interval", "S", "Sequences and checkpoints",
      "also write a checkpoint every S seconds (default: only on SIGTERM or SIGUSR1, which write one and exit 75)"},
     {"--pass-samples", "N", "Sequences and checkpoints", "samples per progressive pass (default: adaptive)"},
+    {"--time-limit", "S", "Sequences and checkpoints",
+     "a frame rendering for S seconds starts no new pass: it is written with the samples done (the image then depends on the machine's speed)"},
+    {"--preview", "FILE", "Reporting",
+     "write the frame in progress to FILE every --preview-interval seconds (rank 0, atomically; FILE may hold a frame pattern)"},
+    {"--preview-interval", "S", "Reporting", "seconds between previews (default 10)"},
     {"--stats", "FILE.json", "Reporting", "write a run report (phases, samples per second)"},
+    {"--frame-log", "FILE.jsonl", "Reporting",
+     "append a JSON line per completed frame: spp, seconds per phase, samples/s, memory per rank, output"},
     {"-q,--quiet", nullptr, "Reporting", "no progress or summary on stderr"},
     {"-h,--help", nullptr, "Reporting", "this help"},
     {"--version", nullptr, "Reporting", "the version"},

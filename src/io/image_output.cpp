@@ -92,6 +92,7 @@ std::string metadata_description(const ImageMetadata& m) {
     out << kSoftwareName << " " << kVersion << ": scene=" << m.scene_file << " spp=" << m.spp << " seed=" << m.seed
         << " frame=" << m.frame << " render_seconds=" << m.render_seconds;
     if (!m.identity.empty()) out << " identity=" << m.identity;
+    if (m.time_limit > 0) out << " time_limit=" << m.time_limit << " spp_requested=" << m.spp_requested;
     return out.str();
 }
 

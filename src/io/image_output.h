@@ -20,6 +20,10 @@ struct ImageMetadata {
     // A digest of the frame's identity (io/scene_identity.h frame_digest):
     // a later --resume tells a finished frame from one made with other settings.
     std::string identity;
+    // Set when --time-limit ended the frame early: the samples the scene asked
+    // for (spp holds those in the image) and the limit.
+    uint32_t spp_requested = 0;
+    double time_limit = 0;
 };
 
 // Lower-case extension with the dot (".png"), or "" when there is none.

@@ -70,6 +70,9 @@ public:
     // Whether a work item is one sample of one pixel (a band of P pixels at S
     // samples holds P x S items) or a whole pixel (P items).
     virtual bool item_is_sample() const { return false; }
+    // For --frame-log: whether this backend is a GPU, and its memory in use.
+    virtual bool has_gpu() const { return false; }
+    virtual uint64_t gpu_memory_used_bytes() const { return 0; }
 
 private:
     std::deque<float*> completed_;  // the default submit()'s finished bands

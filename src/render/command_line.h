@@ -45,6 +45,13 @@ struct CommandLine {
     bool resume = false;              // skip finished frames, continue from checkpoints
     double checkpoint_interval = 0;   // seconds between checkpoints; 0 = only on SIGTERM/SIGUSR1
     uint32_t pass_samples = 0;        // samples per pass; 0 = adaptive (never changes the image)
+    // Seconds after which a frame starts no new pass: it is written with the
+    // samples of the pass in progress (the one option whose image depends on
+    // the machine's speed). 0 = none.
+    double time_limit = 0;
+    std::string frame_log;            // --frame-log: a JSON line per completed frame
+    std::string preview_file;         // --preview: the frame in progress, every preview_interval seconds
+    double preview_interval = 10;
     int test_signal_after_items = 0; // test only: rank 0 raises SIGTERM after this many work items
     bool show_help = false;
     bool show_version = false;

@@ -94,6 +94,7 @@ FrameAccumulator::FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp
     : width_(width),
       height_(height),
       spp_(spp),
+      target_(spp),
       identity_(std::move(identity)),
       sums_(size_t(width) * height * 3, 0.0f),
       row_counts_(height, 0) {}
@@ -109,7 +110,18 @@ void FrameAccumulator::resume_from(const std::string& checkpoint_path) {
 }
 
 bool FrameAccumulator::done() const {
-    return std::all_of(row_counts_.begin(), row_counts_.end(), [&](uint32_t c) { return c >= spp_; });
+    return std::all_of(row_counts_.begin(), row_counts_.end(), [&](uint32_t c) { return c >= target_; });
+}
+
+std::vector<float> FrameAccumulator::pixels() const {
+    std::vector<float> pixels(sums_.size(), 0.0f);
+    for (uint32_t y = 0; y < height_; ++y) {
+        if (row_counts_[y] == 0) continue;
+        const float count = float(row_counts_[y]);
+        const size_t begin = size_t(y) * width_ * 3, end = begin + size_t(width_) * 3;
+        for (size_t i = begin; i < end; ++i) pixels[i] = sums_[i] / count;
+    }
+    return pixels;
 }
 
 uint64_t FrameAccumulator::samples_done() const {

@@ -10,6 +10,7 @@
 // passes out to ranks, checkpoints and writes the frames.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,12 @@ public:
     uint32_t width() const { return width_; }
     uint32_t height() const { return height_; }
     uint32_t spp() const { return spp_; }
+    // Ends the frame at `samples` per pixel, fewer than spp (a time limit
+    // reached at a pass boundary): done() once every row has them.
+    void end_at(uint32_t samples) { target_ = std::min(samples, spp_); }
+    // The samples every row ends with: spp, or fewer after end_at().
+    uint32_t target() const { return target_; }
+    bool ended_early() const { return target_ < spp_; }
     bool done() const;
     uint64_t samples_done() const;
     uint32_t row_count(uint32_t row) const { return row_counts_[row]; }
@@ -68,12 +75,15 @@ public:
     // Sums of rows [item.rows.begin, ...): width * 3 floats per row.
     float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * 3; }
     const std::vector<float>& sums() const { return sums_; }
+    // Linear RGB: each row's sums over its own sample count (black where a
+    // row has none yet). The final image once done(), a preview before.
+    std::vector<float> pixels() const;
     // Records that `item` has been added to the sums.
     void complete(const PassItem& item);
     Checkpoint checkpoint() const;
 
 private:
-    uint32_t width_, height_, spp_;
+    uint32_t width_, height_, spp_, target_;
     std::string identity_;
     std::vector<float> sums_;
     std::vector<uint32_t> row_counts_;

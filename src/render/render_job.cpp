@@ -8,6 +8,7 @@
 #include "core/version.h"
 #include "io/image_output.h"
 #include "render/band_renderer.h"
+#include "render/frame_log.h"
 #include "render/progress.h"
 
 namespace farmrt {
@@ -15,6 +16,23 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The preview and the frame log fail before anything renders, not when the
+// first frame is done.
+void check_reporting_files(const CommandLine& command_line, const std::string& output) {
+    const std::string& preview = command_line.preview_file;
+    if (!preview.empty()) {
+        const std::string format = unsupported_format_reason(preview);
+        if (!format.empty()) throw InputError("--preview: " + preview + ": " + format);
+        if (preview == output) throw InputError("--preview: " + preview + " is the output image itself");
+        try {
+            check_output_writable(preview);
+        } catch (const InputError& error) {
+            throw InputError(std::string("--preview: ") + error.what());
+        }
+    }
+    if (!command_line.frame_log.empty()) check_appendable("--frame-log", command_line.frame_log);
 }
 
 }  // namespace
@@ -28,6 +46,7 @@ SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& pha
     for (const std::string& warning : description.warnings) std::fprintf(stderr, "farmrt: warning: %s\n", warning.c_str());
     check_output_writable(description.settings.output);
     if (!command_line.stats_file.empty()) check_output_writable(command_line.stats_file);
+    check_reporting_files(command_line, description.settings.output);
     phases.parse = seconds_since(start);
     return description;
 }

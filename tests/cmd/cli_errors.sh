@@ -77,6 +77,20 @@ expect_error "two scene files" "b.yaml: only one scene file may be given \(alrea
 expect_error "bad --threads" "--threads: expected an integer between 1 and 4096, got '0'" "$good" --threads 0
 expect_error "zero --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got '0'" "$good" --rank-timeout 0
 expect_error "bad --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got 'soon'" "$good" --rank-timeout=soon
+for limit in 0 nan -3 inf 1e9 ""; do
+    expect_error "--time-limit '$limit'" "--time-limit: expected seconds above 0 and at most 10000000, got '$limit'" \
+        "$good" --time-limit "$limit"
+done
+expect_error "zero --preview-interval" "--preview-interval: expected seconds above 0 and at most 10000000, got '0'" \
+    "$good" --preview p.ppm --preview-interval 0
+expect_error "preview in a missing directory" "--preview: nowhere/p.ppm: output directory 'nowhere' does not exist" \
+    "$good" --preview nowhere/p.ppm
+expect_error "preview in an unknown format" "--preview: .*p\\.xyz.*" "$good" --preview p.xyz
+expect_error "preview over the output" "--preview: good\\.ppm is the output image itself" "$good" --preview good.ppm
+expect_error "frame log in a missing directory" \
+    "--frame-log: nowhere/log.jsonl: cannot create it in 'nowhere': No such file or directory" \
+    "$good" --frame-log nowhere/log.jsonl
+expect_error "frame log is a directory" "--frame-log: \\. is a directory" "$good" --frame-log .
 expect_error "--opt=value with a bad value" "--spp -3: sampling\.spp: must be between 1 and 16777216, got -3" "$good" --spp=-3
 expect_error "bad --tile" "--tile: expected an integer between 1 and 4096, got 'big'" "$good" --tile big
 expect_error "unknown --integrator" "--integrator bidirectional: sampling\.integrator: unknown value 'bidirectional' \(expected nee \| naive\)" "$good" --integrator bidirectional

@@ -22,10 +22,10 @@ float sample_value(uint32_t frame, uint32_t pixel, uint32_t sample, int channel)
     return float(std::sin(double(frame * 7919 + pixel * 104729 + sample * 31 + channel * 17))) * 1e3f + 0.1f * float(sample);
 }
 
-std::vector<float> reference_sums(uint32_t frame) {
+std::vector<float> reference_sums(uint32_t frame, uint32_t samples = kSpp) {
     std::vector<float> sums(size_t(kWidth) * kHeight * 3, 0.0f);
     for (uint32_t pixel = 0; pixel < kWidth * kHeight; ++pixel) {
-        for (uint32_t s = 0; s < kSpp; ++s) {
+        for (uint32_t s = 0; s < samples; ++s) {
             for (int c = 0; c < 3; ++c) sums[pixel * 3 + c] += sample_value(frame, pixel, s, c);
         }
     }
@@ -35,6 +35,7 @@ std::vector<float> reference_sums(uint32_t frame) {
 struct Simulation {
     std::map<uint32_t, std::vector<float>> written;  // frame -> sums at completion
     std::map<uint32_t, Checkpoint> checkpoints;      // frame -> state when stopped
+    std::map<uint32_t, uint32_t> written_spp;        // frame -> the samples it ended with
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> samples_rendered;  // (frame, row) -> samples added here
     int items = 0;
 };
@@ -52,6 +53,7 @@ void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& si
         // Frames complete: "write" them.
         for (uint32_t slot : queue.take_completed()) {
             simulation.written[queue.task(slot).frame] = queue.accumulator(slot).sums();
+            simulation.written_spp[queue.task(slot).frame] = queue.accumulator(slot).target();
             queue.close(slot);
         }
         if (queue.finished() && std::all_of(out.begin(), out.end(), [](const auto& o) { return o.empty(); })) break;
@@ -188,6 +190,65 @@ TEST(FrameQueue, StoppedAndResumedWithOtherRankCountsIsBitIdentical) {
             ASSERT_EQ(0, std::memcmp(expected.data(), written[f].data(), expected.size() * 4)) << "trial " << trial;
         }
     }
+    std::filesystem::remove_all(directory);
+}
+
+// A frame past its time limit starts no new pass: with a limit that has
+// always passed, each frame ends after its first pass, every row at that
+// pass's count, its sums those of the first samples in order.
+TEST(FrameQueue, TimeLimitEndsEachFrameAtAPassBoundary) {
+    const std::vector<uint32_t> frames = {3, 4, 8};
+    std::mt19937 random(5);
+    for (int ranks : {1, 3}) {
+        for (uint32_t pass : {4u, 13u}) {
+            FrameQueueOptions options = options_for(ranks, 0, pass, 2);
+            options.time_limit_seconds = 1e-9;
+            FrameQueue queue(options, tasks_for(frames), [](const FrameTask& t) {
+                return std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp, "id" + std::to_string(t.frame));
+            });
+            Simulation simulation;
+            simulate(queue, ranks, random, simulation);
+            ASSERT_EQ(simulation.written.size(), frames.size());
+            for (uint32_t f : frames) {
+                EXPECT_EQ(simulation.written_spp[f], pass) << "frame " << f;
+                const std::vector<float> expected = reference_sums(f, pass);
+                ASSERT_EQ(0, std::memcmp(expected.data(), simulation.written[f].data(), expected.size() * 4))
+                    << "frame " << f << " ranks " << ranks << " pass " << pass;
+                for (uint32_t row = 0; row < kHeight; ++row) ASSERT_EQ((simulation.samples_rendered[{f, row}]), pass);
+            }
+        }
+    }
+}
+
+// A frame resumed with its rows at several counts (a stopped pass) is first
+// brought up to the highest: a time limit never leaves rows uneven.
+TEST(FrameQueue, TimeLimitEvensOutAResumedFrame) {
+    const std::filesystem::path directory =
+        std::filesystem::temp_directory_path() / ("farmrt_limit_" + std::to_string(getpid()));
+    std::filesystem::create_directories(directory);
+    FrameAccumulator partial(kWidth, kHeight, kSpp, "id1");
+    const std::vector<float> first = reference_sums(1, 3), second = reference_sums(1, 5);
+    for (uint32_t row = 0; row < kHeight; ++row) {
+        const uint32_t samples = row < 10 ? 5 : 3;
+        const std::vector<float>& from = samples == 5 ? second : first;
+        std::memcpy(partial.row_sums(row), from.data() + size_t(row) * kWidth * 3, kWidth * 3 * sizeof(float));
+        partial.complete(PassItem{RowRange{row, row + 1}, SampleRange{0, samples}});
+    }
+    const std::string path = (directory / "f1").string();
+    write_checkpoint(path, partial.checkpoint());
+    FrameQueueOptions options = options_for(2, 0, 4, 1);
+    options.time_limit_seconds = 1e-9;
+    FrameQueue queue(options, tasks_for({1}), [&](const FrameTask&) {
+        auto accumulator = std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp, "id1");
+        accumulator->resume_from(path);
+        return accumulator;
+    });
+    std::mt19937 random(3);
+    Simulation simulation;
+    simulate(queue, 2, random, simulation);
+    ASSERT_EQ(simulation.written_spp[1], 5u);
+    const std::vector<float> expected = reference_sums(1, 5);
+    ASSERT_EQ(0, std::memcmp(expected.data(), simulation.written[1].data(), expected.size() * 4));
     std::filesystem::remove_all(directory);
 }
 
