@@ -12,6 +12,7 @@
 #include "mpi/farm_messages.h"
 #include "mpi/frame_queue.h"
 #include "render/interrupt.h"
+#include "render/aov_pass.h"
 #include "render/frame_log.h"
 #include "render/preview.h"
 #include "render/progress.h"
@@ -329,8 +330,13 @@ private:
             const FrameTask& task = queue_.task(slot);
             const FrameAccumulator& accumulator = queue_.accumulator(slot);
             const auto write_start = Clock::now();
+            std::vector<AovImage> aovs;
+            if (!settings_.aovs.empty()) {
+                aovs = render_aovs(job_.description.scene.view(), frame_settings_.get(task.frame), settings_.aovs,
+                                   accumulator);
+            }
             write_image(task.output, width_, settings_.height, accumulator.pixels(), settings_.encoding,
-                        settings_.data_type, metadata_for(task.frame, accumulator));
+                        settings_.data_type, metadata_for(task.frame, accumulator), aovs);
             std::remove(task.checkpoint.c_str());
             const double write_seconds = seconds_between(write_start, Clock::now());
             result_.write_seconds += write_seconds;

@@ -57,10 +57,11 @@ bool FrameQueue::has_free_slot(int rank, int unfinished) const {
 
 uint32_t FrameQueue::pass_samples() const {
     if (options_.pass_samples > 0) return options_.pass_samples;
-    // A time limit needs pass boundaries to end at.
-    if (options_.schedule != Schedule::Dynamic) {
-        return options_.time_limit_seconds > 0 ? std::max(1u, options_.spp / 16) : options_.spp;
-    }
+    // A time limit needs pass boundaries to end at, whatever the schedule,
+    // and a first pass short enough to end within it on any machine.
+    const bool limited = options_.time_limit_seconds > 0;
+    if (options_.schedule != Schedule::Dynamic && !limited) return options_.spp;
+    if (limited && (!clock_started_ || samples_finished_ == 0)) return 1;
     // The first round measures the speed. A sixteenth of the samples, not one:
     // a GPU given one-sample bands spends its time in launch tails (a 1024-spp
     // still ran at 0.95 G samples/s against the kernel's 1.56 on the H200).

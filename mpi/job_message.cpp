@@ -45,6 +45,7 @@ struct SettingsLayout {
     int max_depth;
     Integrator integrator;
     uint64_t seed;
+    std::vector<Aov> aovs;
     CameraSettings camera;
     std::string scene_file, scene_directory;
 };
@@ -127,6 +128,7 @@ void visit_job(Stream& s, Job& job) {
     s.value(settings.max_depth);
     s.value(settings.integrator);
     s.value(settings.seed);
+    s.array(settings.aovs);
     s.value(settings.camera);
     s.text(settings.scene_file);
     s.text(settings.scene_directory);

@@ -17,8 +17,9 @@
 # build.log keeps them, and the summary counts them.
 # FARMRT_CMAKE_EXTRA: more configure arguments (e.g. -DFARMRT_CUDA_EXPERIMENTS=ON);
 # FARMRT_GPU_STEPS: "all" (default), or a comma-separated choice of the
-# optional steps "cpu" (the CPU tests) and "sanitizer"; "gpu" runs neither
-# (build, GPU tests and the command-line check only: a short device call).
+# optional steps "cpu" (the CPU tests), "sanitizer" and "farm" (frame reports
+# under mpirun with a GPU rank); "gpu" runs none of them (build, GPU tests and
+# the command-line check only: a short device call).
 # Exit status: 0 when every step passed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,15 +88,24 @@ if want sanitizer; then
   step sanitizer_initcheck sanitize initcheck
 fi
 
-# The command line on the GPU: exact math gives the CPU's bytes.
+# The command line on the GPU: exact math gives the CPU's bytes, AOVs included.
 same_bytes() {
-  local args=(configs/spheres.yaml --width 320 --height 180 --spp 16 --quiet)
+  local args=(configs/spheres.yaml --width 320 --height 180 --spp 16 --quiet --aov albedo,normal,depth,samples)
   cd "$root" || return 1
   "$build/farmrt" "${args[@]}" --backend cpu -o "$build/cli_cpu.pfm" &&
-    "$build/farmrt" "${args[@]}" --backend cuda -o "$build/cli_cuda.pfm" &&
-    cmp "$build/cli_cpu.pfm" "$build/cli_cuda.pfm"
+    "$build/farmrt" "${args[@]}" --backend cuda -o "$build/cli_cuda.pfm" || return 1
+  for aov in "" .albedo .normal .depth .samples; do cmp "$build/cli_cpu$aov.pfm" "$build/cli_cuda$aov.pfm" || return 1; done
 }
 step cli_cuda_equals_cpu same_bytes
+
+# Frame log, time limit, previews and AOVs under mpirun with a GPU rank
+# (auto: rank 0 takes the GPU, ranks 1 and 2 the CPU).
+frame_reports_with_gpu_rank() {
+  FARMRT_TEST_BACKEND=auto OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OMPI_MCA_mca_base_param_files="$root/mpi/openmpi-mca-params.conf" \
+    "$root/tests/farm/frame_reports.sh" "$build/farmrt" "$root" mpirun
+}
+want farm && step frame_reports_gpu_rank frame_reports_with_gpu_rank
 
 echo
 echo "step                         result                                   time"

@@ -89,6 +89,8 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         add_override("sampling.seed");
     } else if (name == "--integrator") {
         add_override("sampling.integrator");
+    } else if (name == "--aov") {
+        cl.overrides.push_back(SceneOverride{"image.aovs=[" + value + "]", a + " " + value});
     } else if (name == "--set") {
         cl.overrides.push_back(SceneOverride{value, "--set " + value});
     } else if (name == "--threads") {
@@ -167,6 +169,8 @@ const OptionSpec kOptions[] = {
     {"--seed", "S", "Scene overrides (take precedence over the file)", "random seed"},
     {"--integrator", "nee|naive", "Scene overrides (take precedence over the file)",
      "next-event estimation with MIS (default), or the book's estimator"},
+    {"--aov", "LIST", "Scene overrides (take precedence over the file)",
+     "auxiliary images: albedo,normal,depth,samples (EXR channels, or NAME.albedo.pfm ... beside other formats)"},
     {"--set", "KEY.PATH=VALUE", "Scene overrides (take precedence over the file)",
      "any scene value, e.g. --set camera.vfov=30, --set objects[2].radius=0.5 (VALUE is YAML)"},
     {"--threads", "N", "Execution",

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/camera.h"
 
@@ -17,6 +18,8 @@ enum class Encoding { Srgb, Gamma2, Linear };
 //   Naive: the book's ray_color: a path gathers light only where it happens
 //     to hit an emitter. Kept for comparisons with the books' programs.
 enum class Integrator : uint32_t { NextEvent = 0, Naive = 1 };
+// An auxiliary image written with the frame (core/aov.h).
+enum class Aov : uint32_t;
 // Pixel data type of the output file.
 enum class PixelDataType { UInt8, UInt16, Half, Float };
 
@@ -30,6 +33,7 @@ struct RenderSettings {
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
     uint64_t seed = 0;
+    std::vector<Aov> aovs;  // image.aovs, in the scene's order
     CameraSettings camera;
     std::string scene_file;       // the path given on the command line
     std::string scene_directory;  // base for paths inside the scene

@@ -134,9 +134,31 @@ void write_builtin(const std::string& path, const std::string& target, const std
 
 // `path` is the temporary file; errors name `target`. The module writes
 // (io/openimageio_module.cpp); the values are encoded here.
+// Float pixels followed, per pixel, by the AOVs' channels (OpenEXR's layers).
+std::vector<float> interleave_aovs(uint32_t width, uint32_t height, const std::vector<float>& pixels,
+                                   const std::vector<AovImage>& aovs, std::vector<std::string>& names) {
+    names = {"R", "G", "B"};
+    std::vector<size_t> counts;
+    for (const AovImage& aov : aovs) {
+        const std::vector<std::string> channels = aov_channels(aov.aov);
+        names.insert(names.end(), channels.begin(), channels.end());
+        counts.push_back(channels.size());
+    }
+    const size_t pixel_count = size_t(width) * height, stride = names.size();
+    std::vector<float> values(pixel_count * stride);
+    for (size_t p = 0; p < pixel_count; ++p) {
+        float* out = &values[p * stride];
+        for (int c = 0; c < 3; ++c) *out++ = pixels[p * 3 + size_t(c)];
+        for (size_t a = 0; a < aovs.size(); ++a) {
+            for (size_t c = 0; c < counts[a]; ++c) *out++ = aovs[a].values[p * counts[a] + c];
+        }
+    }
+    return values;
+}
+
 void write_with_openimageio(const std::string& path, const std::string& target, uint32_t width, uint32_t height,
                             const std::vector<float>& pixels, Encoding encoding, PixelDataType data_type,
-                            const ImageMetadata& metadata) {
+                            const ImageMetadata& metadata, const std::vector<AovImage>& aovs) {
     const OiioFunctions* module = openimageio();
     if (!module) throw RenderError(target + ": " + openimageio_problem());
     OiioImageToWrite image;
@@ -168,6 +190,17 @@ void write_with_openimageio(const std::string& path, const std::string& target, 
     } else {
         image.data_type = data_type == PixelDataType::Half ? 2 : 3;
         image.data = pixels.data();
+    }
+    std::vector<float> layered;
+    if (!aovs.empty()) {
+        if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
+            throw RenderError(target + ": AOVs as channels need a float or half image");
+        }
+        layered = interleave_aovs(width, height, pixels, aovs, image.channel_names);
+        image.channels = int(image.channel_names.size());
+        // Half holds integers up to 2048 and depths to 3 digits: too few.
+        image.float_channels = {"Z", "samples"};
+        image.data = layered.data();
     }
     if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
         image.colorspace = encoding == Encoding::Linear ? "linear" : "sRGB";
@@ -330,18 +363,22 @@ uint16_t encode_uint16(float linear, Encoding encoding) {
 }
 
 void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& pixels,
-                 Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata) {
+                 Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata,
+                 const std::vector<AovImage>& aovs) {
     if (pixels.size() != size_t(width) * height * 3) throw RenderError(path + ": pixel buffer has the wrong size");
     const std::string extension = file_extension(path);
     const std::string reason = unsupported_format_reason(path);
     if (!reason.empty()) throw InputError(path + ": " + reason);
     // The extension stays last: it picks the format.
     const std::string temporary = temporary_path_for(path, std::filesystem::path(path).extension().string());
+    const bool aovs_as_channels = stores_aovs_as_channels(path);
+    if (!aovs_as_channels) write_aov_files(path, width, height, aovs);
     try {
         if (is_builtin(extension)) {
             write_builtin(temporary, path, extension, width, height, pixels, encoding, data_type, metadata);
         } else {
-            write_with_openimageio(temporary, path, width, height, pixels, encoding, data_type, metadata);
+            write_with_openimageio(temporary, path, width, height, pixels, encoding, data_type, metadata,
+                                   aovs_as_channels ? aovs : std::vector<AovImage>{});
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {
             throw RenderError(path + ": cannot move the finished image into place: " + std::strerror(errno));

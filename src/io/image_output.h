@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/render_settings.h"
+#include "io/aov_output.h"
 
 namespace farmrt {
 
@@ -42,8 +43,12 @@ uint8_t encode_uint8(float linear, Encoding encoding);
 uint16_t encode_uint16(float linear, Encoding encoding);
 
 // `pixels` holds width * height linear RGB triples, top row first.
+// `aovs` (io/aov_output.h) become more channels of an OpenEXR image, or PFM
+// files next to it for other formats, written before it: a complete image
+// means complete AOVs.
 void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& pixels,
-                 Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata);
+                 Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata,
+                 const std::vector<AovImage>& aovs = {});
 
 struct LoadedImage {
     uint32_t width = 0, height = 0;

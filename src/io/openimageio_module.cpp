@@ -1,6 +1,7 @@
 // Built as the shared module libfarmrt_openimageio.so (see openimageio_module.h).
 #include "io/openimageio_module.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -51,7 +52,15 @@ std::string write(const OiioImageToWrite& image) {
     const bool in_memory = memory_tested && output->supports("ioproxy") && output->set_ioproxy(&memory);
     const OIIO::TypeDesc formats[] = {OIIO::TypeDesc::UINT8, OIIO::TypeDesc::UINT16, OIIO::TypeDesc::HALF,
                                       OIIO::TypeDesc::FLOAT};
-    OIIO::ImageSpec spec(int(image.width), int(image.height), 3, formats[image.data_type]);
+    OIIO::ImageSpec spec(int(image.width), int(image.height), image.channels, formats[image.data_type]);
+    if (!image.channel_names.empty()) spec.channelnames = image.channel_names;
+    if (!image.float_channels.empty() && image.data_type == 2) {
+        for (const std::string& name : spec.channelnames) {
+            const bool keep_float = std::find(image.float_channels.begin(), image.float_channels.end(), name) !=
+                                    image.float_channels.end();
+            spec.channelformats.push_back(keep_float ? OIIO::TypeDesc::FLOAT : OIIO::TypeDesc::HALF);
+        }
+    }
     for (const auto& [name, value] : image.text_attributes) spec.attribute(name, value);
     for (const auto& [name, value] : image.int_attributes) spec.attribute(name, value);
     for (const auto& [name, value] : image.float_attributes) spec.attribute(name, value);

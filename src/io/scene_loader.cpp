@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -38,7 +39,7 @@ public:
     // ---- sections ----------------------------------------------------------------
 
     void load_image(const Value& image, RenderSettings& settings) const {
-        require_map(image, {"width", "height", "output", "encoding", "data_type"});
+        require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs"});
         const Value width = required(image, "width");
         const Value height = required(image, "height");
         settings.width = uint32_t(integer(width, 1, kMaxImageSide));
@@ -68,6 +69,21 @@ public:
             const std::string problem = data_type_problem(settings.output, settings.data_type);
             if (!problem.empty()) fail(type_value, problem);
         }
+        if (has(image, "aovs")) settings.aovs = load_aovs(child(image, "aovs"));
+    }
+
+    std::vector<Aov> load_aovs(const Value& list) const {
+        if (!list.node.IsSequence()) fail(list, "expected a list of AOV names (" + aov_names() + ")");
+        std::vector<Aov> aovs;
+        for (size_t i = 0; i < list.node.size(); ++i) {
+            const Value item{list.node[i], list.path + "[" + std::to_string(i) + "]"};
+            const std::string name = scalar_text(item, "an AOV name");
+            Aov aov{};
+            if (!parse_aov(name, aov)) fail(item, "unknown AOV '" + name + "' (expected " + aov_names() + ")");
+            if (std::find(aovs.begin(), aovs.end(), aov) != aovs.end()) fail(item, "AOV '" + name + "' listed twice");
+            aovs.push_back(aov);
+        }
+        return aovs;
     }
 
     void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {

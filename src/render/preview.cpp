@@ -40,13 +40,14 @@ void PreviewWriter::write(uint32_t frame, std::vector<float> pixels, uint32_t wi
             ++written_;
         } catch (const std::exception& error) {
             ++failed_;
-            // One warning per distinct problem, not one every interval.
-            std::lock_guard<std::mutex> lock(warning_mutex_);
-            const std::string text = error.what();
-            if (text != last_warning_) {  // even under --quiet: the user asked for these files
-                std::fprintf(stderr, "farmrt: warning: preview of frame %u not written: %s\n", frame, text.c_str());
+            // One warning per frame, not one every interval (writes never
+            // overlap: write() joins the last one first).
+            if (!warned_ || warned_frame_ != frame) {  // even under --quiet: the user asked for these files
+                std::fprintf(stderr, "farmrt: warning: preview of frame %u not written (the render goes on): %s\n",
+                             frame, error.what());
             }
-            last_warning_ = text;
+            warned_ = true;
+            warned_frame_ = frame;
         }
         busy_ = false;
     });

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,8 +48,8 @@ private:
     std::thread writer_;
     std::atomic<bool> busy_{false};
     std::atomic<uint64_t> written_{0}, failed_{0};
-    std::mutex warning_mutex_;
-    std::string last_warning_;
+    bool warned_ = false;
+    uint32_t warned_frame_ = 0;
 };
 
 // The data type a preview gets: the output's when the preview's format takes it, else its format's default.

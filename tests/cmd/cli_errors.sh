@@ -90,6 +90,13 @@ expect_error "preview over the output" "--preview: good\\.ppm is the output imag
 expect_error "frame log in a missing directory" \
     "--frame-log: nowhere/log.jsonl: cannot create it in 'nowhere': No such file or directory" \
     "$good" --frame-log nowhere/log.jsonl
+expect_error "unknown --aov" "--aov albedo,nromal: image.aovs\\[1\\]: unknown AOV 'nromal' \\(expected albedo, normal, depth or samples\\)" \
+    "$good" --aov albedo,nromal
+expect_error "an AOV twice" "--aov depth,depth: image.aovs\\[1\\]: AOV 'depth' listed twice" "$good" --aov depth,depth
+printf 'image: {width: 8, height: 6, output: good.ppm,\n        aovs: [albedo, sheen]}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 1, 5], lookat: [0, 0, 0]}\n' >"$work/scenes/aovs.yaml"
+expect_error "unknown AOV in a scene" \
+    ".*aovs\\.yaml:2:24: image\\.aovs\\[1\\]: unknown AOV 'sheen' \\(expected albedo, normal, depth or samples\\)" \
+    "$work/scenes/aovs.yaml"
 expect_error "frame log is a directory" "--frame-log: \\. is a directory" "$good" --frame-log .
 expect_error "--opt=value with a bad value" "--spp -3: sampling\.spp: must be between 1 and 16777216, got -3" "$good" --spp=-3
 expect_error "bad --tile" "--tile: expected an integer between 1 and 4096, got 'big'" "$good" --tile big

@@ -5,7 +5,10 @@
 # frame as done; --preview writes viewable images of the frame in progress
 # without changing the final image.
 # usage: frame_reports.sh FARMRT SOURCE_DIR [MPIEXEC]
+#   FARMRT_TEST_BACKEND (default cpu): auto on a GPU machine makes rank 0 a
+#   GPU rank (scripts/gpu_build_and_test.sh).
 set -u
+backend=${FARMRT_TEST_BACKEND:-cpu}
 farmrt=$(realpath "$1")
 source_dir=$(realpath "$2")
 launcher=()
@@ -20,15 +23,15 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-run() { "${launcher[@]}" "$farmrt" "$scene" --quiet --backend cpu --threads 1 "$@"; }
+run() { "${launcher[@]}" "$farmrt" "$scene" --quiet --backend "$backend" --threads 1 "$@"; }
 
 # 1. The frame log: one line per frame, each a JSON object with what a farm
 #    manager reads, appended across runs.
 run --frames 1-3 -o 'seq_###.ppm' --spp 16 --frame-log log.jsonl || fail "sequence with --frame-log"
 run --frames 4 -o 'seq_###.ppm' --spp 16 --frame-log log.jsonl || fail "second run appending to the log"
-python3 - "$ranks" <<'PY' || fail "frame log content"
+python3 - "$ranks" "$backend" <<'PY' || fail "frame log content"
 import json, os, sys
-ranks = int(sys.argv[1])
+ranks, backend = int(sys.argv[1]), sys.argv[2]
 lines = open("log.jsonl").read().splitlines()
 assert len(lines) == 4, f"{len(lines)} lines, expected 4"
 entries = [json.loads(line) for line in lines]
@@ -41,24 +44,27 @@ for e in entries:
     assert sorted(r["rank"] for r in e["ranks"]) == list(range(ranks)), e
     for r in e["ranks"]:
         assert r["peak_resident_bytes"] > 1 << 20, r
-print("frame log: 4 lines, ranks", ranks)
+    gpus = [r for r in e["ranks"] if "gpu_memory_used_bytes" in r]
+    assert backend == "cpu" and not gpus or backend != "cpu" and gpus and gpus[0]["gpu_memory_used_bytes"] > 1 << 20, e
+print("frame log: 4 lines, ranks", ranks, "GPU ranks", len(gpus))
 PY
 
 # 2. The time limit: a frame asking for far more samples than fit in 0.5 s
 #    ends soon after the limit, at a pass boundary, and says so.
 start=$(date +%s.%N)
-run -o limited.ppm --spp 100000 --time-limit 0.5 --frame-log limit.jsonl || fail "render with --time-limit"
+limited=(--width 320 --height 180 --spp 10000000 --time-limit 0.5)
+run -o limited.ppm "${limited[@]}" --frame-log limit.jsonl || fail "render with --time-limit"
 elapsed=$(python3 -c "import time; print(time.time() - $start)")
 python3 -c "import sys; sys.exit(0 if $elapsed < 20 else 1)" || fail "--time-limit 0.5 took ${elapsed}s"
-head -c 200 limited.ppm | grep -aq "time_limit=0.5 spp_requested=100000" || fail "limited.ppm's metadata records the limit"
+head -c 200 limited.ppm | grep -aq "time_limit=0.5 spp_requested=10000000" || fail "limited.ppm's metadata records the limit"
 python3 - <<'PY' || fail "time-limited frame log"
 import json
 e = json.loads(open("limit.jsonl").read())
-assert e["time_limited"] is True and 0 < e["spp"] < e["spp_requested"] == 100000, e
-assert e["samples"] == 48 * 32 * e["spp"], e
+assert e["time_limited"] is True and 0 < e["spp"] < e["spp_requested"] == 10000000, e
+assert e["samples"] == 320 * 180 * e["spp"], e
 PY
 cp limited.ppm limited.before
-run -o limited.ppm --spp 100000 --time-limit 0.5 --resume || fail "--resume over a time-limited frame"
+run -o limited.ppm "${limited[@]}" --resume || fail "--resume over a time-limited frame"
 cmp -s limited.ppm limited.before || fail "--resume renders a time-limited frame again"
 
 # 3. Previews: the frame in progress appears (a viewable PPM, never a
@@ -84,6 +90,16 @@ wait $job || fail "a preview write failure failed the render"
 [ -f unlocked.ppm ] || fail "the render with a failing preview wrote no image"
 grep -q "warning: preview of frame 0 not written" warnings.txt || fail "no warning for the failed preview: $(cat warnings.txt)"
 [ "$(grep -c "preview of frame" warnings.txt)" -le 1 ] || fail "the same preview failure warned more than once"
+
+# 4. AOVs: the same bytes in one process on two threads as on this run's
+#    ranks (each its one thread), written beside the PFM before it.
+"$farmrt" "$scene" --quiet --backend cpu --threads 2 -o aov_ref.pfm --spp 8 --aov albedo,normal,depth,samples ||
+    fail "AOV reference render"
+run -o aov.pfm --spp 8 --aov albedo,normal,depth,samples || fail "render with AOVs"
+for name in "" .albedo .normal .depth .samples; do
+    [ -s "aov$name.pfm" ] || fail "aov$name.pfm missing"
+    cmp -s "aov_ref$name.pfm" "aov$name.pfm" || fail "aov$name.pfm differs between decompositions"
+done
 
 [ $failures -eq 0 ] && echo "frame reports: all passed"
 exit $((failures > 0))

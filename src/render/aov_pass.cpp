@@ -1,0 +1,67 @@
+#include "render/aov_pass.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace farmrt {
+namespace {
+
+bool wants(const std::vector<Aov>& aovs, Aov aov) { return std::find(aovs.begin(), aovs.end(), aov) != aovs.end(); }
+
+}  // namespace
+
+std::vector<AovImage> render_aovs(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
+                                  const FrameAccumulator& accumulator) {
+    const uint32_t width = frame.width, height = frame.height;
+    const size_t pixels = size_t(width) * height;
+    std::vector<float> albedo, normal, depth;
+    const bool features = wants(aovs, Aov::Albedo) || wants(aovs, Aov::Normal) || wants(aovs, Aov::Depth);
+    if (features) {
+        albedo.resize(pixels * 3);
+        normal.resize(pixels * 3);
+        depth.resize(pixels);
+        const uint32_t samples = std::max(1u, std::min(accumulator.target(), kAovSamples));
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int64_t row = 0; row < int64_t(height); ++row) {
+            const uint32_t y = uint32_t(row);
+            for (uint32_t x = 0; x < width; ++x) {
+                const uint32_t pixel = y * width + x;
+                Color albedo_sum(0.0f);
+                Vec3 normal_sum(0.0f);
+                float nearest = INFINITY;
+                for (uint32_t s = 0; s < samples; ++s) {
+                    PixelSampler sampler(frame.key, pixel, s);
+                    const FirstHitFeatures f = first_hit_features(scene, frame, x, y, sampler, BvhClosestHit());
+                    albedo_sum += f.albedo;
+                    normal_sum += f.normal;
+                    nearest = std::min(nearest, f.depth);
+                }
+                const float scale = 1.0f / float(samples);
+                for (int c = 0; c < 3; ++c) {
+                    albedo[size_t(pixel) * 3 + size_t(c)] = albedo_sum[c] * scale;
+                    normal[size_t(pixel) * 3 + size_t(c)] = normal_sum[c] * scale;
+                }
+                depth[pixel] = nearest;
+            }
+        }
+    }
+    std::vector<AovImage> images;
+    for (Aov aov : aovs) {
+        AovImage image{aov, {}};
+        switch (aov) {
+        case Aov::Albedo: image.values = albedo; break;
+        case Aov::Normal: image.values = normal; break;
+        case Aov::Depth: image.values = depth; break;
+        case Aov::Samples:
+            image.values.resize(pixels);
+            for (uint32_t y = 0; y < height; ++y) {
+                std::fill_n(image.values.begin() + ptrdiff_t(size_t(y) * width), width, float(accumulator.row_count(y)));
+            }
+            break;
+        }
+        images.push_back(std::move(image));
+    }
+    return images;
+}
+
+}  // namespace farmrt
