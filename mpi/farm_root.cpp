@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <future>
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
@@ -157,6 +158,7 @@ public:
 
 private:
     std::unique_ptr<FrameAccumulator> open_frame(const FrameTask& task) {
+        start_first_hits(task.frame);
         auto found = job_.resumed.find(task.frame);
         if (found != job_.resumed.end()) {
             std::unique_ptr<FrameAccumulator> accumulator = std::move(found->second);
@@ -331,10 +333,7 @@ private:
             const FrameAccumulator& accumulator = queue_.accumulator(slot);
             const auto write_start = Clock::now();
             std::vector<AovImage> aovs;
-            if (!settings_.aovs.empty()) {
-                aovs = render_aovs(job_.description.scene.view(), frame_settings_.get(task.frame), settings_.aovs,
-                                   accumulator);
-            }
+            if (!settings_.aovs.empty()) aovs = assemble_aovs(settings_.aovs, take_first_hits(task.frame), accumulator);
             write_image(task.output, width_, settings_.height, accumulator.pixels(), settings_.encoding,
                         settings_.data_type, metadata_for(task.frame, accumulator), aovs);
             std::remove(task.checkpoint.c_str());
@@ -346,6 +345,26 @@ private:
             ++result_.frames_written;
         }
         return any;
+    }
+
+    // A frame's AOVs need no sample of its beauty: they are made on rank 0
+    // from when the frame opens, while the ranks render it (a GPU job's rank 0
+    // has idle cores; a CPU job shares them), and are ready when it completes.
+    void start_first_hits(uint32_t frame) {
+        if (settings_.aovs.empty()) return;
+        first_hits_[frame] = std::async(std::launch::async, [scene = job_.description.scene.view(),
+                                                             settings = frame_settings_.get(frame),
+                                                             aovs = settings_.aovs, spp = settings_.spp]() {
+            return render_first_hits(scene, settings, aovs, spp);
+        });
+    }
+
+    FirstHitImages take_first_hits(uint32_t frame) {
+        auto found = first_hits_.find(frame);
+        if (found == first_hits_.end()) return {};
+        FirstHitImages images = found->second.get();
+        first_hits_.erase(found);
+        return images;
     }
 
     ImageMetadata metadata_for(uint32_t frame, const FrameAccumulator& accumulator) const {
@@ -483,6 +502,7 @@ private:
     TimePoint start_{}, last_checkpoint_{}, last_watch_{}, stop_time_{};
     std::unordered_map<uint32_t, uint64_t> resumed_samples_;  // frame -> samples its checkpoint held
     PreviewWriter preview_;
+    std::unordered_map<uint32_t, std::future<FirstHitImages>> first_hits_;  // frame -> its AOVs in the making
     char signal_byte_ = 0, pong_byte_ = 0;
 };
 

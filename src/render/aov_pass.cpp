@@ -10,17 +10,20 @@ bool wants(const std::vector<Aov>& aovs, Aov aov) { return std::find(aovs.begin(
 
 }  // namespace
 
-std::vector<AovImage> render_aovs(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
-                                  const FrameAccumulator& accumulator) {
+FirstHitImages render_first_hits(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
+                                 uint32_t spp) {
     const uint32_t width = frame.width, height = frame.height;
     const size_t pixels = size_t(width) * height;
-    std::vector<float> albedo, normal, depth;
+    FirstHitImages images;
+    std::vector<float>& albedo = images.albedo;
+    std::vector<float>& normal = images.normal;
+    std::vector<float>& depth = images.depth;
     const bool features = wants(aovs, Aov::Albedo) || wants(aovs, Aov::Normal) || wants(aovs, Aov::Depth);
     if (features) {
         albedo.resize(pixels * 3);
         normal.resize(pixels * 3);
         depth.resize(pixels);
-        const uint32_t samples = std::max(1u, std::min(accumulator.target(), kAovSamples));
+        const uint32_t samples = std::max(1u, std::min(spp, kAovSamples));
 #pragma omp parallel for schedule(dynamic, 1)
         for (int64_t row = 0; row < int64_t(height); ++row) {
             const uint32_t y = uint32_t(row);
@@ -45,15 +48,21 @@ std::vector<AovImage> render_aovs(const SceneView& scene, const FrameSettings& f
             }
         }
     }
+    return images;
+}
+
+std::vector<AovImage> assemble_aovs(const std::vector<Aov>& aovs, FirstHitImages first_hits,
+                                    const FrameAccumulator& accumulator) {
+    const uint32_t width = accumulator.width(), height = accumulator.height();
     std::vector<AovImage> images;
     for (Aov aov : aovs) {
         AovImage image{aov, {}};
         switch (aov) {
-        case Aov::Albedo: image.values = albedo; break;
-        case Aov::Normal: image.values = normal; break;
-        case Aov::Depth: image.values = depth; break;
+        case Aov::Albedo: image.values = std::move(first_hits.albedo); break;
+        case Aov::Normal: image.values = std::move(first_hits.normal); break;
+        case Aov::Depth: image.values = std::move(first_hits.depth); break;
         case Aov::Samples:
-            image.values.resize(pixels);
+            image.values.resize(size_t(width) * height);
             for (uint32_t y = 0; y < height; ++y) {
                 std::fill_n(image.values.begin() + ptrdiff_t(size_t(y) * width), width, float(accumulator.row_count(y)));
             }
@@ -62,6 +71,11 @@ std::vector<AovImage> render_aovs(const SceneView& scene, const FrameSettings& f
         images.push_back(std::move(image));
     }
     return images;
+}
+
+std::vector<AovImage> render_aovs(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
+                                  const FrameAccumulator& accumulator) {
+    return assemble_aovs(aovs, render_first_hits(scene, frame, aovs, accumulator.target()), accumulator);
 }
 
 }  // namespace farmrt

@@ -18,8 +18,21 @@ namespace farmrt {
 // their minimum): enough for a denoiser's guide, whatever the beauty's spp.
 constexpr uint32_t kAovSamples = 16;
 
-// The AOVs `aovs` of the frame `frame`, whose sums are in `accumulator`,
-// in the same order; OpenMP over rows.
+// Albedo, normal and depth of every pixel: what depends on the scene and the
+// frame's camera only, not on the beauty's samples, so it can be made while
+// the frame renders. Empty vectors for AOVs not asked for; OpenMP over rows.
+struct FirstHitImages {
+    std::vector<float> albedo, normal, depth;
+};
+FirstHitImages render_first_hits(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
+                                 uint32_t spp);
+
+// The AOVs `aovs`, in that order, of a frame whose first hits are `first_hits`
+// and whose sample counts are `accumulator`'s.
+std::vector<AovImage> assemble_aovs(const std::vector<Aov>& aovs, FirstHitImages first_hits,
+                                    const FrameAccumulator& accumulator);
+
+// Both at once (tests, single frames).
 std::vector<AovImage> render_aovs(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
                                   const FrameAccumulator& accumulator);
 
