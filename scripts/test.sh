@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite: a Release build with warnings as errors,
 # then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, then
-# a short run of each fuzz target (scripts/fuzz.sh; FARMRT_FUZZ_SECONDS, default 60).
+# a short run of each fuzz target (scripts/fuzz.sh; FARMRT_FUZZ_SECONDS, default 30).
 #   scripts/test.sh            (after scripts/install_dependencies.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,5 +20,5 @@ cmake --build build-asan -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer)
 
-echo "== Fuzzing (libFuzzer, ASan + UBSan): each input reader for ${FARMRT_FUZZ_SECONDS:-60} s =="
-scripts/fuzz.sh "${FARMRT_FUZZ_SECONDS:-60}" build-fuzz
+echo "== Fuzzing (libFuzzer, ASan + UBSan): each input reader for ${FARMRT_FUZZ_SECONDS:-30} s =="
+scripts/fuzz.sh "${FARMRT_FUZZ_SECONDS:-30}" build-fuzz
