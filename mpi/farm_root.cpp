@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <csignal>
-#include <future>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -12,9 +12,9 @@
 #include "io/scene_identity.h"
 #include "mpi/farm_messages.h"
 #include "mpi/frame_queue.h"
-#include "render/interrupt.h"
 #include "render/aov_pass.h"
 #include "render/frame_log.h"
+#include "render/interrupt.h"
 #include "render/preview.h"
 #include "render/progress.h"
 #include "render/render_job.h"

@@ -8,7 +8,12 @@
 #   FARMRT_TEST_BACKEND (default cpu): auto on a GPU machine makes rank 0 a
 #   GPU rank (scripts/gpu_build_and_test.sh).
 set -u
+#   FARMRT_TEST_SANITIZED (set by ctest in sanitizer builds, which trace
+#   about 30x slower): the renders that must outlast a few previews take a
+#   tenth of the samples.
 backend=${FARMRT_TEST_BACKEND:-cpu}
+long=2000
+[ -n "${FARMRT_TEST_SANITIZED:-}" ] && long=200
 farmrt=$(realpath "$1")
 source_dir=$(realpath "$2")
 launcher=()
@@ -70,19 +75,19 @@ cmp -s limited.ppm limited.before || fail "--resume renders a time-limited frame
 # 3. Previews: the frame in progress appears (a viewable PPM, never a
 #    temporary), and the final image is the same bytes as without previews.
 # (PFM: the final images hold no metadata, whose render time differs.)
-run -o plain.pfm --spp 2000 --pass-samples 50 || fail "reference render"
-run -o previewed.pfm --spp 2000 --pass-samples 50 --preview preview.ppm --preview-interval 0.05 || fail "render with --preview"
+run -o plain.pfm --spp $long --pass-samples 50 || fail "reference render"
+run -o previewed.pfm --spp $long --pass-samples 50 --preview preview.ppm --preview-interval 0.05 || fail "render with --preview"
 cmp -s plain.pfm previewed.pfm || fail "--preview changed the final image"
 [ -f preview.ppm ] || fail "no preview written"
 head -c 2 preview.ppm | grep -q P6 || fail "preview.ppm is not a PPM"
 ls ./*.tmp* 2>/dev/null && fail "temporary files left behind"
-run --frames 1-2 -o 'pseq_#.ppm' --spp 2000 --pass-samples 50 --preview 'pview_#.ppm' --preview-interval 0.05 ||
+run --frames 1-2 -o 'pseq_#.ppm' --spp $long --pass-samples 50 --preview 'pview_#.ppm' --preview-interval 0.05 ||
     fail "sequence with a preview pattern"
 [ -f pview_1.ppm ] && [ -f pview_2.ppm ] || fail "a preview pattern gets one preview per frame: $(ls)"
 # A preview that cannot be written is a warning, never a failed frame.
 # (Its directory removed during the render: root ignores permissions.)
 mkdir going
-run -o unlocked.ppm --spp 6000 --pass-samples 50 --preview going/p.ppm --preview-interval 0.05 2>warnings.txt &
+run -o unlocked.ppm --spp $((3 * long)) --pass-samples 50 --preview going/p.ppm --preview-interval 0.05 2>warnings.txt &
 job=$!
 for _ in $(seq 100); do [ -f going/p.ppm ] && break; sleep 0.1; done
 rm -rf going 2>/dev/null || rm -rf going
