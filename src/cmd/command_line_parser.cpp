@@ -45,22 +45,17 @@ FailureInjection parse_failure_injection(const std::string& option, const std::s
     return injection;
 }
 
-double parse_seconds_option(const std::string& option, const std::string& text, int lowest = 0) {
+// Seconds from `lowest` (or, `above_lowest`, above it: a limit or an
+// interval of 0 would be a typo) up to 10000000.
+double parse_seconds_option(const std::string& option, const std::string& text, int lowest = 0,
+                            bool above_lowest = false) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !(value >= lowest && value <= 1e7)) {
-        throw InputError(option + ": expected seconds between " + std::to_string(lowest) + " and 10000000, got '" +
-                         text + "'");
-    }
-    return value;
-}
-
-// A duration that must be above zero (a limit or an interval of 0 would be a typo).
-double parse_positive_seconds(const std::string& option, const std::string& text) {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !(value > 0 && value <= 1e7)) {
-        throw InputError(option + ": expected seconds above 0 and at most 10000000, got '" + text + "'");
+    const bool low_ok = above_lowest ? value > lowest : value >= lowest;
+    if (text.empty() || end != text.c_str() + text.size() || !(low_ok && value <= 1e7)) {
+        const std::string range = above_lowest ? "above " + std::to_string(lowest) + " and at most"
+                                               : "between " + std::to_string(lowest) + " and";
+        throw InputError(option + ": expected seconds " + range + " 10000000, got '" + text + "'");
     }
     return value;
 }
@@ -139,13 +134,13 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
     } else if (name == "--pass-samples") {
         cl.pass_samples = uint32_t(parse_integer_option(a, value, 1, 1 << 24));
     } else if (name == "--time-limit") {
-        cl.time_limit = parse_positive_seconds(a, value);
+        cl.time_limit = parse_seconds_option(a, value, 0, true);
     } else if (name == "--frame-log") {
         cl.frame_log = value;
     } else if (name == "--preview") {
         cl.preview_file = value;
     } else if (name == "--preview-interval") {
-        cl.preview_interval = parse_positive_seconds(a, value);
+        cl.preview_interval = parse_seconds_option(a, value, 0, true);
     } else if (name == "--test-signal-after-items") {
         cl.test_signal_after_items = int(parse_integer_option(a, value, 1, 1 << 30));
     }
