@@ -318,7 +318,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         throw RenderError("a band of " + std::to_string(band_pixels) + " pixels is too large for the CUDA backend");
     }
     const uint32_t pixel_count = uint32_t(band_pixels);
-    const size_t floats = size_t(pixel_count) * 3;
+    const size_t floats = size_t(pixel_count) * frame.sampling.record_floats;
     // At least a farm band's worth (16 MiB, mpi/band_schedule.h's limit) at
     // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
     if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
@@ -369,9 +369,13 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
-    for (uint64_t begin = samples.begin; begin < samples.end; begin += pass_samples) {
+    for (uint64_t begin = samples.begin; begin < samples.end; begin = band.sample_end) {
         band.sample_begin = uint32_t(begin);
         band.sample_end = uint32_t(std::min<uint64_t>(samples.end, begin + pass_samples));
+        // Per-sample launches end at adaptive sampling's decisions (begin_run).
+        if (band.radiance && frame.sampling.adaptive()) {
+            band.sample_end = std::min(band.sample_end, next_decision(frame.sampling, band.sample_begin));
+        }
         const uint32_t launch_samples = band.sample_end - band.sample_begin;
         const uint64_t chunk_count =
             band.radiance ? (uint64_t(launch_samples) + band.chunk_samples - 1) / band.chunk_samples * pixel_count
@@ -387,7 +391,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         check(kernel->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
               "launching the path kernel");
         if (band.radiance) {
-            check(launch_sum_sample_radiance(slot.stream, band.sums, band.radiance, pixel_count, launch_samples),
+            check(launch_sum_sample_radiance(slot.stream, band.sums, band.radiance, pixel_count, frame.sampling,
+                                             band.sample_begin, launch_samples),
                   "launching the sample sums");
         }
         if (samples_done) {

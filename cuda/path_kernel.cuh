@@ -14,8 +14,19 @@ namespace FARMRT_PATH_KERNEL_VARIANT {
 struct PixelWork {
     uint32_t pixel;  // in the band (BandLaunch::item_pixel)
     uint32_t sample, sample_end;
-    float sum[3];    // per-pixel items: the pixel's running sum
+    float sum[kStatisticsFloats];  // per-pixel items: the pixel's record (FrameSettings::sampling)
 };
+
+// A pixel record's 3 or 5 floats, by constant indices (registers, not local memory).
+__device__ __forceinline__ void copy_record(float* to, const float* from, uint32_t floats) {
+    to[0] = from[0];
+    to[1] = from[1];
+    to[2] = from[2];
+    if (floats == kStatisticsFloats) {
+        to[kLuminanceDeviations] = from[kLuminanceDeviations];
+        to[kSamplesTaken] = from[kSamplesTaken];
+    }
+}
 
 // The band's pixel of work item `item` (BandLaunch::last_rows_first).
 __device__ __forceinline__ uint32_t item_pixel(const BandLaunch& band, uint32_t item) {
@@ -36,8 +47,14 @@ __device__ __forceinline__ uint32_t chunk_count_of(const BandLaunch& band) {
     return (band.pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
 }
 
+// Sets up work item `item`; false when adaptive sampling leaves it no
+// samples. A per-pixel item's run ends at the pixel's next decision (the
+// thread then decides and goes on: trace_band). Per-sample launches never
+// cross a decision (CudaRenderer::submit), so a pixel takes all the launch's
+// samples or none, as its record says before the launch.
 template <bool kSamples>
-__device__ __forceinline__ void begin_run(const BandLaunch& band, uint32_t item, PixelWork& work) {
+__device__ __forceinline__ bool begin_run(const FrameSettings& frame, const BandLaunch& band, uint32_t item,
+                                          PixelWork& work) {
     uint32_t pixel_item = item;
     work.sample = band.sample_begin;
     work.sample_end = band.sample_end;
@@ -48,12 +65,32 @@ __device__ __forceinline__ void begin_run(const BandLaunch& band, uint32_t item,
     }
     const uint32_t pixel = item_pixel(band, pixel_item);
     work.pixel = pixel;
+    const float* record = band.sums + size_t(pixel) * frame.sampling.record_floats;
     if (!kSamples) {
-        const float* sum = band.sums + size_t(pixel) * 3;
-        work.sum[0] = sum[0];
-        work.sum[1] = sum[1];
-        work.sum[2] = sum[2];
+        copy_record(work.sum, record, frame.sampling.record_floats);
+        work.sample_end = adaptive_run_end(work.sum, frame.sampling, work.sample, band.sample_end);
+    } else if (frame.sampling.adaptive() &&
+               adaptive_run_end(record, frame.sampling, band.sample_begin, band.sample_end) == band.sample_begin) {
+        work.sample_end = work.sample;
     }
+    return work.sample < work.sample_end;
+}
+
+// Moves on to the thread's next work item (the next of its chunk, else its
+// next chunk); false when none is left.
+__device__ __forceinline__ bool next_item(const BandLaunch& band, uint32_t thread_count, uint32_t chunk_count,
+                                          uint32_t chunk_items, uint32_t item_count, uint32_t& chunk, uint32_t& item,
+                                          uint32_t& item_end);
+
+// The thread's next work item with samples to take; false when none is left.
+template <bool kSamples>
+__device__ __forceinline__ bool next_run(const FrameSettings& frame, const BandLaunch& band, uint32_t thread_count,
+                                         uint32_t chunk_count, uint32_t chunk_items, uint32_t item_count,
+                                         uint32_t& chunk, uint32_t& item, uint32_t& item_end, PixelWork& work) {
+    do {
+        if (!next_item(band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end)) return false;
+    } while (!begin_run<kSamples>(frame, band, item, work));
+    return true;
 }
 
 // The first path of the run's current sample.
@@ -79,6 +116,17 @@ __device__ __forceinline__ uint32_t next_dynamic_chunk(const BandLaunch& band) {
     if (int(lane) == leader) first = atomicAdd(band.next_chunk, uint32_t(__popc(lanes)));
     first = __shfl_sync(lanes, first, leader);
     return first + uint32_t(__popc(lanes & ((1u << lane) - 1u)));
+}
+
+__device__ __forceinline__ bool next_item(const BandLaunch& band, uint32_t thread_count, uint32_t chunk_count,
+                                          uint32_t chunk_items, uint32_t item_count, uint32_t& chunk, uint32_t& item,
+                                          uint32_t& item_end) {
+    if (++item < item_end) return true;
+    chunk = band.schedule == PathSchedule::Dynamic ? thread_count + next_dynamic_chunk(band) : chunk + thread_count;
+    if (chunk >= chunk_count) return false;
+    item = chunk * chunk_items;
+    item_end = min(item + chunk_items, item_count);
+    return true;
 }
 
 // The closest-hit query of a kernel: the core's binary traversal, or the wide BVH's.
@@ -119,7 +167,10 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
 
     const auto closest_hit = QueryOf<Traits, kWide>::make(band);
     PixelWork work;
-    begin_run<kSamples>(band, item, work);
+    if (!begin_run<kSamples>(frame, band, item, work) &&
+        !next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end, work)) {
+        return;
+    }
     PixelSampler sampler(frame.key, 0, 0);
     PathState path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     for (;;) {
@@ -133,23 +184,23 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
             radiance[1] = path.radiance.y;
             radiance[2] = path.radiance.z;
         } else {
-            add_sample(work.sum, path.radiance);
+            add_sample_to_record(work.sum, path.radiance, frame.sampling.record_floats);
         }
         if (++work.sample == work.sample_end) {
             if (!kSamples) {
-                float* sum = band.sums + size_t(work.pixel) * 3;
-                sum[0] = work.sum[0];
-                sum[1] = work.sum[1];
-                sum[2] = work.sum[2];
+                // At a decision (adaptive sampling) or the launch's end.
+                work.sample_end = adaptive_run_end(work.sum, frame.sampling, work.sample, band.sample_end);
+                if (work.sample < work.sample_end) {
+                    path = start_sample<kNaiveOnly>(frame, band, work, sampler);
+                    continue;
+                }
+                copy_record(band.sums + size_t(work.pixel) * frame.sampling.record_floats, work.sum,
+                            frame.sampling.record_floats);
             }
-            if (++item == item_end) {
-                chunk = band.schedule == PathSchedule::Dynamic ? thread_count + next_dynamic_chunk(band)
-                                                               : chunk + thread_count;
-                if (chunk >= chunk_count) break;
-                item = chunk * chunk_items;
-                item_end = min(item + chunk_items, item_count);
+            if (!next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item,
+                                    item_end, work)) {
+                break;
             }
-            begin_run<kSamples>(band, item, work);
         }
         path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     }

@@ -37,7 +37,7 @@ struct BandLaunch {
     // ones; in most scenes the sky is at the top.
     bool last_rows_first = false;
     const WideBvhNode* wide_nodes = nullptr;  // device: the 4-wide BVH (kernels with PathKernelVariant::wide_bvh)
-    float* sums = nullptr;          // device: pixel_count RGB sums, added to in place
+    float* sums = nullptr;          // device: pixel_count records (FrameSettings::sampling), added to in place
     uint32_t* next_chunk = nullptr; // device: zero before a dynamic launch
     // Per-sample work items: when set, the kernel stores each sample's
     // radiance here, (sample - sample_begin) * pixel_count + pixel RGB
@@ -53,11 +53,13 @@ struct BandLaunch {
     const volatile int* stop = nullptr;
 };
 
-// Adds the per-sample radiance of a launch (BandLaunch::radiance, `samples`
-// per pixel) to the pixels' sums, in sample order, as add_sample does on
-// the CPU: the sums are bit-identical to per-pixel accumulation.
+// Adds the per-sample radiance of a launch (BandLaunch::radiance, samples
+// [sample_begin, sample_begin + samples) of each pixel) to the pixels'
+// records, in sample order, as add_sample_to_record does on the CPU, those
+// that adaptive sampling left out skipped: the records are bit-identical to
+// per-pixel accumulation.
 cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
-                                       uint32_t samples);
+                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples);
 
 // The geometry a kernel handles: General (anything, instances included),
 // NoInstances (spheres, quads, triangles: the kernel without the nested

@@ -10,29 +10,35 @@ namespace {
 
 // One thread per pixel (grid-stride): neighbouring threads read neighbouring
 // radiance triples of each sample. Compiled here, without fused multiply-add
-// or flushed denormals, though it only adds.
-__global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count, uint32_t samples) {
+// or flushed denormals, as the CPU adds and decides. A pixel that adaptive
+// sampling leaves out of the launch (its record, before the launch, says so
+// as it did to the path kernel) has no radiance in it.
+__global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count,
+                                    PixelSampling sampling, uint32_t sample_begin, uint32_t samples) {
+    const uint32_t floats = sampling.record_floats;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
-        float* sum = sums + size_t(pixel) * 3;
-        float total[3] = {sum[0], sum[1], sum[2]};
+        float* record = sums + size_t(pixel) * floats;
+        float total[kStatisticsFloats];
+        path_kernel_exact::copy_record(total, record, floats);
+        if (sampling.adaptive() && adaptive_run_end(total, sampling, sample_begin, sample_begin + samples) == sample_begin) {
+            continue;
+        }
         for (uint32_t s = 0; s < samples; ++s) {
             const float* r = radiance + (size_t(s) * pixel_count + pixel) * 3;
-            add_sample(total, Color(r[0], r[1], r[2]));
+            add_sample_to_record(total, Color(r[0], r[1], r[2]), floats);
         }
-        sum[0] = total[0];
-        sum[1] = total[1];
-        sum[2] = total[2];
+        path_kernel_exact::copy_record(record, total, floats);
     }
 }
 
 }  // namespace
 
 cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
-                                       uint32_t samples) {
+                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples) {
     if (pixel_count == 0 || samples == 0) return cudaSuccess;
     constexpr unsigned kBlock = 256;
     const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
-    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(sums, radiance, pixel_count, samples);
+    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(sums, radiance, pixel_count, sampling, sample_begin, samples);
     return cudaGetLastError();
 }
 

@@ -118,7 +118,7 @@ void BandWorker::submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t
     band.frame = task.frame;
     band.samples_range = task.samples;
     band.finished = FinishedBand{task.rows, std::move(task.sums), task.tag};
-    if (band.finished.sums.empty()) band.finished.sums.assign(size_t(task.rows.count()) * task.frame.width * 3, 0.0f);
+    if (band.finished.sums.empty()) band.finished.sums.assign(size_t(task.rows.count()) * task.frame.width * task.frame.sampling.record_floats, 0.0f);
     band.sums = band.finished.sums.data();
     band.samples = uint64_t(task.rows.count()) * task.frame.width * task.samples.count();
     // The vector's buffer moves with it, so `sums` stays valid in the deque.

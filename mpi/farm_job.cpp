@@ -142,7 +142,8 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
         }
         // Read and checked now, so that a corrupt or mismatched checkpoint stops the job before it starts.
         auto accumulator = std::make_unique<FrameAccumulator>(settings.width, settings.height, settings.spp,
-                                                              frame_identity(description, task.frame));
+                                                              frame_identity(description, task.frame),
+                                                              pixel_record_floats(settings));
         accumulator->resume_from(task.checkpoint);
         plan.samples_to_render -= accumulator->samples_done();
         plan.resumed.emplace(task.frame, std::move(accumulator));

@@ -44,7 +44,7 @@ RankMemory memory_of(int rank, const BandRenderer& renderer) {
     return RankMemory{rank, peak_resident_bytes(), renderer.has_gpu(), renderer.gpu_memory_used_bytes()};
 }
 
-int count_of(RowRange rows, uint32_t width) { return int(size_t(rows.count()) * width * 3); }
+int count_of(RowRange rows, size_t row_floats) { return int(size_t(rows.count()) * row_floats); }
 
 void OperationSet::add(MPI_Request request, Operation operation) {
     requests_.push_back(request);

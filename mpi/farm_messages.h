@@ -66,7 +66,7 @@ RankMemory memory_of(int rank, const BandRenderer& renderer);
 // its results; an idle worker waits for work, its cores free.
 constexpr std::chrono::microseconds kPollRoot(500), kPollBusy(2000), kPollIdle(50);
 
-int count_of(RowRange rows, uint32_t width);
+int count_of(RowRange rows, size_t row_floats);
 
 // A non-blocking operation in flight and what it carries.
 struct Operation {

@@ -62,7 +62,7 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     // quarter of the limit keep the overrun within about that.
     if (command_line.time_limit > 0) options.round_seconds = std::min(options.round_seconds, command_line.time_limit / 4);
     // Keep a rank's worth of small frames open, within about 1 GiB of sums.
-    const size_t frame_bytes = size_t(settings.width) * settings.height * 3 * sizeof(float);
+    const size_t frame_bytes = size_t(settings.width) * settings.height * pixel_record_floats(settings) * sizeof(float);
     options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,
                                                  size_t(std::max(options.ranks, 2)) + 1);
     return options;
@@ -97,6 +97,7 @@ public:
           report_(report),
           settings_(job.description.settings),
           width_(settings_.width),
+          row_floats_(size_t(width_) * pixel_record_floats(settings_)),
           options_(queue_options(context, settings_, command_line)),
           queue_(options_, job.frames, [this](const FrameTask& task) { return open_frame(task); }),
           frame_settings_(job.description),
@@ -163,11 +164,12 @@ private:
         if (found != job_.resumed.end()) {
             std::unique_ptr<FrameAccumulator> accumulator = std::move(found->second);
             job_.resumed.erase(found);
-            resumed_samples_[task.frame] = accumulator->samples_done();
+            resumed_samples_[task.frame] = accumulator->samples_taken();
             return accumulator;
         }
         return std::make_unique<FrameAccumulator>(width_, settings_.height, settings_.spp,
-                                                  frame_identity(job_.description, task.frame));
+                                                  frame_identity(job_.description, task.frame),
+                                                  pixel_record_floats(settings_));
     }
 
     bool finished() const {
@@ -195,7 +197,7 @@ private:
         std::vector<float> sums;
         if (item.samples.begin > 0) {
             const float* from = queue_.starting_sums(item);
-            sums.assign(from, from + size_t(item.rows.count()) * width_ * 3);
+            sums.assign(from, from + size_t(item.rows.count()) * row_floats_);
         }
         return sums;
     }
@@ -234,16 +236,16 @@ private:
         items_out_.emplace(header.tag, Outstanding{item, rank});
         ++state.items_held;
         std::vector<float>& buffer = result_buffers_[header.tag];
-        buffer.resize(size_t(item.rows.count()) * width_ * 3);
+        buffer.resize(size_t(item.rows.count()) * row_floats_);
         post_receive(operations_, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, header.tag, {}},
-                     buffer.data(), count_of(item.rows, width_), MPI_FLOAT, kTagResult, context_.clock,
+                     buffer.data(), count_of(item.rows, row_floats_), MPI_FLOAT, kTagResult, context_.clock,
                      "MPI_Irecv (item)");
         send_header(rank, header);
         if (header.has_sums) {
             Operation send{Operation::Kind::Send, rank, item.rows, {}, starting_sums(item), {}, header.tag, {}};
             const float* data = send.sums.data();
             report_.bytes_sent += send.sums.size() * sizeof(float);
-            post_send(operations_, std::move(send), data, count_of(item.rows, width_), MPI_FLOAT, kTagWorkSums,
+            post_send(operations_, std::move(send), data, count_of(item.rows, row_floats_), MPI_FLOAT, kTagWorkSums,
                       context_.clock, "MPI_Isend (item sums)");
         }
         post_request_receive(rank);
@@ -392,7 +394,7 @@ private:
         entry.spp_requested = accumulator.spp();
         entry.time_limited = accumulator.ended_early();
         const auto resumed = resumed_samples_.find(task.frame);
-        entry.samples = accumulator.samples_done() - (resumed == resumed_samples_.end() ? 0 : resumed->second);
+        entry.samples = accumulator.samples_taken() - (resumed == resumed_samples_.end() ? 0 : resumed->second);
         entry.render_seconds = queue_.frame_seconds(slot);
         entry.write_seconds = write_seconds;
         entry.job_seconds = seconds_between(start_, Clock::now());
@@ -485,6 +487,7 @@ private:
     RankReport& report_;
     const RenderSettings& settings_;
     const uint32_t width_;
+    const size_t row_floats_;  // floats of one row's pixel records
     FrameFarmResult result_;
     FrameQueueOptions options_;
     FrameQueue queue_;

@@ -133,9 +133,10 @@ private:
         }
         const RowRange rows{header.row_begin, header.row_end};
         Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, header.tag, std::move(operation.header)};
-        receive.sums.resize(size_t(rows.count()) * frame.width * 3);
+        const size_t row_floats = size_t(frame.width) * frame.sampling.record_floats;
+        receive.sums.resize(size_t(rows.count()) * row_floats);
         float* buffer = receive.sums.data();
-        post_receive(operations_, std::move(receive), buffer, count_of(rows, frame.width), MPI_FLOAT, kTagWorkSums,
+        post_receive(operations_, std::move(receive), buffer, count_of(rows, row_floats), MPI_FLOAT, kTagWorkSums,
                      context_.clock, "MPI_Irecv (item sums)");
         sums_pending_ = true;
     }

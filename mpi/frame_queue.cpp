@@ -250,13 +250,15 @@ const FrameQueue::OpenFrame& FrameQueue::open_frame(uint32_t slot) const {
 }
 
 const float* FrameQueue::starting_sums(const WorkItem& item) const {
-    return open_frame(item.slot).accumulator->sums().data() + size_t(item.rows.begin) * options_.width * 3;
+    FrameAccumulator& accumulator = *open_frame(item.slot).accumulator;
+    return accumulator.row_sums(item.rows.begin);
 }
 
 void FrameQueue::complete(const WorkItem& item, const float* sums) {
     OpenFrame& frame = open_frame(item.slot);
     FrameAccumulator& accumulator = *frame.accumulator;
-    std::memcpy(accumulator.row_sums(item.rows.begin), sums, size_t(item.rows.count()) * options_.width * 3 * sizeof(float));
+    std::memcpy(accumulator.row_sums(item.rows.begin), sums,
+                size_t(item.rows.count()) * options_.width * accumulator.record_floats() * sizeof(float));
     accumulator.complete(PassItem{item.rows, item.samples});
     for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) frame.out[row] = 0;
     --items_out_;

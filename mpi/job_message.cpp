@@ -45,6 +45,8 @@ struct SettingsLayout {
     int max_depth;
     Integrator integrator;
     uint64_t seed;
+    float noise_threshold;
+    uint32_t min_spp;
     std::vector<Aov> aovs;
     CameraSettings camera;
     std::string scene_file, scene_directory;
@@ -128,6 +130,8 @@ void visit_job(Stream& s, Job& job) {
     s.value(settings.max_depth);
     s.value(settings.integrator);
     s.value(settings.seed);
+    s.value(settings.noise_threshold);
+    s.value(settings.min_spp);
     s.array(settings.aovs);
     s.value(settings.camera);
     s.text(settings.scene_file);

@@ -39,11 +39,13 @@ struct UnitKernel {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(wide_bvh_view);
         if (Packet::usable(bvh)) {
             const typename Traversal::template Query<true> sphere_query{&bvh};
-            for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* sum) {
-                for (uint32_t first = sample_begin; first < sample_end; first += N) {
-                    add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
-                                          std::min<uint32_t>(N, sample_end - first), sum);
-                }
+            for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* record) {
+                for_each_sample_run(record, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
+                    for (uint32_t first = begin; first < end; first += N) {
+                        add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
+                                              std::min<uint32_t>(N, end - first), record);
+                    }
+                });
             });
             return;
         }
@@ -58,14 +60,14 @@ struct UnitKernel {
                            });
     }
 
-    // Samples [first, first + count) of pixel (x, y), added to `sum` in
+    // Samples [first, first + count) of pixel (x, y), added to its record in
     // sample order: their camera rays traced together in one packet, the
     // rest of each path on its own.
     static FARMRT_INLINE void add_samples_in_packet(const SceneView& scene, const WideBvhView<N>& bvh,
                                                     const typename Traversal::template Query<true>& query,
                                                     const FrameSettings& frame, uint32_t x, uint32_t y,
                                                     uint32_t pixel_index, uint32_t first, uint32_t count,
-                                                    float* sum) {
+                                                    float* record) {
         alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
         Ray rays[N];
         Hit hits[N];
@@ -83,8 +85,10 @@ struct UnitKernel {
         for (uint32_t i = 0; i < count; ++i) {
             LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
                                        uint32_t(PhiloxLanes<Arch>::kBlocks));
-            add_sample(sum, trace_path_from_first_hit(scene, rays[i], found[i], hits[i], sampler, frame.max_depth,
-                                                      query, frame.integrator));
+            add_sample_to_record(record,
+                                 trace_path_from_first_hit(scene, rays[i], found[i], hits[i], sampler, frame.max_depth,
+                                                           query, frame.integrator),
+                                 frame.sampling.record_floats);
         }
     }
 };

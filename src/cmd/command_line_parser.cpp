@@ -84,6 +84,10 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         add_override("sampling.seed");
     } else if (name == "--integrator") {
         add_override("sampling.integrator");
+    } else if (name == "--noise-threshold") {
+        add_override("sampling.noise_threshold");
+    } else if (name == "--min-spp") {
+        add_override("sampling.min_spp");
     } else if (name == "--aov") {
         cl.overrides.push_back(SceneOverride{"image.aovs=[" + value + "]", a + " " + value});
     } else if (name == "--set") {
@@ -164,8 +168,12 @@ const OptionSpec kOptions[] = {
     {"--seed", "S", "Scene overrides (take precedence over the file)", "random seed"},
     {"--integrator", "nee|naive", "Scene overrides (take precedence over the file)",
      "next-event estimation with MIS (default), or the book's estimator"},
+    {"--noise-threshold", "T", "Scene overrides (take precedence over the file)",
+     "adaptive sampling: a pixel stops once its noise is below T (0 = off, 0.01 is fine, 0.1 coarse)"},
+    {"--min-spp", "N", "Scene overrides (take precedence over the file)",
+     "adaptive sampling: samples every pixel takes before it may stop (default 16)"},
     {"--aov", "LIST", "Scene overrides (take precedence over the file)",
-     "auxiliary images: albedo,normal,depth,samples (EXR channels, or NAME.albedo.pfm ... beside other formats)"},
+     "auxiliary images: albedo,normal,depth,samples,variance (EXR channels, or NAME.albedo.pfm ... beside other formats)"},
     {"--set", "KEY.PATH=VALUE", "Scene overrides (take precedence over the file)",
      "any scene value, e.g. --set camera.vfov=30, --set objects[2].radius=0.5 (VALUE is YAML)"},
     {"--threads", "N", "Execution",

@@ -18,6 +18,7 @@ enum class Aov : uint32_t {
     Normal = 1,   // the shading normal, facing the camera (N.X, .Y, .Z), world space
     Depth = 2,    // distance along the camera's viewing axis (Z); the nearest sample's
     Samples = 3,  // samples taken by the pixel (samples)
+    Variance = 4, // variance of the pixel's mean luminance (variance; core/pixel_record.h)
 };
 
 struct FirstHitFeatures {

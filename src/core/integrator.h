@@ -5,6 +5,7 @@
 #include "core/camera.h"
 #include "core/lights.h"
 #include "core/occlusion.h"
+#include "core/pixel_record.h"
 #include "core/render_settings.h"
 #include "core/scene.h"
 
@@ -258,14 +259,6 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& sc
     return path.radiance;
 }
 
-// Adds one sample's radiance to a pixel sum. A NaN from a degenerate path
-// would poison the whole pixel: drop it.
-FARMRT_CPU_GPU FARMRT_INLINE void add_sample(float* sum, const Color& c) {
-    sum[0] += c.x == c.x ? c.x : 0.0f;
-    sum[1] += c.y == c.y ? c.y : 0.0f;
-    sum[2] += c.z == c.z ? c.z : 0.0f;
-}
-
 // What one render call needs besides the scene: the frame's camera and sampling.
 struct FrameSettings {
     Camera camera;
@@ -274,6 +267,7 @@ struct FrameSettings {
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
     SamplerKey key;
+    PixelSampling sampling;  // the pixel record's layout, adaptive sampling
 };
 
 // The radiance of one sample of pixel (x, y), its random numbers from `sampler`.
@@ -284,17 +278,21 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const Fr
     return trace_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator);
 }
 
-// Adds samples [sample_begin, sample_end) of pixel (x, y) to `sum`, in sample
-// order, so that any split into passes accumulates the same float sums.
+// Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as
+// many floats as frame.sampling.record_floats), in sample order, skipping
+// those that adaptive sampling leaves out, so that any split into passes
+// accumulates the same floats.
 template <class ClosestHit = BvhClosestHit>
 FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                    uint32_t y, uint32_t sample_begin, uint32_t sample_end,
                                                    float* sum, const ClosestHit& closest_hit = ClosestHit()) {
     const uint32_t pixel_index = y * frame.width + x;
-    for (uint32_t s = sample_begin; s < sample_end; ++s) {
-        PixelSampler sampler(frame.key, pixel_index, s);
-        add_sample(sum, trace_sample(scene, frame, x, y, sampler, closest_hit));
-    }
+    for_each_sample_run(sum, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
+        for (uint32_t s = begin; s < end; ++s) {
+            PixelSampler sampler(frame.key, pixel_index, s);
+            add_sample_to_record(sum, trace_sample(scene, frame, x, y, sampler, closest_hit), frame.sampling.record_floats);
+        }
+    });
 }
 
 }  // namespace farmrt

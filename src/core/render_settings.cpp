@@ -1,6 +1,16 @@
 #include "core/render_settings.h"
 
+#include <algorithm>
+
+#include "core/aov.h"
+#include "core/pixel_record.h"
+
 namespace farmrt {
+
+uint32_t pixel_record_floats(const RenderSettings& settings) {
+    const bool variance = std::find(settings.aovs.begin(), settings.aovs.end(), Aov::Variance) != settings.aovs.end();
+    return settings.noise_threshold > 0.0f || variance ? kStatisticsFloats : kColorFloats;
+}
 
 const char* encoding_name(Encoding encoding) {
     switch (encoding) {

@@ -23,6 +23,8 @@ enum class Aov : uint32_t;
 // Pixel data type of the output file.
 enum class PixelDataType { UInt8, UInt16, Half, Float };
 
+constexpr uint32_t kDefaultMinSpp = 16;
+
 struct RenderSettings {
     uint32_t width = 0;
     uint32_t height = 0;
@@ -33,11 +35,20 @@ struct RenderSettings {
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
     uint64_t seed = 0;
+    // Adaptive sampling (core/pixel_record.h): 0 = off; a pixel stops once
+    // the standard error of its mean luminance is at most noise_threshold x
+    // the square root of that mean, after at least min_spp samples.
+    float noise_threshold = 0.0f;
+    uint32_t min_spp = kDefaultMinSpp;
     std::vector<Aov> aovs;  // image.aovs, in the scene's order
     CameraSettings camera;
     std::string scene_file;       // the path given on the command line
     std::string scene_directory;  // base for paths inside the scene
 };
+
+// Floats per pixel in the sums of a render with these settings: RGB, or with
+// statistics (adaptive sampling, the variance AOV) kStatisticsFloats.
+uint32_t pixel_record_floats(const RenderSettings& settings);
 
 const char* encoding_name(Encoding encoding);
 const char* data_type_name(PixelDataType type);

@@ -13,7 +13,7 @@
 namespace farmrt {
 namespace {
 
-constexpr Aov kAllAovs[] = {Aov::Albedo, Aov::Normal, Aov::Depth, Aov::Samples};
+constexpr Aov kAllAovs[] = {Aov::Albedo, Aov::Normal, Aov::Depth, Aov::Samples, Aov::Variance};
 
 void write_pfm(const std::string& path, uint32_t width, uint32_t height, const AovImage& image) {
     const size_t channels = aov_channels(image.aov).size();
@@ -50,6 +50,7 @@ const char* aov_name(Aov aov) {
     case Aov::Normal: return "normal";
     case Aov::Depth: return "depth";
     case Aov::Samples: return "samples";
+    case Aov::Variance: return "variance";
     }
     return "?";
 }
@@ -64,7 +65,7 @@ bool parse_aov(const std::string& name, Aov& aov) {
     return false;
 }
 
-std::string aov_names() { return "albedo, normal, depth or samples"; }
+std::string aov_names() { return "albedo, normal, depth, samples or variance"; }
 
 std::vector<std::string> aov_channels(Aov aov) {
     switch (aov) {
@@ -72,6 +73,7 @@ std::vector<std::string> aov_channels(Aov aov) {
     case Aov::Normal: return {"N.X", "N.Y", "N.Z"};
     case Aov::Depth: return {"Z"};
     case Aov::Samples: return {"samples"};
+    case Aov::Variance: return {"variance"};
     }
     return {};
 }

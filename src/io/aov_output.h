@@ -16,11 +16,11 @@ struct AovImage {
     std::vector<float> values;  // width x height x aov_channels(aov).size(), top row first
 };
 
-// "albedo", "normal", "depth", "samples": the names in scene files and --aov.
+// "albedo", "normal", "depth", "samples", "variance": the names in scene files and --aov.
 const char* aov_name(Aov aov);
 // Parses one name; false when it is none of them.
 bool parse_aov(const std::string& name, Aov& aov);
-// The known names, for error messages ("albedo, normal, depth or samples").
+// The known names, for error messages ("albedo, normal, depth, samples or variance").
 std::string aov_names();
 // The AOV's channels as an EXR names them.
 std::vector<std::string> aov_channels(Aov aov);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/pixel_record.h"
 #include "io/file_reader.h"
 #include "io/scene_identity.h"
 #include "io/scene_loader.h"
@@ -100,7 +101,7 @@ std::string checkpoint_path_for(const std::string& output) { return output + ".c
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
     const size_t pixels = size_t(c.width) * c.height;
-    if (c.sample_counts.size() != pixels || c.sums.size() != pixels * 3) {
+    if (c.sample_counts.size() != pixels || c.sums.size() != pixels * c.record_floats) {
         throw RenderError(path + ": checkpoint buffers do not match the image size");
     }
     std::string data;
@@ -113,9 +114,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     put<uint32_t>(data, c.width);
     put<uint32_t>(data, c.height);
     put<uint32_t>(data, c.spp);
-    put<uint32_t>(data, 0);
+    put<uint32_t>(data, c.record_floats);
     data.append(reinterpret_cast<const char*>(c.sample_counts.data()), pixels * sizeof(uint32_t));
-    data.append(reinterpret_cast<const char*>(c.sums.data()), pixels * 3 * sizeof(float));
+    data.append(reinterpret_cast<const char*>(c.sums.data()), c.sums.size() * sizeof(float));
     put<uint64_t>(data, fnv1a64(data.data(), data.size()));
 
     const std::filesystem::path target(path);
@@ -168,22 +169,36 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.width = reader.get<uint32_t>("the image size");
     c.height = reader.get<uint32_t>("the image size");
     c.spp = reader.get<uint32_t>("the image size");
-    reader.get<uint32_t>("the image size");
+    c.record_floats = reader.get<uint32_t>("the image size");
+    if (c.record_floats == 0) c.record_floats = kColorFloats;
+    if (c.record_floats != kColorFloats && c.record_floats != kStatisticsFloats) reader.fail("bad pixel record size");
     if (c.width == 0 || c.height == 0 || c.width > kMaxImageSide || c.height > kMaxImageSide ||
         uint64_t(c.width) * c.height > kMaxPixels || c.spp == 0) {
         reader.fail("bad image size or spp");
     }
     const size_t pixels = size_t(c.width) * c.height;
-    if (reader.remaining() != pixels * 16 + sizeof(uint64_t)) reader.fail("file size does not match the image size");
+    const size_t sum_floats = pixels * c.record_floats;
+    if (reader.remaining() != pixels * sizeof(uint32_t) + sum_floats * sizeof(float) + sizeof(uint64_t)) {
+        reader.fail("file size does not match the image size");
+    }
     c.sample_counts.resize(pixels);
-    c.sums.resize(pixels * 3);
+    c.sums.resize(sum_floats);
     reader.get_bytes(c.sample_counts.data(), pixels * sizeof(uint32_t), "the sample counts");
-    reader.get_bytes(c.sums.data(), pixels * 3 * sizeof(float), "the sums");
+    reader.get_bytes(c.sums.data(), sum_floats * sizeof(float), "the sums");
     for (uint32_t count : c.sample_counts) {
         if (count > c.spp) reader.fail("a pixel has more samples than spp");
     }
     for (uint32_t y = 0; y < c.height; ++y) {
         if (c.row_sample_count(y) == Checkpoint::kMixedRow) reader.fail("row " + std::to_string(y) + " is partly rendered");
+    }
+    if (c.record_floats == kStatisticsFloats) {
+        // A pixel's samples taken: a whole number no greater than its position.
+        for (size_t p = 0; p < pixels; ++p) {
+            const float taken = c.sums[p * kStatisticsFloats + kSamplesTaken];
+            if (!(taken >= 0.0f && taken <= float(c.sample_counts[p]) && taken == float(uint32_t(taken)))) {
+                reader.fail("pixel " + std::to_string(p) + " has a bad sample count");
+            }
+        }
     }
     return c;
 }

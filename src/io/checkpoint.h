@@ -10,9 +10,11 @@
 //
 // File layout (little-endian), version 1:
 //   "FARMRTCK"  u32 version  u32 0  u64 identity_length  identity text
-//   u32 width  u32 height  u32 spp  u32 0
-//   u32 sample_count[width*height]     samples done per pixel, row-major
-//   f32 sums[width*height*3]           RGB sums per pixel
+//   u32 width  u32 height  u32 spp  u32 record_floats (0 is read as 3)
+//   u32 sample_count[width*height]     sample position per pixel (its row's), row-major
+//   f32 sums[width*height*F]           per pixel, F = record_floats: the RGB sum,
+//                                      with statistics also the luminance's squared
+//                                      deviations and the samples taken (core/pixel_record.h)
 //   u64 checksum                       FNV-1a 64 of every byte before it
 #pragma once
 
@@ -25,8 +27,9 @@ namespace farmrt {
 struct Checkpoint {
     std::string identity;  // frame_identity() of the render that wrote it
     uint32_t width = 0, height = 0, spp = 0;
+    uint32_t record_floats = 3;           // kColorFloats or kStatisticsFloats
     std::vector<uint32_t> sample_counts;  // width * height
-    std::vector<float> sums;              // width * height * 3
+    std::vector<float> sums;              // width * height * record_floats
 
     // Samples done by every pixel of row y (rows finish as a whole), or
     // kMixedRow when the row's pixels differ.

@@ -199,7 +199,7 @@ void write_with_openimageio(const std::string& path, const std::string& target, 
         layered = interleave_aovs(width, height, pixels, aovs, image.channel_names);
         image.channels = int(image.channel_names.size());
         // Half holds integers up to 2048 and depths to 3 digits: too few.
-        image.float_channels = {"Z", "samples"};
+        image.float_channels = {"Z", "samples", "variance"};
         image.data = layered.data();
     }
     if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {

@@ -22,7 +22,7 @@ struct OiioImageToWrite {
     const void* data = nullptr;  // width x height x channels values: uint8, uint16 (encoded), or float (half too)
     int channels = 3;
     std::vector<std::string> channel_names;  // "" = OpenImageIO's (R, G, B)
-    std::vector<std::string> float_channels;  // kept float in a half image (depth, sample counts)
+    std::vector<std::string> float_channels;  // kept float in a half image (depth, sample counts, variance)
     std::string colorspace;  // "linear", "sRGB" or "" (float data)
     std::vector<std::pair<std::string, std::string>> text_attributes;
     std::vector<std::pair<std::string, int>> int_attributes;

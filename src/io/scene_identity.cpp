@@ -102,6 +102,12 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     id += "max_depth=" + std::to_string(s.max_depth) + "\n";
     id += std::string("integrator=") + integrator_name(s.integrator) + "\n";
     id += "seed=" + std::to_string(s.seed) + "\n";
+    // Only where set, so that renders without them keep their identities.
+    if (s.noise_threshold > 0.0f) {
+        id += "noise_threshold=" + hex_float(s.noise_threshold) + "\n";
+        id += "min_spp=" + std::to_string(s.min_spp) + "\n";
+    }
+    if (pixel_record_floats(s) != 3) id += "pixel_statistics=yes\n";
     id += "camera.lookfrom=" + hex_vector(c.lookfrom) + "\n";
     id += "camera.lookat=" + hex_vector(c.lookat) + "\n";
     id += "camera.vup=" + hex_vector(c.vup) + "\n";

@@ -87,7 +87,7 @@ public:
     }
 
     void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
-        require_map(sampling, {"spp", "max_depth", "seed", "integrator"});
+        require_map(sampling, {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp"});
         const Value spp = required(sampling, "spp");
         settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
         if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
@@ -103,6 +103,16 @@ public:
                                       ? Integrator::Naive
                                       : Integrator::NextEvent;
         }
+        if (has(sampling, "noise_threshold")) {
+            const Value threshold = child(sampling, "noise_threshold");
+            const double t = number_in(threshold, 0.0, Bound::Closed, 1.0, Bound::Closed);
+            if (t > 0.0 && t < kMinNoiseThreshold) {
+                fail(threshold, "must be 0 (off) or at least " + format_number(kMinNoiseThreshold) + ", got " +
+                                    threshold.node.Scalar());
+            }
+            settings.noise_threshold = float(t);
+        }
+        if (has(sampling, "min_spp")) settings.min_spp = uint32_t(integer(child(sampling, "min_spp"), 2, kMaxSamplesPerPixel));
     }
 
     void load_camera(const Value& camera, CameraSettings& c) const {

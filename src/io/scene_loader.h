@@ -45,6 +45,9 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
 constexpr uint32_t kMaxImageSide = 65536;
 constexpr uint64_t kMaxPixels = 1ull << 28;
 constexpr uint32_t kMaxSamplesPerPixel = 1u << 24;
+// sampling.noise_threshold below this (but not 0) asks for more precision
+// than float sums hold.
+constexpr double kMinNoiseThreshold = 1e-6;
 constexpr uint64_t kMaxSamplesPerImage = 1ull << 44;
 constexpr int kMaxDepthLimit = 10000;
 // Largest magnitude of a coordinate or length: squares and products of two

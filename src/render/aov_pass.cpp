@@ -64,9 +64,10 @@ std::vector<AovImage> assemble_aovs(const std::vector<Aov>& aovs, FirstHitImages
         case Aov::Samples:
             image.values.resize(size_t(width) * height);
             for (uint32_t y = 0; y < height; ++y) {
-                std::fill_n(image.values.begin() + ptrdiff_t(size_t(y) * width), width, float(accumulator.row_count(y)));
+                for (uint32_t x = 0; x < width; ++x) image.values[size_t(y) * width + x] = accumulator.pixel_samples(x, y);
             }
             break;
+        case Aov::Variance: image.values = accumulator.luminance_variance(); break;
         }
         images.push_back(std::move(image));
     }

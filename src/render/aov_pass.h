@@ -3,7 +3,8 @@
 // the camera rays of the pixel's first kAovSamples samples (the same rays as
 // the beauty's samples, so they line up with it edge for edge): one
 // closest-hit query per sample, no shading, a small fraction of a path's
-// cost. The samples image is the pixel's sample count.
+// cost. The samples image is the pixel's sample count (adaptive sampling's
+// map), the variance image the variance of its mean luminance.
 #pragma once
 
 #include <vector>

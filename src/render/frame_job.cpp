@@ -85,18 +85,23 @@ FrameSettings frame_settings_for(const SceneDescription& description, uint32_t f
     frame.max_depth = s.max_depth;
     frame.integrator = s.integrator;
     frame.key = SamplerKey{s.seed, frame_number};
+    frame.sampling.record_floats = pixel_record_floats(s);
+    frame.sampling.noise_threshold = s.noise_threshold;
+    frame.sampling.min_samples = s.min_spp;
     return frame;
 }
 
 // ---- FrameAccumulator -------------------------------------------------------------
 
-FrameAccumulator::FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity)
+FrameAccumulator::FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity,
+                                   uint32_t record_floats)
     : width_(width),
       height_(height),
       spp_(spp),
       target_(spp),
+      record_floats_(record_floats),
       identity_(std::move(identity)),
-      sums_(size_t(width) * height * 3, 0.0f),
+      sums_(size_t(width) * height * record_floats, 0.0f),
       row_counts_(height, 0) {}
 
 void FrameAccumulator::resume_from(const std::string& checkpoint_path) {
@@ -104,6 +109,10 @@ void FrameAccumulator::resume_from(const std::string& checkpoint_path) {
     require_matching_identity(checkpoint_path, c, identity_);
     if (c.width != width_ || c.height != height_ || c.spp != spp_) {
         throw InputError(checkpoint_path + ": checkpoint image size or spp differs from the render's");
+    }
+    if (c.record_floats != record_floats_) {
+        throw InputError(checkpoint_path + ": checkpoint's pixel records differ from the render's (" +
+                         std::to_string(c.record_floats) + " floats, the render's " + std::to_string(record_floats_) + ")");
     }
     for (uint32_t y = 0; y < height_; ++y) row_counts_[y] = c.row_sample_count(y);
     sums_ = std::move(c.sums);
@@ -113,20 +122,43 @@ bool FrameAccumulator::done() const {
     return std::all_of(row_counts_.begin(), row_counts_.end(), [&](uint32_t c) { return c >= target_; });
 }
 
+float FrameAccumulator::pixel_samples(uint32_t x, uint32_t y) const {
+    const size_t pixel = size_t(y) * width_ + x;
+    return farmrt::samples_taken(sums_.data() + pixel * record_floats_, record_floats_, row_counts_[y]);
+}
+
 std::vector<float> FrameAccumulator::pixels() const {
-    std::vector<float> pixels(sums_.size(), 0.0f);
+    std::vector<float> pixels(size_t(width_) * height_ * 3, 0.0f);
     for (uint32_t y = 0; y < height_; ++y) {
-        if (row_counts_[y] == 0) continue;
-        const float count = float(row_counts_[y]);
-        const size_t begin = size_t(y) * width_ * 3, end = begin + size_t(width_) * 3;
-        for (size_t i = begin; i < end; ++i) pixels[i] = sums_[i] / count;
+        for (uint32_t x = 0; x < width_; ++x) {
+            const size_t pixel = size_t(y) * width_ + x;
+            const float count = pixel_samples(x, y);
+            if (count == 0.0f) continue;
+            for (size_t c = 0; c < 3; ++c) pixels[pixel * 3 + c] = sums_[pixel * record_floats_ + c] / count;
+        }
     }
     return pixels;
+}
+
+std::vector<float> FrameAccumulator::luminance_variance() const {
+    std::vector<float> variance(size_t(width_) * height_, 0.0f);
+    if (record_floats_ != kStatisticsFloats) return variance;
+    for (size_t pixel = 0; pixel < variance.size(); ++pixel) {
+        variance[pixel] = float(luminance_estimate(sums_.data() + pixel * kStatisticsFloats).variance_of_mean);
+    }
+    return variance;
 }
 
 uint64_t FrameAccumulator::samples_done() const {
     uint64_t total = 0;
     for (uint32_t c : row_counts_) total += uint64_t(c) * width_;
+    return total;
+}
+
+uint64_t FrameAccumulator::samples_taken() const {
+    if (record_floats_ != kStatisticsFloats) return samples_done();
+    uint64_t total = 0;
+    for (size_t p = kSamplesTaken; p < sums_.size(); p += kStatisticsFloats) total += uint64_t(sums_[p]);
     return total;
 }
 
@@ -154,6 +186,7 @@ Checkpoint FrameAccumulator::checkpoint() const {
     c.width = width_;
     c.height = height_;
     c.spp = spp_;
+    c.record_floats = record_floats_;
     c.sums = sums_;
     c.sample_counts.resize(size_t(width_) * height_);
     for (uint32_t y = 0; y < height_; ++y) {

@@ -52,7 +52,9 @@ struct PassItem {
 
 class FrameAccumulator {
 public:
-    FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity);
+    // record_floats: floats per pixel in the sums (FrameSettings::sampling).
+    FrameAccumulator(uint32_t width, uint32_t height, uint32_t spp, std::string identity,
+                     uint32_t record_floats = kColorFloats);
     // Takes over a checkpoint's sums and counts; throws InputError when it is
     // corrupt or was made for other settings.
     void resume_from(const std::string& checkpoint_path);
@@ -60,6 +62,7 @@ public:
     uint32_t width() const { return width_; }
     uint32_t height() const { return height_; }
     uint32_t spp() const { return spp_; }
+    uint32_t record_floats() const { return record_floats_; }
     // Ends the frame at `samples` per pixel, fewer than spp (a time limit
     // reached at a pass boundary): done() once every row has them.
     void end_at(uint32_t samples) { target_ = std::min(samples, spp_); }
@@ -67,23 +70,32 @@ public:
     uint32_t target() const { return target_; }
     bool ended_early() const { return target_ < spp_; }
     bool done() const;
-    uint64_t samples_done() const;
+    uint64_t samples_done() const;  // sample positions of every pixel (see row_count)
+    // Samples actually taken: samples_done() less those adaptive sampling skipped.
+    uint64_t samples_taken() const;
+    // The sample position of a row: every pixel of it has taken its samples
+    // below it (all of them, but where adaptive sampling stopped a pixel).
     uint32_t row_count(uint32_t row) const { return row_counts_[row]; }
+    // The samples pixel (x, y) has taken.
+    float pixel_samples(uint32_t x, uint32_t y) const;
+    // Per pixel, the variance of its mean luminance (LuminanceEstimate); all
+    // zero without statistics.
+    std::vector<float> luminance_variance() const;
     // The next pass: every run of rows whose count is below
     // min(lowest count + pass_samples, spp) is brought up to that level.
     std::vector<PassItem> next_pass(uint32_t pass_samples) const;
-    // Sums of rows [item.rows.begin, ...): width * 3 floats per row.
-    float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * 3; }
+    // Records of rows [row, ...): width * record_floats floats per row.
+    float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * record_floats_; }
     const std::vector<float>& sums() const { return sums_; }
-    // Linear RGB: each row's sums over its own sample count (black where a
-    // row has none yet). The final image once done(), a preview before.
+    // Linear RGB: each pixel's sum over its own sample count (black where it
+    // has none yet). The final image once done(), a preview before.
     std::vector<float> pixels() const;
     // Records that `item` has been added to the sums.
     void complete(const PassItem& item);
     Checkpoint checkpoint() const;
 
 private:
-    uint32_t width_, height_, spp_, target_;
+    uint32_t width_, height_, spp_, target_, record_floats_;
     std::string identity_;
     std::vector<float> sums_;
     std::vector<uint32_t> row_counts_;

@@ -90,12 +90,22 @@ expect_error "preview over the output" "--preview: good\\.ppm is the output imag
 expect_error "frame log in a missing directory" \
     "--frame-log: nowhere/log.jsonl: cannot create it in 'nowhere': No such file or directory" \
     "$good" --frame-log nowhere/log.jsonl
-expect_error "unknown --aov" "--aov albedo,nromal: image.aovs\\[1\\]: unknown AOV 'nromal' \\(expected albedo, normal, depth or samples\\)" \
+expect_error "unknown --aov" "--aov albedo,nromal: image.aovs\\[1\\]: unknown AOV 'nromal' \\(expected albedo, normal, depth, samples or variance\\)" \
     "$good" --aov albedo,nromal
+expect_error "noise threshold above 1" "--noise-threshold 2: sampling\.noise_threshold: must be in \[0, 1\], got 2" \
+    "$good" --noise-threshold 2
+expect_error "negative noise threshold" "--noise-threshold -0\.1: sampling\.noise_threshold: must be in \[0, 1\], got -0\.1" \
+    "$good" --noise-threshold -0.1
+expect_error "NaN noise threshold" "--noise-threshold nan: sampling\.noise_threshold: must be a finite number, got nan" \
+    "$good" --noise-threshold nan
+expect_error "vanishing noise threshold" \
+    "--noise-threshold 1e-9: sampling\.noise_threshold: must be 0 \(off\) or at least 1e-06, got 1e-9" \
+    "$good" --noise-threshold 1e-9
+expect_error "minimum spp of 1" "--min-spp 1: sampling\.min_spp: must be between 2 and 16777216, got 1" "$good" --min-spp 1
 expect_error "an AOV twice" "--aov depth,depth: image.aovs\\[1\\]: AOV 'depth' listed twice" "$good" --aov depth,depth
 printf 'image: {width: 8, height: 6, output: good.ppm,\n        aovs: [albedo, sheen]}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 1, 5], lookat: [0, 0, 0]}\n' >"$work/scenes/aovs.yaml"
 expect_error "unknown AOV in a scene" \
-    ".*aovs\\.yaml:2:24: image\\.aovs\\[1\\]: unknown AOV 'sheen' \\(expected albedo, normal, depth or samples\\)" \
+    ".*aovs\\.yaml:2:24: image\\.aovs\\[1\\]: unknown AOV 'sheen' \\(expected albedo, normal, depth, samples or variance\\)" \
     "$work/scenes/aovs.yaml"
 expect_error "frame log is a directory" "--frame-log: \\. is a directory" "$good" --frame-log .
 expect_error "--opt=value with a bad value" "--spp -3: sampling\.spp: must be between 1 and 16777216, got -3" "$good" --spp=-3

@@ -425,7 +425,7 @@ TEST(PathLoop, AccumulatePixelDropsNaNSamplesAndSumsInOrder) {
     frame.camera = make_camera(camera, 8, 8);
     frame.width = frame.height = 8;
     frame.max_depth = 10;
-    float one_pass[3] = {0, 0, 0}, two_passes[3] = {0, 0, 0};
+    float one_pass[kStatisticsFloats] = {}, two_passes[kStatisticsFloats] = {};
     accumulate_pixel(scene.view(), frame, 4, 4, 0, 16, one_pass);
     accumulate_pixel(scene.view(), frame, 4, 4, 0, 5, two_passes);
     accumulate_pixel(scene.view(), frame, 4, 4, 5, 16, two_passes);

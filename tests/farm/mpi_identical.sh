@@ -3,8 +3,10 @@
 # count, schedule, band size and threads per rank, and the same as a plain
 # one-rank run without mpirun.
 #   mpi_identical.sh FARMRT SOURCE_DIR MPIEXEC CASE...
-# CASE is RANKS:SCHEDULE:BAND:THREADS (BAND "auto" = automatic), or "mpmd":
-# ranks started with different --threads in one job (as hybrid jobs are).
+# CASE is RANKS:SCHEDULE:BAND:THREADS (BAND "auto" = automatic), "mpmd":
+# ranks started with different --threads in one job (as hybrid jobs are), or
+# adaptive:RANKS:SCHEDULE: adaptive sampling (pixels stop at different counts),
+# its image and its samples and variance AOVs.
 set -euo pipefail
 farmrt=$1 source_dir=$2 mpiexec=$3
 shift 3
@@ -41,7 +43,35 @@ check() {  # name, then the command, with OUT where the output path goes
     echo "ok: $name"
 }
 
+adaptive=(--width $width --height $height --spp 40 --noise-threshold 0.05 --min-spp 2 --aov samples,variance --quiet)
+adaptive_reference() {
+    [ -f "$work/adaptive/reference.pfm" ] && return
+    mkdir -p "$work/adaptive"
+    "$farmrt" "$scene" "${adaptive[@]}" -o "$work/adaptive/reference.pfm"
+    # Not a test that cannot fail: some pixels stopped early, others did not.
+    tail -c $((width * height * 4)) "$work/adaptive/reference.samples.pfm" | od -An -tf4 -v |
+        awk '{ for (i = 1; i <= NF; ++i) { if ($i < 40) early++; else full++ } }
+             END { if (!early || !full) { print "FAIL: adaptive sampling: " early+0 " pixels stopped early, " full+0 " took every sample"; exit 1 } }'
+}
+check_adaptive() {  # ranks, schedule
+    adaptive_reference
+    rm -f "$work"/adaptive/out.*
+    "$mpiexec" -n "$1" "$farmrt" "$scene" "${adaptive[@]}" --schedule "$2" --threads 1 -o "$work/adaptive/out.pfm"
+    for file in pfm samples.pfm variance.pfm; do
+        if ! cmp -s "$work/adaptive/reference.$file" "$work/adaptive/out.$file"; then
+            echo "FAIL: adaptive sampling, $1 ranks, $2: $file differs from the one-process render"
+            exit 1
+        fi
+    done
+    echo "ok: adaptive sampling, $1 ranks, $2"
+}
+
 for case in "$@"; do
+    if [[ "$case" = adaptive:* ]]; then
+        IFS=: read -r _ ranks schedule <<<"$case"
+        check_adaptive "$ranks" "$schedule"
+        continue
+    fi
     if [ "$case" = mpmd ]; then
         check "mpmd 1x3 threads + 2x1 thread" "$mpiexec" -n 1 "$farmrt" "$scene" "${size[@]}" --threads 3 -o OUT \
             : -n 2 "$farmrt" "$scene" "${size[@]}" --threads 1 -o OUT

@@ -60,7 +60,7 @@ std::vector<float> render(const SceneDescription& d, const std::string& simd) {
     RendererOptions options;
     options.simd = simd;
     const std::unique_ptr<BandRenderer> renderer = make_band_renderer(d.scene, options);
-    std::vector<float> sums(size_t(d.settings.width) * d.settings.height * 3, 0.0f);
+    std::vector<float> sums(size_t(d.settings.width) * d.settings.height * frame.sampling.record_floats, 0.0f);
     renderer->render(frame, RowRange{0, d.settings.height}, SampleRange{0, d.settings.spp}, sums.data(), nullptr);
     return sums;
 }
@@ -86,6 +86,9 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
         {"models.yaml", 40, 40, 2, {}},
         {"models/shapes.gltf", 48, 27, 2, {}},
         {"spheres.yaml", 48, 27, 2, {"background.sampling=light"}},
+        // Adaptive sampling: the records (counts included) in packets cut at the decisions.
+        {"spheres.yaml", 48, 27, 40, {"sampling.noise_threshold=0.05", "sampling.min_spp=4"}},
+        {"many_spheres.yaml", 48, 27, 24, {"sampling.noise_threshold=0.1", "sampling.min_spp=2"}},
         {"tiny.yaml", 48, 32, 4, {}},
         {"tiny.yaml", 48, 32, 4,
          {"objects[2]={type: sphere, center: [-1.1, 0.5, 0], center1: [-1.1, 0.9, 0.3], radius: 0.5,"
