@@ -98,6 +98,25 @@ same_bytes() {
 }
 step cli_cuda_equals_cpu same_bytes
 
+# Adaptive sampling on the GPU: the same stops, counts and variances as the
+# CPU, with per-sample and per-pixel work items, and under mpirun with rank 0
+# on the GPU beside two CPU ranks.
+same_bytes_adaptive() {
+  local args=(configs/interior.yaml --width 240 --height 135 --spp 160 --min-spp 8 --noise-threshold 0.02 --quiet
+              --aov samples,variance)
+  cd "$root" || return 1
+  "$build/farmrt" "${args[@]}" --backend cpu -o "$build/adaptive_cpu.pfm" &&
+    "$build/farmrt" "${args[@]}" --backend cuda -o "$build/adaptive_cuda.pfm" &&
+    FARMRT_CUDA_ITEMS=pixels "$build/farmrt" "${args[@]}" --backend cuda -o "$build/adaptive_cuda_pixels.pfm" &&
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      OMPI_MCA_mca_base_param_files="$root/mpi/openmpi-mca-params.conf" \
+      mpirun -n 3 "$build/farmrt" "${args[@]}" --backend auto --threads 4 -o "$build/adaptive_mixed.pfm" || return 1
+  for run in cuda cuda_pixels mixed; do
+    for aov in "" .samples .variance; do cmp "$build/adaptive_cpu$aov.pfm" "$build/adaptive_$run$aov.pfm" || return 1; done
+  done
+}
+step cli_adaptive_cuda_equals_cpu same_bytes_adaptive
+
 # Frame log, time limit, previews and AOVs under mpirun with a GPU rank
 # (auto: rank 0 takes the GPU, ranks 1 and 2 the CPU).
 frame_reports_with_gpu_rank() {
