@@ -365,6 +365,11 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count, sample_buffer_bytes_ / 12) * 3);
         band.radiance = slot.radiance;
         band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
+        // Adaptive sampling: a launch is at most one decision interval, and
+        // a thread takes a pixel's whole run of it. With a chunk per sample,
+        // the pixels that stopped would be visited once per sample of every
+        // launch until the last pixel stops.
+        if (frame.sampling.adaptive()) band.chunk_samples = std::max(band.chunk_samples, kDecisionInterval);
     }
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;

@@ -403,20 +403,32 @@ private:
         append_line(command_line_.frame_log, frame_log_line(entry));
     }
 
-    // The oldest frame in progress goes to the preview file, written in the
-    // background while this loop goes on answering the ranks.
+    // A frame in progress goes to the preview file, written in the
+    // background while this loop goes on answering the ranks. One preview
+    // per interval, the open frames in turn: with several frames open (the
+    // ranks start the next frame while the last items of one are out), each
+    // gets its previews.
     void preview_when_due() {
         if (!preview_.due() || queue_.stopped()) return;
+        int chosen = -1, first = -1;  // the first frame after the last one previewed; the first of all
         for (uint32_t slot : queue_.open_slots()) {
             const FrameAccumulator& accumulator = queue_.accumulator(slot);
             if (accumulator.done() || accumulator.samples_done() == 0) continue;
             const uint32_t frame = queue_.task(slot).frame;
-            ImageMetadata metadata = metadata_for(frame, accumulator);
-            metadata.spp = uint32_t(accumulator.samples_done() / (uint64_t(width_) * settings_.height));
-            metadata.identity.clear();  // a preview is never a finished frame to --resume
-            preview_.write(frame, accumulator.pixels(), width_, settings_.height, metadata);
-            return;
+            const auto earlier = [&](int other) { return other < 0 || frame < queue_.task(uint32_t(other)).frame; };
+            if (earlier(first)) first = int(slot);
+            if ((!previewed_any_ || frame > last_previewed_frame_) && earlier(chosen)) chosen = int(slot);
         }
+        if (chosen < 0) chosen = first;
+        if (chosen < 0) return;
+        const FrameAccumulator& accumulator = queue_.accumulator(uint32_t(chosen));
+        const uint32_t frame = queue_.task(uint32_t(chosen)).frame;
+        ImageMetadata metadata = metadata_for(frame, accumulator);
+        metadata.spp = uint32_t(accumulator.samples_done() / (uint64_t(width_) * settings_.height));
+        metadata.identity.clear();  // a preview is never a finished frame to --resume
+        preview_.write(frame, accumulator.pixels(), width_, settings_.height, metadata);
+        previewed_any_ = true;
+        last_previewed_frame_ = frame;
     }
 
     // No new items; every rank still working is told to abandon what it
@@ -503,6 +515,8 @@ private:
     bool local_done_ = false;
     uint64_t items_completed_ = 0;
     TimePoint start_{}, last_checkpoint_{}, last_watch_{}, stop_time_{};
+    bool previewed_any_ = false;
+    uint32_t last_previewed_frame_ = 0;
     std::unordered_map<uint32_t, uint64_t> resumed_samples_;  // frame -> samples its checkpoint held
     PreviewWriter preview_;
     std::unordered_map<uint32_t, std::future<FirstHitImages>> first_hits_;  // frame -> its AOVs in the making

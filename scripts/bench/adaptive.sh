@@ -6,10 +6,13 @@
 #   - uniform sampling at 16 to 512 spp, adaptive sampling at several noise
 #     thresholds (at most 1024 spp, min_spp 16): wall time, render phase
 #     (--stats), the mean samples a pixel took (the samples AOV), RMSE
-#     against the reference (linear RGB);
+#     against the reference in linear RGB and of the values' square roots
+#     (image_error.py --sqrt: as a display spreads the error, the measure
+#     the noise threshold equalises);
 #   - at equal time: the error uniform sampling reaches in the adaptive run's
 #     wall time (RMSE ~ 1/sqrt(time), from the uniform run nearest in time),
-#     and the time uniform sampling needs for the adaptive run's error.
+#     and the time uniform sampling needs for the adaptive run's error,
+#     both for the square roots' RMSE.
 # Prints markdown tables; keeps the images under OUT_DIR, and the sample
 # counts of the 0.02 run as OUT_DIR/interior_samples.png (sample_map.py).
 #
@@ -43,22 +46,24 @@ PY
 }
 
 run reference --spp "$reference_spp" --noise-threshold 0 --backend "${backends[-1]}" >/dev/null || exit 1
-echo "| backend | sampling | spp (max) | mean spp taken | wall s | render s | RMSE | uniform's RMSE in this wall time | uniform's wall s for this RMSE |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| backend | sampling | spp (max) | mean spp taken | wall s | render s | RMSE linear | RMSE √ | uniform's RMSE √ in this wall time | uniform's wall s for this RMSE √ |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for backend in "${backends[@]}"; do
   uniform_runs=()
   for spp in 16 32 64 128 256 512; do
     name=${backend}_uniform_$spp
     read -r wall render mean < <(run "$name" --spp "$spp" --noise-threshold 0 --backend "$backend") || continue
     rmse=$(python3 scripts/bench/image_error.py "$out/$name.pfm" "$out/reference.pfm")
-    uniform_runs+=("$wall:$rmse")
-    echo "| $backend | uniform | $spp | $mean | $wall | $render | $rmse | | |"
+    rmse_sqrt=$(python3 scripts/bench/image_error.py "$out/$name.pfm" "$out/reference.pfm" --sqrt)
+    uniform_runs+=("$wall:$rmse_sqrt")
+    echo "| $backend | uniform | $spp | $mean | $wall | $render | $rmse | $rmse_sqrt | | |"
   done
   for threshold in 0.05 0.02 0.01 0.005; do
     name=${backend}_adaptive_$threshold
     read -r wall render mean < <(run "$name" --spp 1024 --min-spp 16 --noise-threshold "$threshold" --backend "$backend") || continue
     rmse=$(python3 scripts/bench/image_error.py "$out/$name.pfm" "$out/reference.pfm")
-    read -r equal_time_rmse equal_error_wall < <(python3 - "$wall" "$rmse" "${uniform_runs[@]}" <<'PY'
+    rmse_sqrt=$(python3 scripts/bench/image_error.py "$out/$name.pfm" "$out/reference.pfm" --sqrt)
+    read -r equal_time_rmse equal_error_wall < <(python3 - "$wall" "$rmse_sqrt" "${uniform_runs[@]}" <<'PY'
 import sys
 wall, rmse = float(sys.argv[1]), float(sys.argv[2])
 runs = [tuple(map(float, r.split(":"))) for r in sys.argv[3:]]
@@ -66,7 +71,7 @@ u_wall, u_rmse = min(runs, key=lambda r: abs(r[0] - wall))
 print("%.4g %.3f" % (u_rmse * (u_wall / wall) ** 0.5, u_wall * (u_rmse / rmse) ** 2))
 PY
 )
-    echo "| $backend | adaptive $threshold | 1024 | $mean | $wall | $render | $rmse | $equal_time_rmse | $equal_error_wall |"
+    echo "| $backend | adaptive $threshold | 1024 | $mean | $wall | $render | $rmse | $rmse_sqrt | $equal_time_rmse | $equal_error_wall |"
     if [ "$backend" = cpu ] && [ "$threshold" = 0.02 ]; then
       python3 scripts/bench/sample_map.py "$out/$name.samples.pfm" "$out/interior_samples.png" 1024
     fi

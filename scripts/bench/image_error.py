@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """RMSE of a linear PFM image against a reference PFM (all channels), in
-plain Python (no numpy on the GPU machine). With --outside LEVEL, also the
+plain Python (no numpy on the GPU machine). With --sqrt, of the square roots
+of the values instead (gamma 2, about how a display spreads the error: the
+measure adaptive sampling's noise_threshold equalises). With --outside LEVEL, also the
 RMSE over the pixels away from those where the reference exceeds LEVEL
 (their 3x3 neighbourhoods left out): lamps seen directly, whose edge pixels'
 noise comes from where in the pixel a sample lands, the same for every
 integrator.
 
-    scripts/bench/image_error.py IMAGE.pfm REFERENCE.pfm [--outside LEVEL]
+    scripts/bench/image_error.py IMAGE.pfm REFERENCE.pfm [--outside LEVEL | --sqrt]
 """
 import array
 import math
@@ -43,6 +45,9 @@ def main():
     image, width, height = read_pfm(sys.argv[1])
     reference, reference_width, _ = read_pfm(sys.argv[2])
     assert len(image) == len(reference) and width == reference_width
+    if sys.argv[3:4] == ["--sqrt"]:
+        image = [math.sqrt(max(v, 0.0)) for v in image]
+        reference = [math.sqrt(max(v, 0.0)) for v in reference]
     line = "%.6g" % rmse(image, reference)
     if len(sys.argv) > 4 and sys.argv[3] == "--outside":
         level = float(sys.argv[4])
