@@ -51,7 +51,7 @@ bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNo
 
 void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.sample_items) options.sample_items = *tuning.sample_items;
-    if (tuning.chunk_samples) options.chunk_samples = *tuning.chunk_samples;
+    if (tuning.chunk_samples) options.chunk_samples = options.adaptive_chunk_samples = *tuning.chunk_samples;
     if (tuning.exact_wide_bvh) options.exact_wide_bvh = *tuning.exact_wide_bvh;
     if (tuning.warp_fetch) options.warp_fetch = *tuning.warp_fetch;
     if (tuning.sample_buffer_bytes) options.sample_buffer_bytes = *tuning.sample_buffer_bytes;
@@ -167,6 +167,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         check(cudaEventCreateWithFlags(&slot.copied, cudaEventBlockingSync | cudaEventDisableTiming),
               "creating an event");
         check(cudaMalloc(reinterpret_cast<void**>(&slot.next_chunk), sizeof(uint32_t)), "allocating a work counter");
+        check(cudaMalloc(reinterpret_cast<void**>(&slot.active_count), sizeof(uint32_t)), "allocating a counter");
     }
 
     // Persistent threads: as many blocks as fit on the device at once.
@@ -245,6 +246,8 @@ CudaRenderer::~CudaRenderer() {
         (void)cudaFree(slot.device_sums);
         (void)cudaFree(slot.radiance);
         (void)cudaFree(slot.next_chunk);
+        (void)cudaFree(slot.active_count);
+        (void)cudaFree(slot.active_pixels);
         (void)cudaFreeHost(slot.pinned_sums);
     }
     for (void* pointer : allocations_) (void)cudaFree(pointer);
@@ -272,8 +275,10 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
     if (floats <= slot.capacity) return;
     check(cudaFree(slot.device_sums), "freeing a band buffer");
     check(cudaFreeHost(slot.pinned_sums), "freeing a pinned buffer");
+    check(cudaFree(slot.active_pixels), "freeing a pixel list");
     slot.device_sums = nullptr;
     slot.pinned_sums = nullptr;
+    slot.active_pixels = nullptr;
     slot.capacity = 0;
     const size_t bytes = floats * sizeof(float);
     const cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&slot.device_sums), bytes);
@@ -284,6 +289,9 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
     }
     check(error, "allocating a band buffer");
     check(cudaMallocHost(reinterpret_cast<void**>(&slot.pinned_sums), bytes), "allocating pinned host memory");
+    // A pixel list as long as the band (a record is at least 3 floats).
+    check(cudaMalloc(reinterpret_cast<void**>(&slot.active_pixels), (floats / kColorFloats + 1) * sizeof(uint32_t)),
+          "allocating a pixel list");
     slot.capacity = floats;
 }
 
@@ -365,11 +373,13 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count, sample_buffer_bytes_ / 12) * 3);
         band.radiance = slot.radiance;
         band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
-        // Adaptive sampling: a launch is at most one decision interval, and
-        // a thread takes a pixel's whole run of it. With a chunk per sample,
-        // the pixels that stopped would be visited once per sample of every
-        // launch until the last pixel stops.
-        if (frame.sampling.adaptive()) band.chunk_samples = std::max(band.chunk_samples, kDecisionInterval);
+        // Adaptive sampling: each launch's items are those of the pixels
+        // still sampling, listed before it; the rest cost no thread a visit.
+        if (frame.sampling.adaptive()) {
+            band.active_pixels = slot.active_pixels;
+            band.active_count = slot.active_count;
+            band.chunk_samples = uint32_t(std::max(1, options_.adaptive_chunk_samples));
+        }
     }
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;
@@ -392,6 +402,13 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
         if (options_.schedule == PathSchedule::Dynamic) {
             check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");
+        }
+        if (band.active_pixels) {
+            check(cudaMemsetAsync(slot.active_count, 0, sizeof(uint32_t), slot.stream), "resetting the pixel count");
+            check(launch_collect_active_pixels(slot.stream, band.sums, pixel_count, frame.sampling, band.sample_begin,
+                                               band.sample_end, band.last_rows_first, slot.active_pixels,
+                                               slot.active_count),
+                  "launching the pixel list");
         }
         check(kernel->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
               "launching the path kernel");

@@ -33,6 +33,12 @@ __device__ __forceinline__ uint32_t item_pixel(const BandLaunch& band, uint32_t 
     return band.last_rows_first ? band.pixel_count - 1 - item : item;
 }
 
+// The pixels of a per-sample launch: the band's, or those of its list of
+// pixels that adaptive sampling leaves samples to (BandLaunch::active_pixels).
+__device__ __forceinline__ uint32_t launch_pixel_count(const BandLaunch& band) {
+    return band.active_pixels != nullptr ? *band.active_count : band.pixel_count;
+}
+
 // Per-pixel items: chunk c holds items [c * chunk_pixels, ...), each a pixel
 // with every sample of the launch. Per-sample items (BandLaunch::radiance):
 // chunk c holds samples [s, s + chunk_samples) of pixel c mod pixel_count,
@@ -42,7 +48,7 @@ template <bool kSamples>
 __device__ __forceinline__ uint32_t chunk_count_of(const BandLaunch& band) {
     if (kSamples) {
         const uint32_t samples = band.sample_end - band.sample_begin;
-        return (samples + band.chunk_samples - 1) / band.chunk_samples * band.pixel_count;
+        return (samples + band.chunk_samples - 1) / band.chunk_samples * launch_pixel_count(band);
     }
     return (band.pixel_count + band.chunk_pixels - 1) / band.chunk_pixels;
 }
@@ -59,17 +65,19 @@ __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const Band
     work.sample = band.sample_begin;
     work.sample_end = band.sample_end;
     if (kSamples) {
-        pixel_item = item % band.pixel_count;
-        work.sample = band.sample_begin + item / band.pixel_count * band.chunk_samples;
+        const uint32_t pixels = launch_pixel_count(band);
+        pixel_item = item % pixels;
+        work.sample = band.sample_begin + item / pixels * band.chunk_samples;
         work.sample_end = min(work.sample + band.chunk_samples, band.sample_end);
     }
-    const uint32_t pixel = item_pixel(band, pixel_item);
+    const uint32_t pixel =
+        kSamples && band.active_pixels != nullptr ? band.active_pixels[pixel_item] : item_pixel(band, pixel_item);
     work.pixel = pixel;
     const float* record = band.sums + size_t(pixel) * frame.sampling.record_floats;
     if (!kSamples) {
         copy_record(work.sum, record, frame.sampling.record_floats);
         work.sample_end = adaptive_run_end(work.sum, frame.sampling, work.sample, band.sample_end);
-    } else if (frame.sampling.adaptive() &&
+    } else if (frame.sampling.adaptive() && band.active_pixels == nullptr &&
                adaptive_run_end(record, frame.sampling, band.sample_begin, band.sample_end) == band.sample_begin) {
         work.sample_end = work.sample;
     }

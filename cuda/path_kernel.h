@@ -46,6 +46,11 @@ struct BandLaunch {
     // pixel at a time (a pixel's samples may run on several threads at once).
     float* radiance = nullptr;
     uint32_t chunk_samples = 1;
+    // Adaptive sampling with per-sample items: the band pixels that take the
+    // launch's samples (launch_collect_active_pixels), `*active_count` of
+    // them; the launch's items are theirs alone. Null: every pixel's.
+    const uint32_t* active_pixels = nullptr;
+    const uint32_t* active_count = nullptr;
     bool warp_fetch = false;  // dynamic schedule: one atomic per warp step (see next_dynamic_chunk)
     // Mapped host memory: the farm's stop flag (interrupt.h). A launch that
     // starts after a stop returns at once, so the rest of an abandoned band
@@ -60,6 +65,14 @@ struct BandLaunch {
 // per-pixel accumulation.
 cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
                                        const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples);
+
+// Lists in `active_pixels` (its count in `*active_count`, zero before the
+// launch) the band pixels that adaptive sampling leaves samples of
+// [sample_begin, sample_end) to, as their records say (sums, `pixel_count`
+// of them), in item order within each warp (BandLaunch::last_rows_first).
+cudaError_t launch_collect_active_pixels(cudaStream_t stream, const float* sums, uint32_t pixel_count,
+                                         const PixelSampling& sampling, uint32_t sample_begin, uint32_t sample_end,
+                                         bool last_rows_first, uint32_t* active_pixels, uint32_t* active_count);
 
 // The geometry a kernel handles: General (anything, instances included),
 // NoInstances (spheres, quads, triangles: the kernel without the nested

@@ -31,7 +31,42 @@ __global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t
     }
 }
 
+// One thread per pixel; a warp takes its place in the list with one atomic
+// and keeps its pixels' order. The loop is the same for every lane of a
+// block (it steps by whole blocks), so the warp votes are safe.
+__global__ void collect_active_pixels(const float* sums, uint32_t pixel_count, PixelSampling sampling,
+                                      uint32_t sample_begin, uint32_t sample_end, bool last_rows_first,
+                                      uint32_t* active_pixels, uint32_t* active_count) {
+    const unsigned lane = threadIdx.x & 31u;
+    for (uint32_t base = blockIdx.x * blockDim.x; base < pixel_count; base += gridDim.x * blockDim.x) {
+        const uint32_t item = base + threadIdx.x;
+        uint32_t pixel = 0;
+        bool active = false;
+        if (item < pixel_count) {
+            pixel = last_rows_first ? pixel_count - 1 - item : item;
+            const float* record = sums + size_t(pixel) * sampling.record_floats;
+            active = adaptive_run_end(record, sampling, sample_begin, sample_end) > sample_begin;
+        }
+        const unsigned voters = __ballot_sync(0xffffffffu, active);
+        uint32_t first = 0;
+        if (lane == 0 && voters != 0) first = atomicAdd(active_count, uint32_t(__popc(voters)));
+        first = __shfl_sync(0xffffffffu, first, 0);
+        if (active) active_pixels[first + uint32_t(__popc(voters & ((1u << lane) - 1u)))] = pixel;
+    }
+}
+
 }  // namespace
+
+cudaError_t launch_collect_active_pixels(cudaStream_t stream, const float* sums, uint32_t pixel_count,
+                                         const PixelSampling& sampling, uint32_t sample_begin, uint32_t sample_end,
+                                         bool last_rows_first, uint32_t* active_pixels, uint32_t* active_count) {
+    if (pixel_count == 0) return cudaSuccess;
+    constexpr unsigned kBlock = 256;
+    const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
+    collect_active_pixels<<<blocks, kBlock, 0, stream>>>(sums, pixel_count, sampling, sample_begin, sample_end,
+                                                         last_rows_first, active_pixels, active_count);
+    return cudaGetLastError();
+}
 
 cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
                                        const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples) {
