@@ -35,7 +35,7 @@ struct CudaOptions {
     bool sample_items = true;
     int chunk_samples = 1;
     // With adaptive sampling (launches of at most 16 samples, over the
-    // pixels still sampling): 4 beat 1 by 1.2-1.4x and 16 by 1.0-1.6x on
+    // pixels still sampling): 4 beat 1 by 1.2-1.4x and 16 by up to 1.6x on
     // configs/interior.yaml (H200, results/adaptive_sampling.md).
     int adaptive_chunk_samples = 4;
     size_t sample_buffer_bytes = 0;  // per slot; 0: 1 GiB, or an eighth of the free device memory if less
