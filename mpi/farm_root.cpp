@@ -342,6 +342,8 @@ private:
             const double write_seconds = seconds_between(write_start, Clock::now());
             result_.write_seconds += write_seconds;
             if (accumulator.ended_early()) ++result_.frames_time_limited;
+            result_.frame_samples_taken += accumulator.samples_taken();
+            result_.frame_sample_positions += accumulator.samples_done();
             if (!command_line_.frame_log.empty()) log_frame(slot, write_seconds);
             queue_.close(slot);
             ++result_.frames_written;

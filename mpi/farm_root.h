@@ -25,6 +25,9 @@ struct FrameFarmResult {
     bool interrupted = false;
     uint32_t passes = 0;
     size_t frames_time_limited = 0;  // ended by --time-limit with fewer samples than asked
+    // Over the frames written: the samples their pixels took, and the
+    // samples of their sample positions (more where adaptive sampling stopped pixels).
+    uint64_t frame_samples_taken = 0, frame_sample_positions = 0;
     uint64_t samples = 0;      // traced in this job (abandoned items not counted)
     double write_seconds = 0;  // writing images, within the render phase
     std::string dealer;        // the dealer's tuning, as JSON (the run report)

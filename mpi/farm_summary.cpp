@@ -1,5 +1,6 @@
 #include "mpi/farm_summary.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/version.h"
@@ -53,6 +54,12 @@ void print_summary(const JobOutcome& o) {
                      samples_per_second(o), o.ranks, summary.total_threads, schedule_name(o.schedule), bands,
                      summary.load_imbalance);
     }
+    if (settings.noise_threshold > 0.0f && o.result.frame_sample_positions > 0) {
+        const double pixels = double(settings.width) * settings.height * double(std::max<size_t>(o.result.frames_written, 1));
+        std::fprintf(stderr, "farmrt: adaptive sampling: %.1f samples per pixel on average (of %u; %.0f%% saved)\n",
+                     double(o.result.frame_samples_taken) / pixels, settings.spp,
+                     100.0 * (1.0 - double(o.result.frame_samples_taken) / double(o.result.frame_sample_positions)));
+    }
     if (o.result.frames_time_limited > 0) {
         std::fprintf(stderr, "farmrt: %zu of those frames ended at --time-limit %gs with fewer than %u spp (see their metadata)\n",
                      o.result.frames_time_limited, o.command_line.time_limit, settings.spp);
@@ -71,6 +78,7 @@ std::string stats_json(const JobOutcome& o) {
         .add("rendered", uint64_t(o.result.frames_written))
         .add("interrupted", o.result.interrupted)
         .add("time_limited", uint64_t(o.result.frames_time_limited))
+        .add("samples_taken", o.result.frame_samples_taken)
         .add("passes", uint64_t(o.result.passes));
     JsonObject stats;
     stats.add("software", std::string(kSoftwareName) + " " + kVersion)

@@ -47,11 +47,15 @@ adaptive=(--width $width --height $height --spp 40 --noise-threshold 0.05 --min-
 adaptive_reference() {
     [ -f "$work/adaptive/reference.pfm" ] && return
     mkdir -p "$work/adaptive"
-    "$farmrt" "$scene" "${adaptive[@]}" -o "$work/adaptive/reference.pfm"
-    # Not a test that cannot fail: some pixels stopped early, others did not.
+    "$farmrt" "$scene" "${adaptive[@]}" -o "$work/adaptive/reference.pfm" --stats "$work/adaptive/stats.json"
+    # Not a test that cannot fail: some pixels stopped early, others did not;
+    # --stats counts the samples the pixels took.
+    local taken
+    taken=$(grep -o '"samples_taken": [0-9]*' "$work/adaptive/stats.json" | grep -o '[0-9]*$')
     tail -c $((width * height * 4)) "$work/adaptive/reference.samples.pfm" | od -An -tf4 -v |
-        awk '{ for (i = 1; i <= NF; ++i) { if ($i < 40) early++; else full++ } }
-             END { if (!early || !full) { print "FAIL: adaptive sampling: " early+0 " pixels stopped early, " full+0 " took every sample"; exit 1 } }'
+        awk -v taken="$taken" '{ for (i = 1; i <= NF; ++i) { sum += $i; if ($i < 40) early++; else full++ } }
+             END { if (!early || !full) { print "FAIL: adaptive sampling: " early+0 " pixels stopped early, " full+0 " took every sample"; exit 1 }
+                   if (sum != taken) { print "FAIL: --stats samples_taken " taken ", the samples AOV sums to " sum; exit 1 } }'
 }
 check_adaptive() {  # ranks, schedule
     adaptive_reference
