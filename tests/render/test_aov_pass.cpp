@@ -171,21 +171,24 @@ TEST(AovOutput, ChannelsOfAnOpenExrImage) {
     const uint32_t width = 4, height = 2;
     std::vector<float> pixels(width * height * 3);
     for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = float(i);
-    AovImage normal{Aov::Normal, {}}, samples{Aov::Samples, {}};
+    AovImage normal{Aov::Normal, {}}, samples{Aov::Samples, {}}, variance{Aov::Variance, {}};
     for (uint32_t i = 0; i < width * height * 3; ++i) normal.values.push_back(float(i % 3) - 0.5f);
     for (uint32_t i = 0; i < width * height; ++i) samples.values.push_back(4096.0f + float(i));  // beyond half's integers
+    for (uint32_t i = 0; i < width * height; ++i) variance.values.push_back(1e-9f * float(i + 1));  // below half's range
     const std::string path = (directory.path() / "frame.exr").string();
-    write_image(path, width, height, pixels, Encoding::Linear, PixelDataType::Half, ImageMetadata{}, {normal, samples});
+    write_image(path, width, height, pixels, Encoding::Linear, PixelDataType::Half, ImageMetadata{},
+                {normal, samples, variance});
     OiioImageRead read;
     ASSERT_EQ(openimageio()->read(path, 1 << 20, read), "");
-    ASSERT_EQ(read.channels, 7);
+    ASSERT_EQ(read.channels, 8);
     for (uint32_t p = 0; p < width * height; ++p) {
-        const float* values = &read.values[size_t(p) * 7];
+        const float* values = &read.values[size_t(p) * 8];
         for (int c = 0; c < 3; ++c) EXPECT_EQ(values[c], pixels[p * 3 + uint32_t(c)]);  // small integers: exact in half
-        // OpenEXR stores channels by name: N.X, N.Y, N.Z, samples follow R, G, B in OpenImageIO's order.
-        std::vector<float> rest(values + 3, values + 7);
+        // OpenEXR stores channels by name: N.X, N.Y, N.Z, samples and variance follow R, G, B in OpenImageIO's order.
+        std::vector<float> rest(values + 3, values + 8);
         std::sort(rest.begin(), rest.end());
         EXPECT_EQ(rest.back(), 4096.0f + float(p)) << "the samples channel is float";
+        EXPECT_EQ(rest[1], 1e-9f * float(p + 1)) << "the variance channel is float";
     }
 }
 
