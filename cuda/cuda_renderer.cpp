@@ -482,6 +482,33 @@ PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) c
     return v;
 }
 
+bool CudaRenderer::first_hit_features(const FrameSettings& frame, uint32_t samples, float* albedo, float* normal,
+                                      float* depth) {
+    // A stream and stream-ordered memory of its own: the bands rendering
+    // meanwhile on the slots' streams are neither waited for nor disturbed.
+    check(cudaSetDevice(device_), "selecting the device");
+    const size_t pixels = size_t(frame.width) * frame.height;
+    const size_t bytes = pixels * 7 * sizeof(float);
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "creating a stream");
+    float* buffer = nullptr;
+    cudaError_t error = cudaMallocAsync(reinterpret_cast<void**>(&buffer), bytes, stream);
+    if (error == cudaSuccess) {
+        error = launch_first_hit_features(stream, device_scene_, frame, samples, buffer, buffer + pixels * 3,
+                                          buffer + pixels * 6);
+    }
+    if (error == cudaSuccess) error = cudaMemcpyAsync(albedo, buffer, pixels * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream);
+    if (error == cudaSuccess) {
+        error = cudaMemcpyAsync(normal, buffer + pixels * 3, pixels * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream);
+    }
+    if (error == cudaSuccess) error = cudaMemcpyAsync(depth, buffer + pixels * 6, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream);
+    if (buffer != nullptr) (void)cudaFreeAsync(buffer, stream);
+    const cudaError_t synchronized = cudaStreamSynchronize(stream);
+    (void)cudaStreamDestroy(stream);
+    check(error != cudaSuccess ? error : synchronized, "making the AOVs' first hits");
+    return true;
+}
+
 std::string CudaRenderer::description() const { return description_; }
 
 uint64_t CudaRenderer::gpu_memory_used_bytes() const {

@@ -109,6 +109,8 @@ public:
     uint64_t min_band_items() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
     bool item_is_sample() const override { return options_.sample_items; }
     bool has_gpu() const override { return true; }
+    bool first_hit_features(const FrameSettings& frame, uint32_t samples, float* albedo, float* normal,
+                            float* depth) override;
     // The device's memory in use (all processes), as nvidia-smi shows it.
     uint64_t gpu_memory_used_bytes() const override;
 

@@ -74,6 +74,12 @@ cudaError_t launch_collect_active_pixels(cudaStream_t stream, const float* sums,
                                          const PixelSampling& sampling, uint32_t sample_begin, uint32_t sample_end,
                                          bool last_rows_first, uint32_t* active_pixels, uint32_t* active_count);
 
+// The AOVs' first-hit features of every pixel of `frame` over its samples
+// [0, samples) into device buffers (3, 3 and 1 floats per pixel): the CPU's
+// floats (core/aov.h: pixel_first_hit_features), with exact math.
+cudaError_t launch_first_hit_features(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
+                                      uint32_t samples, float* albedo, float* normal, float* depth);
+
 // The geometry a kernel handles: General (anything, instances included),
 // NoInstances (spheres, quads, triangles: the kernel without the nested
 // instance traversal, which costs a third more registers even where it never

@@ -3,6 +3,8 @@
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_exact
 #include "cuda/path_kernel.cuh"
 
+#include "core/aov.h"
+
 #include <algorithm>
 
 namespace farmrt {
@@ -55,7 +57,27 @@ __global__ void collect_active_pixels(const float* sums, uint32_t pixel_count, P
     }
 }
 
+// One thread per pixel (grid-stride), exact math: the CPU's floats.
+__global__ void first_hit_features_kernel(const SceneView scene, const FrameSettings frame, uint32_t samples,
+                                          float* albedo, float* normal, float* depth) {
+    const uint32_t pixel_count = frame.width * frame.height;
+    for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
+        pixel_first_hit_features(scene, frame, pixel % frame.width, pixel / frame.width, samples, BvhClosestHit(),
+                                 albedo + size_t(pixel) * 3, normal + size_t(pixel) * 3, depth + pixel);
+    }
+}
+
 }  // namespace
+
+cudaError_t launch_first_hit_features(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
+                                      uint32_t samples, float* albedo, float* normal, float* depth) {
+    const uint32_t pixel_count = frame.width * frame.height;
+    if (pixel_count == 0) return cudaSuccess;
+    constexpr unsigned kBlock = 128;
+    const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
+    first_hit_features_kernel<<<blocks, kBlock, 0, stream>>>(scene, frame, samples, albedo, normal, depth);
+    return cudaGetLastError();
+}
 
 cudaError_t launch_collect_active_pixels(cudaStream_t stream, const float* sums, uint32_t pixel_count,
                                          const PixelSampling& sampling, uint32_t sample_begin, uint32_t sample_end,

@@ -356,10 +356,12 @@ private:
     // has idle cores; a CPU job shares them), and are ready when it completes.
     void start_first_hits(uint32_t frame) {
         if (settings_.aovs.empty()) return;
+        // On rank 0's GPU if it has one (while it renders), else its cores.
         first_hits_[frame] = std::async(std::launch::async, [scene = job_.description.scene.view(),
                                                              settings = frame_settings_.get(frame),
-                                                             aovs = settings_.aovs, spp = settings_.spp]() {
-            return render_first_hits(scene, settings, aovs, spp);
+                                                             aovs = settings_.aovs, spp = settings_.spp,
+                                                             device = &context_.renderer]() {
+            return render_first_hits(scene, settings, aovs, spp, device);
         });
     }
 

@@ -70,4 +70,31 @@ FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView
     return features;
 }
 
+// A pixel's AOV features over its samples [0, samples): the mean albedo and
+// normal (3 floats each) and the nearest depth. One function for the CPU
+// (render/aov_pass.cpp) and the GPU (cuda/path_kernel_exact.cu), so that
+// both write the same floats.
+template <class ClosestHit>
+FARMRT_CPU_GPU FARMRT_INLINE void pixel_first_hit_features(const SceneView& scene, const FrameSettings& frame,
+                                                           uint32_t x, uint32_t y, uint32_t samples,
+                                                           const ClosestHit& closest_hit, float* albedo, float* normal,
+                                                           float* depth) {
+    Color albedo_sum(0.0f);
+    Vec3 normal_sum(0.0f);
+    float nearest = INFINITY;
+    for (uint32_t s = 0; s < samples; ++s) {
+        PixelSampler sampler(frame.key, y * frame.width + x, s);
+        const FirstHitFeatures f = first_hit_features(scene, frame, x, y, sampler, closest_hit);
+        albedo_sum += f.albedo;
+        normal_sum += f.normal;
+        nearest = min_float(nearest, f.depth);
+    }
+    const float scale = 1.0f / float(samples);
+    for (int c = 0; c < 3; ++c) {
+        albedo[c] = albedo_sum[c] * scale;
+        normal[c] = normal_sum[c] * scale;
+    }
+    *depth = nearest;
+}
+
 }  // namespace farmrt

@@ -11,7 +11,7 @@ bool wants(const std::vector<Aov>& aovs, Aov aov) { return std::find(aovs.begin(
 }  // namespace
 
 FirstHitImages render_first_hits(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
-                                 uint32_t spp) {
+                                 uint32_t spp, BandRenderer* device) {
     const uint32_t width = frame.width, height = frame.height;
     const size_t pixels = size_t(width) * height;
     FirstHitImages images;
@@ -24,27 +24,16 @@ FirstHitImages render_first_hits(const SceneView& scene, const FrameSettings& fr
         normal.resize(pixels * 3);
         depth.resize(pixels);
         const uint32_t samples = std::max(1u, std::min(spp, kAovSamples));
+        if (device && device->first_hit_features(frame, samples, albedo.data(), normal.data(), depth.data())) {
+            return images;
+        }
 #pragma omp parallel for schedule(dynamic, 1)
         for (int64_t row = 0; row < int64_t(height); ++row) {
             const uint32_t y = uint32_t(row);
             for (uint32_t x = 0; x < width; ++x) {
-                const uint32_t pixel = y * width + x;
-                Color albedo_sum(0.0f);
-                Vec3 normal_sum(0.0f);
-                float nearest = INFINITY;
-                for (uint32_t s = 0; s < samples; ++s) {
-                    PixelSampler sampler(frame.key, pixel, s);
-                    const FirstHitFeatures f = first_hit_features(scene, frame, x, y, sampler, BvhClosestHit());
-                    albedo_sum += f.albedo;
-                    normal_sum += f.normal;
-                    nearest = std::min(nearest, f.depth);
-                }
-                const float scale = 1.0f / float(samples);
-                for (int c = 0; c < 3; ++c) {
-                    albedo[size_t(pixel) * 3 + size_t(c)] = albedo_sum[c] * scale;
-                    normal[size_t(pixel) * 3 + size_t(c)] = normal_sum[c] * scale;
-                }
-                depth[pixel] = nearest;
+                const size_t pixel = size_t(y) * width + x;
+                pixel_first_hit_features(scene, frame, x, y, samples, BvhClosestHit(), &albedo[pixel * 3],
+                                         &normal[pixel * 3], &depth[pixel]);
             }
         }
     }

@@ -11,6 +11,7 @@
 
 #include "core/scene.h"
 #include "io/aov_output.h"
+#include "render/band_renderer.h"
 #include "render/frame_job.h"
 
 namespace farmrt {
@@ -25,8 +26,10 @@ constexpr uint32_t kAovSamples = 16;
 struct FirstHitImages {
     std::vector<float> albedo, normal, depth;
 };
+// `device`, when given, makes them if it can (a GPU: BandRenderer::first_hit_features),
+// the same floats.
 FirstHitImages render_first_hits(const SceneView& scene, const FrameSettings& frame, const std::vector<Aov>& aovs,
-                                 uint32_t spp);
+                                 uint32_t spp, BandRenderer* device = nullptr);
 
 // The AOVs `aovs`, in that order, of a frame whose first hits are `first_hits`
 // and whose sample counts are `accumulator`'s.

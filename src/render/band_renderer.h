@@ -70,6 +70,16 @@ public:
     // Whether a work item is one sample of one pixel (a band of P pixels at S
     // samples holds P x S items) or a whole pixel (P items).
     virtual bool item_is_sample() const { return false; }
+    // The AOVs' first-hit features of every pixel of the frame over its
+    // samples [0, samples) (core/aov.h: pixel_first_hit_features), row-major:
+    // 3 floats of albedo and of normal and 1 of depth per pixel. False when
+    // the backend leaves them to the CPU (render/aov_pass.h). Called from
+    // another thread while bands render.
+    virtual bool first_hit_features(const FrameSettings& frame, uint32_t samples, float* albedo, float* normal,
+                                    float* depth) {
+        (void)frame, (void)samples, (void)albedo, (void)normal, (void)depth;
+        return false;
+    }
     // For --frame-log: whether this backend is a GPU, and its memory in use.
     virtual bool has_gpu() const { return false; }
     virtual uint64_t gpu_memory_used_bytes() const { return 0; }
