@@ -14,8 +14,8 @@ cmake --build build-test -j "$jobs"
 (cd build-test && ctest --output-on-failure -j "$jobs" --timeout 600)
 
 echo "== ASan + UBSan build =="
-# -g1: line tables only (what the sanitizers' stack traces print), without
-# the variable locations that made most of this build's compile time.
+# -g1: line tables only, what the sanitizers' stack traces print; full -g
+# adds GCC's variable tracking, the slow part of debug information.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFARMRT_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DFARMRT_WARNINGS_AS_ERRORS=ON -DFARMRT_WITH_CUDA=OFF >/dev/null
