@@ -82,6 +82,10 @@ sanitize() {
         || return 1
     done
   done
+  # Adaptive sampling (pixel lists, stops) and the AOVs' first hits on the GPU.
+  compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/farmrt" "$root/configs/interior.yaml" --backend cuda \
+    --width 64 --height 36 --spp 40 --min-spp 4 --noise-threshold 0.1 --aov albedo,normal,depth,samples,variance \
+    -o "$build/sanitized_interior.pfm" --quiet || return 1
 }
 if want sanitizer; then
   step sanitizer_memcheck sanitize memcheck
@@ -113,6 +117,13 @@ same_bytes_adaptive() {
       mpirun -n 3 "$build/farmrt" "${args[@]}" --backend auto --threads 4 -o "$build/adaptive_mixed.pfm" || return 1
   for run in cuda cuda_pixels mixed; do
     for aov in "" .samples .variance; do cmp "$build/adaptive_cpu$aov.pfm" "$build/adaptive_$run$aov.pfm" || return 1; done
+  done
+  # The book's estimator (the naive-only kernels) too; fast math runs (its bytes are its own).
+  "$build/farmrt" "${args[@]}" --integrator naive --backend cpu -o "$build/adaptive_naive_cpu.pfm" &&
+    "$build/farmrt" "${args[@]}" --integrator naive --backend cuda -o "$build/adaptive_naive_cuda.pfm" &&
+    "$build/farmrt" "${args[@]}" --backend cuda --gpu-math fast -o "$build/adaptive_fast.pfm" || return 1
+  for aov in "" .samples .variance; do
+    cmp "$build/adaptive_naive_cpu$aov.pfm" "$build/adaptive_naive_cuda$aov.pfm" || return 1
   done
 }
 step cli_adaptive_cuda_equals_cpu same_bytes_adaptive
