@@ -215,13 +215,15 @@ int CudaRenderer::persistent_blocks(const void* kernel, cudaFuncAttributes& attr
 }
 
 void CudaRenderer::map_stop_flag() {
-    // Once per process (every renderer shares the page); portable: any device may read it.
-    cudaError_t error = cudaHostRegister(stop_flag_page(), kStopFlagPageBytes,
-                                         cudaHostRegisterMapped | cudaHostRegisterPortable);
-    if (error == cudaErrorHostMemoryAlreadyRegistered) {
-        (void)cudaGetLastError();  // clear it: the runtime keeps the last error for the next check
-        error = cudaSuccess;
-    }
+    // Once per process (every renderer shares the page; registering it again
+    // is an API error that compute-sanitizer reports); portable: any device may read it.
+    static const cudaError_t registered = [] {
+        const cudaError_t result = cudaHostRegister(stop_flag_page(), kStopFlagPageBytes,
+                                                    cudaHostRegisterMapped | cudaHostRegisterPortable);
+        if (result != cudaSuccess) (void)cudaGetLastError();  // the runtime keeps the last error for the next check
+        return result == cudaErrorHostMemoryAlreadyRegistered ? cudaSuccess : result;
+    }();
+    cudaError_t error = registered;
     void* device_flag = nullptr;
     if (error == cudaSuccess) {
         error = cudaHostGetDevicePointer(&device_flag, const_cast<int*>(stop_flag()), 0);
