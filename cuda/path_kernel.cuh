@@ -84,23 +84,6 @@ __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const Band
     return work.sample < work.sample_end;
 }
 
-// Moves on to the thread's next work item (the next of its chunk, else its
-// next chunk); false when none is left.
-__device__ __forceinline__ bool next_item(const BandLaunch& band, uint32_t thread_count, uint32_t chunk_count,
-                                          uint32_t chunk_items, uint32_t item_count, uint32_t& chunk, uint32_t& item,
-                                          uint32_t& item_end);
-
-// The thread's next work item with samples to take; false when none is left.
-template <bool kSamples>
-__device__ __forceinline__ bool next_run(const FrameSettings& frame, const BandLaunch& band, uint32_t thread_count,
-                                         uint32_t chunk_count, uint32_t chunk_items, uint32_t item_count,
-                                         uint32_t& chunk, uint32_t& item, uint32_t& item_end, PixelWork& work) {
-    do {
-        if (!next_item(band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end)) return false;
-    } while (!begin_run<kSamples>(frame, band, item, work));
-    return true;
-}
-
 // The first path of the run's current sample.
 template <bool kNaiveOnly>
 __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, const BandLaunch& band,
@@ -126,6 +109,8 @@ __device__ __forceinline__ uint32_t next_dynamic_chunk(const BandLaunch& band) {
     return first + uint32_t(__popc(lanes & ((1u << lane) - 1u)));
 }
 
+// Moves on to the thread's next work item (the next of its chunk, else its
+// next chunk); false when none is left.
 __device__ __forceinline__ bool next_item(const BandLaunch& band, uint32_t thread_count, uint32_t chunk_count,
                                           uint32_t chunk_items, uint32_t item_count, uint32_t& chunk, uint32_t& item,
                                           uint32_t& item_end) {
@@ -134,6 +119,17 @@ __device__ __forceinline__ bool next_item(const BandLaunch& band, uint32_t threa
     if (chunk >= chunk_count) return false;
     item = chunk * chunk_items;
     item_end = min(item + chunk_items, item_count);
+    return true;
+}
+
+// The thread's next work item with samples to take; false when none is left.
+template <bool kSamples>
+__device__ __forceinline__ bool next_run(const FrameSettings& frame, const BandLaunch& band, uint32_t thread_count,
+                                         uint32_t chunk_count, uint32_t chunk_items, uint32_t item_count,
+                                         uint32_t& chunk, uint32_t& item, uint32_t& item_end, PixelWork& work) {
+    do {
+        if (!next_item(band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end)) return false;
+    } while (!begin_run<kSamples>(frame, band, item, work));
     return true;
 }
 
