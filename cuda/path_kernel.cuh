@@ -56,8 +56,8 @@ __device__ __forceinline__ uint32_t chunk_count_of(const BandLaunch& band) {
 // Sets up work item `item`; false when adaptive sampling leaves it no
 // samples. A per-pixel item's run ends at the pixel's next decision (the
 // thread then decides and goes on: trace_band). Per-sample launches never
-// cross a decision (CudaRenderer::submit), so a pixel takes all the launch's
-// samples or none, as its record says before the launch.
+// cross a decision (CudaRenderer::submit), and with adaptive sampling their
+// items are those of the pixels listed as still sampling (active_pixels).
 template <bool kSamples>
 __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const BandLaunch& band, uint32_t item,
                                           PixelWork& work) {
@@ -73,13 +73,9 @@ __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const Band
     const uint32_t pixel =
         kSamples && band.active_pixels != nullptr ? band.active_pixels[pixel_item] : item_pixel(band, pixel_item);
     work.pixel = pixel;
-    const float* record = band.sums + size_t(pixel) * frame.sampling.record_floats;
     if (!kSamples) {
-        copy_record(work.sum, record, frame.sampling.record_floats);
+        copy_record(work.sum, band.sums + size_t(pixel) * frame.sampling.record_floats, frame.sampling.record_floats);
         work.sample_end = adaptive_run_end(work.sum, frame.sampling, work.sample, band.sample_end);
-    } else if (frame.sampling.adaptive() && band.active_pixels == nullptr &&
-               adaptive_run_end(record, frame.sampling, band.sample_begin, band.sample_end) == band.sample_begin) {
-        work.sample_end = work.sample;
     }
     return work.sample < work.sample_end;
 }

@@ -46,9 +46,11 @@ struct BandLaunch {
     // pixel at a time (a pixel's samples may run on several threads at once).
     float* radiance = nullptr;
     uint32_t chunk_samples = 1;
-    // Adaptive sampling with per-sample items: the band pixels that take the
-    // launch's samples (launch_collect_active_pixels), `*active_count` of
-    // them; the launch's items are theirs alone. Null: every pixel's.
+    // The band pixels that take the launch's samples
+    // (launch_collect_active_pixels), `*active_count` of them; the launch's
+    // items are theirs alone. Set for every per-sample launch with adaptive
+    // sampling (the kernel makes no decision of its own there); null:
+    // every pixel's.
     const uint32_t* active_pixels = nullptr;
     const uint32_t* active_count = nullptr;
     bool warp_fetch = false;  // dynamic schedule: one atomic per warp step (see next_dynamic_chunk)

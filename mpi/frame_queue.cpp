@@ -250,7 +250,7 @@ const FrameQueue::OpenFrame& FrameQueue::open_frame(uint32_t slot) const {
 }
 
 const float* FrameQueue::starting_sums(const WorkItem& item) const {
-    FrameAccumulator& accumulator = *open_frame(item.slot).accumulator;
+    const FrameAccumulator& accumulator = *open_frame(item.slot).accumulator;
     return accumulator.row_sums(item.rows.begin);
 }
 

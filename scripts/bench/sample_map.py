@@ -6,11 +6,12 @@ colours along the bottom. Plain Python (no numpy on the GPU machine).
 
     scripts/bench/sample_map.py SAMPLES.pfm OUT.png MAX_SPP
 """
-import array
 import math
 import struct
 import sys
 import zlib
+
+from image_error import read_pfm
 
 # Control points of the colour map (an inferno-like ramp), t in [0, 1].
 RAMP = [(0.0, (0, 0, 4)), (0.25, (87, 16, 110)), (0.5, (188, 55, 84)), (0.75, (249, 142, 9)), (1.0, (252, 255, 164))]
@@ -26,14 +27,8 @@ def colour(t):
 
 
 def read_counts(path):
-    with open(path, "rb") as f:
-        assert f.readline().strip() == b"Pf", "not a greyscale PFM"
-        width, height = map(int, f.readline().split())
-        scale = float(f.readline())
-        values = array.array("f")
-        values.frombytes(f.read())
-    if scale > 0:
-        values.byteswap()
+    values, width, height = read_pfm(path)
+    assert len(values) == width * height, "not a greyscale PFM"
     # PFM rows run bottom to top.
     rows = [values[(height - 1 - y) * width:(height - y) * width] for y in range(height)]
     return rows, width, height

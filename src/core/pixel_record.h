@@ -39,12 +39,18 @@ struct PixelSampling {
     FARMRT_CPU_GPU bool adaptive() const { return noise_threshold > 0.0f; }
 };
 
-// Adds one sample's radiance to a pixel sum. A NaN from a degenerate path
-// would poison the whole pixel: drop it.
+// A sample's radiance as the sums take it: a NaN from a degenerate path
+// would poison the whole pixel, so its channels count as 0.
+FARMRT_CPU_GPU FARMRT_INLINE Color without_nan(const Color& c) {
+    return Color(c.x == c.x ? c.x : 0.0f, c.y == c.y ? c.y : 0.0f, c.z == c.z ? c.z : 0.0f);
+}
+
+// Adds one sample's radiance to a pixel sum.
 FARMRT_CPU_GPU FARMRT_INLINE void add_sample(float* sum, const Color& c) {
-    sum[0] += c.x == c.x ? c.x : 0.0f;
-    sum[1] += c.y == c.y ? c.y : 0.0f;
-    sum[2] += c.z == c.z ? c.z : 0.0f;
+    const Color finite = without_nan(c);
+    sum[0] += finite.x;
+    sum[1] += finite.y;
+    sum[2] += finite.z;
 }
 
 // The mean luminance of the record's samples.
@@ -55,11 +61,11 @@ FARMRT_CPU_GPU FARMRT_INLINE float record_mean_luminance(const float* record, fl
 // add_sample, and with statistics Welford's update of the luminance
 // deviations and the count.
 FARMRT_CPU_GPU FARMRT_INLINE void add_sample_to_record(float* record, const Color& c, uint32_t record_floats) {
-    const Color finite(c.x == c.x ? c.x : 0.0f, c.y == c.y ? c.y : 0.0f, c.z == c.z ? c.z : 0.0f);
     if (record_floats != kStatisticsFloats) {
-        add_sample(record, finite);
+        add_sample(record, c);
         return;
     }
+    const Color finite = without_nan(c);
     const float taken = record[kSamplesTaken];
     const float mean_before = record_mean_luminance(record, taken);
     add_sample(record, finite);

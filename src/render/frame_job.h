@@ -86,6 +86,7 @@ public:
     std::vector<PassItem> next_pass(uint32_t pass_samples) const;
     // Records of rows [row, ...): width * record_floats floats per row.
     float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * record_floats_; }
+    const float* row_sums(uint32_t row) const { return sums_.data() + size_t(row) * width_ * record_floats_; }
     const std::vector<float>& sums() const { return sums_; }
     // Linear RGB: each pixel's sum over its own sample count (black where it
     // has none yet). The final image once done(), a preview before.
