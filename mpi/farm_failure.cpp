@@ -1,19 +1,44 @@
 #include "mpi/farm_failure.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <new>
+#include <string>
+#include <system_error>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
 #include "core/errors.h"
+#include "render/interrupt.h"
 
 namespace farmrt {
+namespace {
+
+// The process's peak resident memory and the machine's, for an out-of-memory line.
+std::string describe_memory() {
+    std::string peak = "?";
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("VmHWM:", 0) == 0) peak = std::to_string(std::atol(line.c_str() + 6) >> 10) + " MiB";
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+    const std::string machine = pages > 0 && page_size > 0 ? std::to_string((uint64_t(pages) * uint64_t(page_size)) >> 20) + " MiB" : "?";
+    return "peak resident " + peak + " of the machine's " + machine;
+}
+
+}  // namespace
 
 int exit_code_for(std::exception_ptr error) {
     try {
         std::rethrow_exception(error);
     } catch (const InputError&) {
         return 2;
+    } catch (const StoppedBeforeRendering&) {
+        return kExitInterrupted;
     } catch (...) {
         return 1;
     }
@@ -21,14 +46,23 @@ int exit_code_for(std::exception_ptr error) {
 
 void print_error(const MpiSession& mpi, std::exception_ptr error) {
     std::string what = "unknown failure";
+    const char* prefix = "farmrt: error: ";
     try {
         std::rethrow_exception(error);
+    } catch (const std::bad_alloc&) {
+        // Named for what ran out, not as the library's "std::bad_alloc".
+        what = "out of memory: this machine could not allocate what the job needs (" + describe_memory() + ")";
+    } catch (const StoppedBeforeRendering& e) {
+        prefix = "farmrt: ";  // a stop asked for, not a failure
+        what = e.what();
+    } catch (const std::system_error& e) {
+        what = std::string("the system refused a resource (threads or files): ") + e.what();
     } catch (const std::exception& e) {
         what = e.what();
     } catch (...) {
     }
     const std::string who = mpi.who();
-    std::fprintf(stderr, "farmrt: error: %s%s\n", who.empty() ? "" : (who + ": ").c_str(), one_line(what).c_str());
+    std::fprintf(stderr, "%s%s%s\n", prefix, who.empty() ? "" : (who + ": ").c_str(), one_line(what).c_str());
     std::fflush(stderr);
 }
 

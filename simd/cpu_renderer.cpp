@@ -1,8 +1,13 @@
 #include "simd/cpu_renderer.h"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 
@@ -60,12 +65,51 @@ std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows,
     return units;
 }
 
+namespace {
+
+// libgomp ends the process with its own message when it cannot create a
+// team's threads (RLIMIT_NPROC, an address-space limit), so more threads than
+// the CPU has are first created here, parked and released: a count the
+// machine refuses is one line naming --threads and what ran out.
+void check_threads_can_start(int threads) {
+    if (threads <= int(std::max(1u, std::thread::hardware_concurrency()))) return;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    size_t stack = 0;
+    pthread_attr_getstacksize(&attributes, &stack);  // what libgomp's threads get (OMP_STACKSIZE aside)
+    std::atomic<bool> release{false};
+    std::vector<pthread_t> started;
+    int failure = 0;
+    for (int i = 1; i < threads && failure == 0; ++i) {
+        pthread_t thread;
+        failure = pthread_create(
+            &thread, &attributes,
+            [](void* flag) -> void* {
+                while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                return nullptr;
+            },
+            &release);
+        if (failure == 0) started.push_back(thread);
+    }
+    release = true;
+    for (pthread_t thread : started) pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attributes);
+    if (failure != 0) {
+        throw InputError("--threads " + std::to_string(threads) + ": this process can start only " +
+                         std::to_string(started.size() + 1) + " threads (" + std::strerror(failure) + ", stacks of " +
+                         std::to_string(stack >> 20) + " MiB)");
+    }
+}
+
+}  // namespace
+
 CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, SimdLevel simd, const CpuTuning& tuning)
     : scene_(scene),
       threads_(threads > 0 ? threads : omp_get_max_threads()),
       tile_size_(std::max(1, tile_size)),
       simd_(simd),
       split_tail_(tuning.tail_split) {
+    check_threads_can_start(threads_);
     // Start the OpenMP team now: a renderer renders many bands (the farm)
     // or frames, and the threads' creation belongs to start-up, not to the
     // first band's render time.

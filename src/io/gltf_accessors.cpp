@@ -1,5 +1,6 @@
 #include "io/gltf_accessors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -96,6 +97,17 @@ std::vector<double> GltfAccessorReader::read_accessor(int index, int components,
     const size_t size = component_size(a.componentType);
     if (size == 0) fail(pointer, "has an unknown componentType " + std::to_string(a.componentType));
     if (a.count > (size_t(1) << 28)) fail(pointer, "count " + std::to_string(a.count) + " is beyond farmrt's limit");
+    // Elements held by no bytes (no buffer view: zeros, perhaps with sparse
+    // substitutions) are bounded, so that a count in a few bytes of JSON
+    // cannot make farmrt allocate gigabytes.
+    if (a.bufferView < 0) {
+        const size_t substituted = a.sparse.isSparse ? size_t(std::max(0, a.sparse.count)) : 0;
+        const size_t limit = std::max<size_t>(kMaxUnbackedElements, 16 * substituted);
+        if (a.count > limit) {
+            fail(pointer, "count " + std::to_string(a.count) + " has no buffer view to hold it (at most " +
+                              std::to_string(limit) + " elements without one)");
+        }
+    }
     std::vector<double> values(a.count * size_t(components), 0.0);
     if (a.bufferView >= 0) {
         size_t stride = 0;
@@ -142,7 +154,8 @@ std::vector<double> GltfAccessorReader::read_finite(int index, int components, c
     std::vector<double> values = read_accessor(index, components, expected_type);
     for (size_t i = 0; i < values.size(); ++i) {
         if (!std::isfinite(values[i]) || std::fabs(values[i]) > 1e30) {
-            fail("/accessors/" + std::to_string(index), "element " + std::to_string(i / size_t(components)) + " is not a finite number");
+            fail("/accessors/" + std::to_string(index), "element " + std::to_string(i / size_t(components)) +
+                                                              (std::isfinite(values[i]) ? " exceeds 1e30 in magnitude" : " is not a finite number"));
         }
     }
     return values;

@@ -11,6 +11,10 @@
 
 namespace farmrt {
 
+// The most elements an accessor without a buffer view may have (or 16 per
+// sparse substitution, where that is more).
+constexpr size_t kMaxUnbackedElements = size_t(1) << 16;
+
 class GltfAccessorReader {
 public:
     GltfAccessorReader(const tinygltf::Model& gltf, const std::string& display_path) : gltf_(gltf), file_(display_path) {}

@@ -6,6 +6,7 @@
 // read out of bounds.
 #include <tiny_gltf.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "core/stop_flag.h"
 #include "io/file_reader.h"
 #include "io/gltf_accessors.h"
 #include "io/model_formats.h"
@@ -27,6 +29,54 @@ namespace {
 const std::set<std::string> kSupportedExtensions = {
     "KHR_materials_transmission", "KHR_materials_ior", "KHR_materials_emissive_strength", "KHR_lights_punctual",
     "KHR_mesh_quantization"};
+
+// JSON nested deeper than this is refused before tinygltf parses it: its
+// parser and the tree it builds recurse once per level, and 20,000 levels
+// (40 KB of brackets) overflow the stack. Real files nest a few levels.
+constexpr int kMaxJsonDepth = 256;
+
+// The most node instances (and so mesh placements) the node graph may expand
+// to: nodes that share children form a graph whose paths grow exponentially
+// with its size.
+constexpr uint64_t kMaxPlacements = uint64_t(1) << 20;
+
+// Triangles a file may make: at least this many, and beyond it one per byte
+// of its buffers (an indexed triangle takes at least 3 bytes), so that one
+// accessor shared by thousands of primitives cannot multiply a small file.
+constexpr uint64_t kMinTriangleBudget = uint64_t(1) << 21;
+
+// Refuses JSON nested more than kMaxJsonDepth levels (arrays and objects,
+// outside strings), naming the byte where the limit is passed.
+void check_json_depth(const char* text, size_t size, const std::string& display_path) {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < size; ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth) {
+                throw InputError(display_path + ": malformed glTF: JSON nested more than " + std::to_string(kMaxJsonDepth) +
+                                 " levels deep (at byte " + std::to_string(i) + ")");
+            }
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+}
+
+// The JSON chunk of a .glb (header: magic, version, length; then the first
+// chunk's length and type), or the whole text of a .gltf.
+void check_gltf_json_depth(const std::string& bytes, bool binary, const std::string& display_path) {
+    if (!binary) return check_json_depth(bytes.data(), bytes.size(), display_path);
+    if (bytes.size() < 20) return;  // tinygltf reports the short header
+    uint32_t chunk_length = 0;
+    std::memcpy(&chunk_length, bytes.data() + 12, 4);
+    check_json_depth(bytes.data() + 20, std::min<size_t>(chunk_length, bytes.size() - 20), display_path);
+}
 
 // Candela and lux to farmrt's radiometric W/sr and W/m^2 (683 lm/W, as
 // Blender's importer converts).
@@ -55,6 +105,9 @@ public:
         : gltf_(gltf), file_(display_path), model_(model), accessors_(gltf, display_path) {}
 
     void read() {
+        uint64_t buffer_bytes = 0;
+        for (const tinygltf::Buffer& buffer : gltf_.buffers) buffer_bytes += buffer.data.size();
+        triangle_budget_ = std::max(kMinTriangleBudget, buffer_bytes);
         check_extensions();
         for (size_t i = 0; i < gltf_.materials.size(); ++i) model_.materials.push_back(read_material(int(i)));
         mesh_of_gltf_mesh_.assign(gltf_.meshes.size(), -1);
@@ -140,6 +193,8 @@ private:
         } else {
             material = default_material();
         }
+        check_triangle_budget(mode == TINYGLTF_MODE_TRIANGLES ? indices.size() / 3 : indices.size(), pointer);
+        stop_if_requested("loading a glTF model");
         const auto add = [&](uint32_t a, uint32_t b, uint32_t c) { add_triangle(positions, normals, uvs, {a, b, c}, material, mesh); };
         if (mode == TINYGLTF_MODE_TRIANGLES) {
             for (size_t i = 0; i + 2 < indices.size(); i += 3) add(indices[i], indices[i + 1], indices[i + 2]);
@@ -180,6 +235,14 @@ private:
         }
         t.material = material;
         mesh.triangles.push_back(t);
+    }
+
+    void check_triangle_budget(size_t triangles, const std::string& pointer) {
+        triangles_made_ += triangles;
+        if (triangles_made_ > triangle_budget_) {
+            fail(pointer, "makes more than " + std::to_string(triangle_budget_) +
+                              " triangles, more than the file's buffers hold (accessors shared by many primitives?)");
+        }
     }
 
     uint32_t mesh_for(int gltf_mesh) {
@@ -357,8 +420,35 @@ private:
             }
             if (roots.empty() && !gltf_.nodes.empty()) fail("/nodes", "every node is a child: the node hierarchy has a cycle");
         }
+        // The node instances the graph expands to, counted once per node
+        // before the walk (nodes may share children: paths, not nodes, multiply).
+        std::vector<int> state(gltf_.nodes.size(), 0);  // 0 unseen, 1 on the path, 2 counted
+        std::vector<uint64_t> placements(gltf_.nodes.size(), 0);
+        uint64_t total = 0;
+        for (int root : roots) total = std::min(kMaxPlacements + 1, total + count_placements(root, state, placements, 0));
+        if (total > kMaxPlacements) {
+            fail("/nodes", "the node graph expands to more than " + std::to_string(kMaxPlacements) +
+                               " node instances (nodes that share children multiply)");
+        }
         std::vector<bool> on_path(gltf_.nodes.size(), false);
         for (int root : roots) visit(root, Transform::identity(), on_path, 0);
+    }
+
+    // Node instances under node `index` (itself included), saturated above
+    // kMaxPlacements; cycles, missing nodes and depth are reported here.
+    uint64_t count_placements(int index, std::vector<int>& state, std::vector<uint64_t>& placements, int depth) {
+        const std::string pointer = "/nodes/" + std::to_string(index);
+        if (index < 0 || size_t(index) >= gltf_.nodes.size()) fail(pointer, "does not exist");
+        if (state[size_t(index)] == 1) fail(pointer, "is its own ancestor (the node hierarchy has a cycle)");
+        if (state[size_t(index)] == 2) return placements[size_t(index)];
+        if (depth > 1000) fail(pointer, "lies more than 1000 levels deep");
+        state[size_t(index)] = 1;
+        const tinygltf::Node& node = gltf_.nodes[size_t(index)];
+        uint64_t count = 1;
+        for (int c : node.children) count = std::min(kMaxPlacements + 1, count + count_placements(c, state, placements, depth + 1));
+        state[size_t(index)] = 2;
+        placements[size_t(index)] = count;
+        return count;
     }
 
     void visit(int index, const Transform& parent, std::vector<bool>& on_path, int depth) {
@@ -367,6 +457,7 @@ private:
         if (on_path[size_t(index)]) fail(pointer, "is its own ancestor (the node hierarchy has a cycle)");
         if (depth > 1000) fail(pointer, "lies more than 1000 levels deep");
         on_path[size_t(index)] = true;
+        if (++nodes_visited_ % 4096 == 0) stop_if_requested("loading a glTF model");
         const tinygltf::Node& node = gltf_.nodes[size_t(index)];
         const Transform world = local_transform(node, pointer).then(parent);
         if (node.mesh >= 0) {
@@ -444,6 +535,7 @@ private:
     GltfAccessorReader accessors_;
     std::vector<int> mesh_of_gltf_mesh_;
     int default_material_ = -1;
+    uint64_t triangle_budget_ = kMinTriangleBudget, triangles_made_ = 0, nodes_visited_ = 0;
     std::map<std::tuple<int, bool, float, float, float>, uint32_t> texture_cache_;
     std::set<std::string> warned_;
 };
@@ -460,6 +552,7 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     const std::string base_directory = parent.empty() ? "." : parent.string();
     const bool binary = bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0;
+    check_gltf_json_depth(bytes, binary, display_path);
     bool loaded = false;
     try {
         loaded = binary ? loader.LoadBinaryFromMemory(&gltf, &error, &warning, reinterpret_cast<const unsigned char*>(bytes.data()),

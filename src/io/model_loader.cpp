@@ -121,9 +121,11 @@ Triangle transformed_triangle(Triangle t, const Transform& transform) {
     return t;
 }
 
-Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_model, Scene& scene,
-                        const std::string& display_path, uint32_t material) {
-    // Textures and materials, their indices moved past the scene's own.
+namespace {
+
+// The model's textures and materials appended to the scene's, their indices
+// moved past the scene's own; returns the index of its first material.
+uint32_t add_model_materials(const ModelData& model, Scene& scene) {
     const uint32_t texture_base = uint32_t(scene.textures.size());
     const uint32_t texel_base = uint32_t(scene.texture_pixels.size() / 3);
     for (Texture t : model.textures) {
@@ -132,15 +134,39 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
     }
     scene.texture_pixels.insert(scene.texture_pixels.end(), model.texture_pixels.begin(), model.texture_pixels.end());
     const uint32_t material_base = uint32_t(scene.materials.size());
-    const auto scene_material = [&](uint32_t model_material) {
-        return material == kGeometryMaterial ? model_material + material_base : material;
-    };
     for (Material m : model.materials) {
         m.albedo_texture += texture_base;
         m.metallic_roughness_texture += texture_base;
         if (m.emission_texture != kNoTexture) m.emission_texture += texture_base;
         scene.materials.push_back(m);
     }
+    return material_base;
+}
+
+void add_model_lights(const ModelData& model, const Transform& world_from_model, Scene& scene) {
+    for (Light light : model.lights) {
+        light.position = world_from_model.point(light.position);
+        const Vec3 direction = world_from_model.vector(light.direction);
+        if (!(length_squared(direction) > 0)) continue;
+        light.direction = unit_vector(direction);
+        scene.punctual_lights.push_back(light);
+    }
+}
+
+void expand_bounds(Aabb& bounds, const std::vector<Triangle>& triangles, const Transform& world_from_mesh) {
+    for (const Triangle& t : triangles) {
+        for (const Vec3& v : {t.vertex0, t.vertex1, t.vertex2}) bounds.expand(world_from_mesh.point(v));
+    }
+}
+
+}  // namespace
+
+Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_model, Scene& scene,
+                        const std::string& display_path, uint32_t material) {
+    const uint32_t material_base = add_model_materials(model, scene);
+    const auto scene_material = [&](uint32_t model_material) {
+        return material == kGeometryMaterial ? model_material + material_base : material;
+    };
     std::vector<size_t> uses(model.meshes.size(), 0);
     size_t adding = 0;
     for (const ModelPlacement& p : model.placements) {
@@ -155,9 +181,7 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
         const Transform world_from_mesh = p.model_from_mesh.then(world_from_model);
         if (!(std::fabs(world_from_mesh.determinant()) > 0)) continue;  // scaled to nothing: hidden
         const std::vector<Triangle>& triangles = model.meshes[p.mesh].triangles;
-        for (const Triangle& t : triangles) {
-            for (const Vec3& v : {t.vertex0, t.vertex1, t.vertex2}) bounds.expand(world_from_mesh.point(v));
-        }
+        expand_bounds(bounds, triangles, world_from_mesh);
         if (uses[p.mesh] == 1) {
             scene.triangles.reserve(scene.triangles.size() + triangles.size());
             for (Triangle t : triangles) {
@@ -179,13 +203,51 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
         if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) throw InputError(display_path + ": too many instances");
         scene.add_instance(uint32_t(geometry[p.mesh]), world_from_mesh, material);
     }
-    for (Light light : model.lights) {
-        light.position = world_from_model.point(light.position);
-        const Vec3 direction = world_from_model.vector(light.direction);
-        if (!(length_squared(direction) > 0)) continue;
-        light.direction = unit_vector(direction);
-        scene.punctual_lights.push_back(light);
+    add_model_lights(model, world_from_model, scene);
+    return bounds;
+}
+
+Aabb place_shared_model(const ModelData& model, const Transform& world_from_model, Scene& scene,
+                        const std::string& display_path, uint32_t material, SharedModel& shared) {
+    if (!shared.stored) {
+        size_t adding = 0;
+        for (const ModelMesh& mesh : model.meshes) adding += mesh.triangles.size();
+        if (adding + scene.triangles.size() >= kMaxPrimitivesPerType) {
+            throw InputError(display_path + ": too many triangles (" + std::to_string(adding) + ")");
+        }
+        shared.material_base = add_model_materials(model, scene);
+        for (const ModelMesh& mesh : model.meshes) {
+            std::vector<PrimitiveRef> refs;
+            refs.reserve(mesh.triangles.size());
+            for (Triangle t : mesh.triangles) {
+                t.material += shared.material_base;
+                refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
+                scene.triangles.push_back(t);
+            }
+            shared.geometry.push_back(scene.add_instance_geometry(refs));
+            shared.mesh_bounds.emplace_back();
+            expand_bounds(shared.mesh_bounds.back(), mesh.triangles, Transform::identity());
+        }
+        shared.stored = true;
     }
+    Aabb bounds;
+    for (const ModelPlacement& p : model.placements) {
+        const Transform world_from_mesh = p.model_from_mesh.then(world_from_model);
+        if (!(std::fabs(world_from_mesh.determinant()) > 0)) continue;  // scaled to nothing: hidden
+        // The corners of the mesh's box: 8 points per placement instead of
+        // every vertex.
+        const Aabb& mesh_bounds = shared.mesh_bounds[p.mesh];
+        if (!mesh_bounds.empty()) {
+            for (int corner = 0; corner < 8; ++corner) {
+                bounds.expand(world_from_mesh.point(Vec3(corner & 1 ? mesh_bounds.upper.x : mesh_bounds.lower.x,
+                                                         corner & 2 ? mesh_bounds.upper.y : mesh_bounds.lower.y,
+                                                         corner & 4 ? mesh_bounds.upper.z : mesh_bounds.lower.z)));
+            }
+        }
+        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) throw InputError(display_path + ": too many instances");
+        scene.add_instance(shared.geometry[p.mesh], world_from_mesh, material);
+    }
+    add_model_lights(model, world_from_model, scene);
     return bounds;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/aabb.h"
 #include "core/scene.h"
@@ -29,6 +30,22 @@ ModelData load_model(const std::string& path, const std::string& display_path);
 // kGeometryMaterial to keep them.
 Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_model, Scene& scene,
                         const std::string& display_path, uint32_t material = kGeometryMaterial);
+
+// A model that several objects of a scene place: its materials, textures and
+// triangles enter the scene once, with the first placement, and every mesh
+// placement of every object becomes an instance of the one stored geometry,
+// so memory grows with the unique geometry, not the number of placements.
+struct SharedModel {
+    bool stored = false;
+    uint32_t material_base = 0;
+    std::vector<uint32_t> geometry;  // per mesh of the model
+    std::vector<Aabb> mesh_bounds;   // per mesh, in the mesh's own space
+};
+
+// Places `model` once more through `shared` (see SharedModel); the same
+// contract as add_model_to_scene otherwise.
+Aabb place_shared_model(const ModelData& model, const Transform& world_from_model, Scene& scene,
+                        const std::string& display_path, uint32_t material, SharedModel& shared);
 
 // A triangle with its vertices and shading normals moved by `transform`.
 Triangle transformed_triangle(Triangle t, const Transform& transform);

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/stop_flag.h"
 #include "io/file_reader.h"
 #include "io/frame_list.h"
 #include "io/light_loader.h"
@@ -410,20 +411,33 @@ public:
         const Transform transform = object_transform(object);
         const uint32_t material = has(object, "material") ? object_material(object, scene) : kGeometryMaterial;
         if (!is_model_file(path)) fail(file, "not a model farmrt reads (expected .gltf, .glb, .obj or .ply)");
-        ModelData model;
+        // Loaded once per path however many objects place it; placed more
+        // than once, its geometry is stored once and instanced.
+        auto cached = models_.find(path);
         try {
-            model = load_model(path, path);
-            description.model_bounds.expand(add_model_to_scene(model, transform, scene, path, material));
+            if (cached == models_.end()) cached = models_.emplace(path, LoadedModel{load_model(path, path), {}}).first;
+            const ModelData& model = cached->second.model;
+            description.model_bounds.expand(
+                model_uses_[path] > 1 ? place_shared_model(model, transform, scene, path, material, cached->second.shared)
+                                      : add_model_to_scene(model, transform, scene, path, material));
         } catch (const InputError& e) {
             fail(file, e.what());
         }
+        LoadedModel& loaded = cached->second;
+        use_model_camera(loaded.model, transform, description);
+        if (!loaded.warned) {  // once per file, however many objects place it
+            description.warnings.insert(description.warnings.end(), loaded.model.warnings.begin(), loaded.model.warnings.end());
+            loaded.warned = true;
+        }
+    }
+
+    static void use_model_camera(const ModelData& model, const Transform& transform, SceneDescription& description) {
         if (model.camera && !description.model_camera) {
             description.model_camera = model.camera;
             description.model_camera->settings.lookfrom = transform.point(model.camera->settings.lookfrom);
             description.model_camera->settings.lookat = transform.point(model.camera->settings.lookat);
             description.model_camera->settings.vup = transform.vector(model.camera->settings.vup);
         }
-        description.warnings.insert(description.warnings.end(), model.warnings.begin(), model.warnings.end());
     }
 
     // How many objects use each mesh file, before loading any: decides between
@@ -431,10 +445,13 @@ public:
     void count_mesh_uses(const YAML::Node& objects) {
         for (size_t i = 0; i < objects.size(); ++i) {
             const YAML::Node object = objects[i];
-            if (!object.IsMap() || !object["type"] || !object["type"].IsScalar() || object["type"].Scalar() != "mesh") {
+            if (!object.IsMap() || !object["type"] || !object["type"].IsScalar() || !object["file"] ||
+                !object["file"].IsScalar()) {
                 continue;
             }
-            if (object["file"] && object["file"].IsScalar()) ++mesh_uses_[resolve_path(object["file"].Scalar())];
+            const std::string& type = object["type"].Scalar();
+            if (type == "mesh") ++mesh_uses_[resolve_path(object["file"].Scalar())];
+            if (type == "model") ++model_uses_[resolve_path(object["file"].Scalar())];
         }
     }
 
@@ -480,6 +497,7 @@ public:
         if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");
         count_mesh_uses(objects.node);
         for (size_t i = 0; i < objects.node.size(); ++i) {
+            stop_if_requested("loading the scene");
             load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description);
         }
         if (description.scene.spheres.size() >= kMaxPrimitivesPerType ||
@@ -497,6 +515,13 @@ private:
     std::string scene_directory_;
     std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
     std::map<std::string, uint32_t> mesh_geometry_;   // resolved mesh path -> instance geometry
+    struct LoadedModel {
+        ModelData model;
+        SharedModel shared;
+        bool warned = false;
+    };
+    std::map<std::string, size_t> model_uses_;        // resolved model path -> objects placing it
+    std::map<std::string, LoadedModel> models_;       // resolved model path -> the model, read once
 };
 
 SceneDescription load_from_node(YAML::Node root, const std::string& display_name, const std::string& directory,

@@ -5,16 +5,9 @@
 namespace farmrt {
 namespace {
 
-volatile std::sig_atomic_t g_signal = 0;
-// Signal or request_stop(); what backends poll. Alone on a page, so that the
-// GPU backend can map exactly that page into device memory (cudaHostRegister).
-alignas(kStopFlagPageBytes) volatile int g_stop_page[kStopFlagPageBytes / sizeof(int)] = {};
-volatile int& g_stop = g_stop_page[0];
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1};
 
-extern "C" void on_interrupt_signal(int signal) {
-    g_signal = signal;
-    g_stop = 1;
-}
+extern "C" void on_interrupt_signal(int signal) { record_stop_signal(signal); }
 
 }  // namespace
 
@@ -23,32 +16,11 @@ void install_interrupt_handlers() {
     action.sa_handler = on_interrupt_signal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;  // I/O in flight is not cut short: the loop checks the flag
-    sigaction(SIGTERM, &action, nullptr);
-    sigaction(SIGUSR1, &action, nullptr);
+    for (int number : kStopSignals) sigaction(number, &action, nullptr);
 }
 
 void restore_default_interrupt_handlers() {
-    std::signal(SIGTERM, SIG_DFL);
-    std::signal(SIGUSR1, SIG_DFL);
-}
-
-int interrupt_signal() { return g_signal; }
-
-void request_stop() { g_stop = 1; }
-
-bool stop_requested() { return g_stop != 0; }
-
-const volatile int* stop_flag() { return &g_stop; }
-
-void* stop_flag_page() { return const_cast<int*>(g_stop_page); }
-
-const char* signal_name(int signal) {
-    switch (signal) {
-    case SIGTERM: return "SIGTERM";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGINT: return "SIGINT";
-    default: return "a signal";
-    }
+    for (int number : kStopSignals) std::signal(number, SIG_DFL);
 }
 
 }  // namespace farmrt
