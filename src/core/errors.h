@@ -1,6 +1,7 @@
 // User-facing errors: one line that names what is wrong and where.
 #pragma once
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -33,13 +34,37 @@ inline std::string joined_lines(std::string text) {
     return text;
 }
 
+// Bidirectional controls (U+200E-200F, U+202A-202E, U+2066-2069) are
+// written as \uXXXX too: printed raw they reorder the rest of the line on a
+// terminal, so that the line no longer says what it holds. A message longer
+// than kMaxMessageBytes (a 100 KB value echoed back) is cut, saying so.
+constexpr size_t kMaxMessageBytes = 1000;
+
+inline bool is_bidi_control(const std::string& text, size_t i) {
+    if (i + 2 >= text.size() || static_cast<unsigned char>(text[i]) != 0xE2) return false;
+    const unsigned char second = static_cast<unsigned char>(text[i + 1]), third = static_cast<unsigned char>(text[i + 2]);
+    return (second == 0x80 && (third == 0x8E || third == 0x8F || (third >= 0xAA && third <= 0xAE))) ||
+           (second == 0x81 && third >= 0xA6 && third <= 0xA9);
+}
+
 inline std::string one_line(const std::string& message) {
     static const char kHex[] = "0123456789abcdef";
     std::string line;
-    line.reserve(message.size());
-    for (const char c : message) {
+    line.reserve(std::min(message.size(), kMaxMessageBytes + 64));
+    for (size_t i = 0; i < message.size(); ++i) {
+        if (line.size() >= kMaxMessageBytes && (static_cast<unsigned char>(message[i]) & 0xC0) != 0x80) {
+            line += "... (" + std::to_string(message.size() - i) + " more bytes)";
+            break;
+        }
+        const char c = message[i];
         const unsigned char byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte != 0x7f) {
+        if (is_bidi_control(message, i)) {
+            const unsigned code = 0x2000u | ((static_cast<unsigned char>(message[i + 1]) & 0x3Fu) << 6) |
+                                  (static_cast<unsigned char>(message[i + 2]) & 0x3Fu);
+            line += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4) line += kHex[(code >> shift) & 15];
+            i += 2;
+        } else if (byte >= 0x20 && byte != 0x7f) {
             line += c;
         } else if (c == '\n') {
             line += "\\n";

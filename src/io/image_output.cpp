@@ -321,6 +321,8 @@ std::string data_type_problem(const std::string& path, PixelDataType type) {
 }
 
 void check_output_writable(const std::string& path) {
+    const std::string problem = output_name_problem(path);
+    if (!problem.empty()) throw InputError(one_line(path) + ": " + problem);
     const std::string directory = directory_of(path);
     struct stat info {};
     if (stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {

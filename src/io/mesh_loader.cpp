@@ -8,9 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/stop_flag.h"
+#include "io/polygon_triangulation.h"
 #include "io/file_reader.h"
 
 namespace farmrt {
@@ -179,13 +182,59 @@ ObjMaterial obj_material(const tinyobj::material_t& m, const std::string& displa
     return result;
 }
 
+void add_obj_triangle(const tinyobj::attrib_t& attrib, const std::array<tinyobj::index_t, 3>& corners, uint32_t material,
+                      const std::string& display_path, MeshData& mesh) {
+    Triangle t{};
+    t.material = material;
+    t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index, "vertex", display_path);
+    t.vertex1 = vertex_at(attrib.vertices, corners[1].vertex_index, "vertex", display_path);
+    t.vertex2 = vertex_at(attrib.vertices, corners[2].vertex_index, "vertex", display_path);
+    if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
+        ++mesh.skipped_degenerate;
+        return;
+    }
+    // Smooth shading where every corner has a usable normal; flat otherwise.
+    bool smooth = true;
+    Vec3 normals[3];
+    for (int c = 0; c < 3; ++c) {
+        if (corners[c].normal_index < 0) {
+            smooth = false;
+            break;
+        }
+        normals[c] = vertex_at(attrib.normals, corners[c].normal_index, "normal", display_path);
+        if (!(length_squared(normals[c]) > 0)) {
+            smooth = false;
+            break;
+        }
+        normals[c] = unit_vector(normals[c]);
+    }
+    if (smooth) {
+        t.normal0 = normals[0];
+        t.normal1 = normals[1];
+        t.normal2 = normals[2];
+    }
+    const bool textured = corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 &&
+                          corners[2].texcoord_index >= 0;
+    for (int c = 0; textured && c < 3; ++c) {
+        check_parsed_index(attrib.texcoords, corners[c].texcoord_index, 2, "texture coordinate", display_path);
+    }
+    for (int c = 0; c < 3; ++c) {
+        t.uv[2 * c] = textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index)] : kDefaultTriangleUvs[2 * c];
+        t.uv[2 * c + 1] =
+            textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index) + 1] : kDefaultTriangleUvs[2 * c + 1];
+    }
+    mesh.triangles.push_back(t);
+}
+
 }  // namespace
 
 MeshData parse_obj_mesh(const std::string& text, const std::string& display_path, bool with_materials,
                         const std::string& mtl_text) {
     ObjChecker(display_path).check(text);
     tinyobj::ObjReaderConfig config;
-    config.triangulate = true;
+    // Faces are triangulated here (io/polygon_triangulation.h): tinyobjloader's
+    // own ear clipping takes quadratic time on convex faces and fills concave ones.
+    config.triangulate = false;
     config.vertex_color = false;
     tinyobj::ObjReader reader;
     // ParseFromString reads no file: the materials come from `mtl_text`.
@@ -200,59 +249,39 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
     if (with_materials) {
         for (const tinyobj::material_t& m : reader.GetMaterials()) mesh.materials.push_back(obj_material(m, display_path));
     }
+    size_t faces_read = 0;
+    std::vector<Vec3> polygon;
     for (const tinyobj::shape_t& shape : reader.GetShapes()) {
         const std::vector<tinyobj::index_t>& indices = shape.mesh.indices;
-        for (size_t f = 0; f + 2 < indices.size(); f += 3) {
-            Triangle t{};
+        size_t first = 0;
+        for (size_t face = 0; face < shape.mesh.num_face_vertices.size(); ++face) {
+            const size_t count = shape.mesh.num_face_vertices[face];
+            if (first + count > indices.size()) break;
+            if (++faces_read % 4096 == 0) stop_if_requested("loading an OBJ mesh");
+            polygon.clear();
+            for (size_t k = 0; k < count; ++k) polygon.push_back(vertex_at(attrib.vertices, indices[first + k].vertex_index, "vertex", display_path));
+            const std::vector<std::array<uint32_t, 3>> pieces = triangulate_polygon(polygon);
+            if (pieces.empty() && count >= 3) {
+                throw InputError(display_path + ": face " + std::to_string(faces_read) + " is concave with " +
+                                 std::to_string(count) + " corners; farmrt triangulates concave faces of at most " +
+                                 std::to_string(kMaxConcavePolygonCorners));
+            }
+            uint32_t material = 0;
             if (with_materials) {
-                const size_t face = f / 3;
                 const int id = face < shape.mesh.material_ids.size() ? shape.mesh.material_ids[face] : -1;
-                t.material = id >= 0 && size_t(id) < mesh.materials.size() ? uint32_t(id) : kNoObjMaterial;
+                material = id >= 0 && size_t(id) < mesh.materials.size() ? uint32_t(id) : kNoObjMaterial;
             }
-            const tinyobj::index_t corners[3] = {indices[f], indices[f + 1], indices[f + 2]};
-            t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index, "vertex", display_path);
-            t.vertex1 = vertex_at(attrib.vertices, corners[1].vertex_index, "vertex", display_path);
-            t.vertex2 = vertex_at(attrib.vertices, corners[2].vertex_index, "vertex", display_path);
-            if (!(length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 0)) {
-                ++mesh.skipped_degenerate;
-                continue;
+            for (const std::array<uint32_t, 3>& piece : pieces) {
+                add_obj_triangle(attrib, {indices[first + piece[0]], indices[first + piece[1]], indices[first + piece[2]]},
+                                 material, display_path, mesh);
             }
-            // Smooth shading where every corner has a usable normal; flat otherwise.
-            bool smooth = true;
-            Vec3 normals[3];
-            for (int c = 0; c < 3; ++c) {
-                if (corners[c].normal_index < 0) {
-                    smooth = false;
-                    break;
-                }
-                normals[c] = vertex_at(attrib.normals, corners[c].normal_index, "normal", display_path);
-                if (!(length_squared(normals[c]) > 0)) {
-                    smooth = false;
-                    break;
-                }
-                normals[c] = unit_vector(normals[c]);
-            }
-            if (smooth) {
-                t.normal0 = normals[0];
-                t.normal1 = normals[1];
-                t.normal2 = normals[2];
-            }
-            const bool textured = corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 &&
-                                  corners[2].texcoord_index >= 0;
-            for (int c = 0; textured && c < 3; ++c) {
-                check_parsed_index(attrib.texcoords, corners[c].texcoord_index, 2, "texture coordinate", display_path);
-            }
-            for (int c = 0; c < 3; ++c) {
-                t.uv[2 * c] = textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index)] : kDefaultTriangleUvs[2 * c];
-                t.uv[2 * c + 1] =
-                    textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index) + 1] : kDefaultTriangleUvs[2 * c + 1];
-            }
-            mesh.triangles.push_back(t);
+            first += count;
         }
     }
     if (mesh.triangles.empty()) throw InputError(display_path + ": every face of the mesh has zero area");
     return mesh;
 }
+
 
 MeshData load_obj_mesh(const std::string& path, const std::string& display_path) {
     return parse_obj_mesh(read_regular_file(path, display_path, "mesh file"), display_path);
@@ -264,6 +293,7 @@ MeshData load_obj_model_mesh(const std::string& path, const std::string& display
     // joined: a missing one is an error, not a silently grey model.
     const std::filesystem::path directory = std::filesystem::path(path).parent_path();
     std::string mtl_text;
+    std::set<std::string> libraries_read;  // a library named again is not read (nor joined) again
     std::istringstream lines(text);
     std::string line;
     size_t line_number = 0;
@@ -274,6 +304,7 @@ MeshData load_obj_model_mesh(const std::string& path, const std::string& display
         if (!(words >> keyword) || keyword != "mtllib") continue;
         while (words >> name) {
             const std::string mtl_path = (directory / name).string();
+            if (!libraries_read.insert(mtl_path).second) continue;
             try {
                 mtl_text += read_regular_file(mtl_path, mtl_path, "material library") + "\n";
             } catch (const InputError& e) {

@@ -1,5 +1,6 @@
 #include "io/scene_loader.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -542,6 +543,10 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
     YAML::Node root;
     try {
         root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp's message for it is "bad file".
+        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                         ": malformed YAML: nested more than " + std::to_string(e.depth()) + " levels deep");
     } catch (const YAML::Exception& e) {
         throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                          ": malformed YAML: " + e.msg);

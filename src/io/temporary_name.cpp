@@ -1,6 +1,7 @@
 #include "io/temporary_name.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -72,6 +73,29 @@ int remove_stale_temporaries(const std::string& target, const std::string& suffi
         if (std::filesystem::remove(entry.path(), error)) ++removed;
     }
     return removed;
+}
+
+std::string output_name_problem(const std::string& path) {
+    if (path.find('\0') != std::string::npos) return "the name holds a NUL byte";
+    if (path.size() >= PATH_MAX) return "the path is " + std::to_string(path.size()) + " bytes, longer than the limit of " + std::to_string(PATH_MAX - 1);
+    const std::string name = std::filesystem::path(path).filename().string();
+    if (name.size() > kMaxFileNameBytes) {
+        return "the file name is " + std::to_string(name.size()) + " bytes, longer than the file system's limit of " +
+               std::to_string(kMaxFileNameBytes);
+    }
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
+        // A symbolic link is followed: to a regular file it is fine.
+        if (!S_ISLNK(info.st_mode) || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+            const char* kind = S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
+                               : S_ISFIFO(info.st_mode)                        ? "a FIFO"
+                               : S_ISSOCK(info.st_mode)                        ? "a socket"
+                               : S_ISLNK(info.st_mode)                         ? "a dangling symbolic link"
+                                                                               : "not a regular file";
+            return std::string("is ") + kind + "; farmrt writes its outputs as regular files only";
+        }
+    }
+    return "";
 }
 
 }  // namespace farmrt

@@ -24,4 +24,11 @@ std::string temporary_path_for(const std::string& target, const std::string& suf
 // belong to a run still writing, and stays. Returns how many were removed.
 int remove_stale_temporaries(const std::string& target, const std::string& suffix, double quiet_seconds = 60);
 
+// "" when `path` may name an output that farmrt writes whole and renames into
+// place, else why not: a NUL byte in it, a file name longer than the file
+// system allows (the rename would fail after the render), or an existing
+// path that is not a regular file (a device, a FIFO, a socket: renaming over
+// it would replace the node, writing into it could block forever).
+std::string output_name_problem(const std::string& path);
+
 }  // namespace farmrt

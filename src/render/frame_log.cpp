@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "io/temporary_name.h"
 #include "render/run_report.h"
 
 namespace farmrt {
@@ -58,6 +59,8 @@ void append_line(const std::string& path, const std::string& line) {
 
 void check_appendable(const std::string& option, const std::string& path) {
     // Checked without creating it: a job refused later leaves nothing behind.
+    const std::string problem = output_name_problem(path);
+    if (!problem.empty()) throw InputError(option + ": " + one_line(path) + ": " + problem);
     if (::access(path.c_str(), F_OK) == 0) {
         struct stat info {};
         if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "core/errors.h"
@@ -18,21 +19,46 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The preview and the frame log fail before anything renders, not when the
-// first frame is done.
+// Whether two output names lead to one file (the same spelling, or the same
+// place through "..", "." or symbolic links).
+bool same_file(const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    std::error_code error_a, error_b;
+    const std::filesystem::path canonical_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a, error_a), error_a);
+    const std::filesystem::path canonical_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b, error_b), error_b);
+    return !error_a && !error_b && canonical_a == canonical_b;
+}
+
+void check_report_file(const char* option, const std::string& path, const std::string& output) {
+    if (same_file(path, output)) {
+        throw InputError(std::string(option) + ": " + one_line(path) + " is the output image itself");
+    }
+    try {
+        check_output_writable(path);
+    } catch (const InputError& error) {
+        throw InputError(std::string(option) + ": " + error.what());
+    }
+}
+
+// The preview, the run report and the frame log fail before anything
+// renders, not when the first frame is done; none may name the image.
 void check_reporting_files(const CommandLine& command_line, const std::string& output) {
     const std::string& preview = command_line.preview_file;
     if (!preview.empty()) {
         const std::string format = unsupported_format_reason(preview);
-        if (!format.empty()) throw InputError("--preview: " + preview + ": " + format);
-        if (preview == output) throw InputError("--preview: " + preview + " is the output image itself");
-        try {
-            check_output_writable(preview);
-        } catch (const InputError& error) {
-            throw InputError(std::string("--preview: ") + error.what());
-        }
+        if (!format.empty()) throw InputError("--preview: " + one_line(preview) + ": " + format);
+        check_report_file("--preview", preview, output);
     }
-    if (!command_line.frame_log.empty()) check_appendable("--frame-log", command_line.frame_log);
+    if (!command_line.stats_file.empty()) check_report_file("--stats", command_line.stats_file, output);
+    if (!command_line.frame_log.empty()) {
+        if (same_file(command_line.frame_log, output)) {
+            throw InputError("--frame-log: " + one_line(command_line.frame_log) + " is the output image itself");
+        }
+        if (!command_line.stats_file.empty() && same_file(command_line.frame_log, command_line.stats_file)) {
+            throw InputError("--frame-log: " + one_line(command_line.frame_log) + " is also the --stats file");
+        }
+        check_appendable("--frame-log", command_line.frame_log);
+    }
 }
 
 }  // namespace
@@ -45,7 +71,6 @@ SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& pha
     // from what the file describes).
     for (const std::string& warning : description.warnings) std::fprintf(stderr, "farmrt: warning: %s\n", warning.c_str());
     check_output_writable(description.settings.output);
-    if (!command_line.stats_file.empty()) check_output_writable(command_line.stats_file);
     check_reporting_files(command_line, description.settings.output);
     phases.parse = seconds_since(start);
     return description;
