@@ -68,12 +68,17 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     return options;
 }
 
-void write_frame_checkpoints(const FrameQueue& queue) {
+// Returns what the checkpoints hold: frames and the samples of their pixels.
+KeptWork write_frame_checkpoints(const FrameQueue& queue) {
+    KeptWork kept;
     for (uint32_t slot : queue.open_slots()) {
         const FrameAccumulator& accumulator = queue.accumulator(slot);
         if (accumulator.samples_done() == 0 || accumulator.done()) continue;
         write_checkpoint(queue.task(slot).checkpoint, accumulator.checkpoint());
+        ++kept.checkpoints;
+        kept.samples += accumulator.samples_done();
     }
+    return kept;
 }
 
 // What rank 0 knows of another rank while the job runs.
@@ -147,7 +152,7 @@ public:
         }
         // Stopped before the last frame was written (the items out may have finished it).
         result_.interrupted = queue_.stopped() && result_.frames_written < job_.frames.size();
-        if (result_.interrupted) write_frame_checkpoints(queue_);
+        if (result_.interrupted) result_.kept = write_frame_checkpoints(queue_);
         progress_.finish();
         result_.passes = queue_.passes_started();
         return result_;

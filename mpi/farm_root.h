@@ -20,9 +20,16 @@ struct FrameJob {
     uint64_t samples_to_render = 0;  // over `frames`, less what checkpoints hold
 };
 
+// What a stop kept in checkpoints.
+struct KeptWork {
+    size_t checkpoints = 0;
+    uint64_t samples = 0;  // pixel samples held by them
+};
+
 struct FrameFarmResult {
     size_t frames_written = 0;
     bool interrupted = false;
+    KeptWork kept;  // when interrupted
     uint32_t passes = 0;
     size_t frames_time_limited = 0;  // ended by --time-limit with fewer samples than asked
     // Over the frames written: the samples their pixels took, and the

@@ -5,6 +5,7 @@
 
 #include "core/version.h"
 #include "io/frame_list.h"
+#include "render/frame_log.h"
 #include "render/interrupt.h"
 #include "render/progress.h"
 
@@ -17,7 +18,14 @@ uint64_t bands_of(const std::vector<RankReport>& reports) {
     return bands;
 }
 
-double samples_per_second(const JobOutcome& o) { return double(o.result.samples) / o.phases.render; }
+// Samples traced: with adaptive sampling those the pixels took (they stop
+// early), not the sample positions the dealt items spanned.
+uint64_t samples_traced(const JobOutcome& o) {
+    const bool adaptive = o.description.settings.noise_threshold > 0.0f && o.result.frame_sample_positions > 0;
+    return adaptive ? std::min(o.result.samples, o.result.frame_samples_taken) : o.result.samples;
+}
+
+double samples_per_second(const JobOutcome& o) { return double(samples_traced(o)) / o.phases.render; }
 
 }  // namespace
 
@@ -27,11 +35,18 @@ void print_summary(const JobOutcome& o) {
     const size_t planned = o.planned_frames.size();
     const std::string duration = format_duration(o.phases.total);
     const unsigned long long bands = bands_of(o.reports);
-    if (o.result.interrupted) {
+    if (o.result.interrupted && o.result.kept.checkpoints == 0) {
+        // Said as it is: no band had finished a pass, so there was nothing to keep.
         std::fprintf(stderr,
-                     "farmrt: stopped by %s after writing %zu of %zu frames; checkpoints saved, rerun with --resume to "
-                     "continue\n",
+                     "farmrt: stopped by %s after writing %zu of %zu frames; no pass of the frame in progress had "
+                     "finished, so no checkpoint was written (rerun with --resume to render it from the start)\n",
                      signal_name(interrupt_signal()), o.result.frames_written, o.frames_to_render);
+    } else if (o.result.interrupted) {
+        std::fprintf(stderr,
+                     "farmrt: stopped by %s after writing %zu of %zu frames; %zu checkpoint%s saved with %.4g pixel "
+                     "samples, rerun with --resume to continue\n",
+                     signal_name(interrupt_signal()), o.result.frames_written, o.frames_to_render,
+                     o.result.kept.checkpoints, o.result.kept.checkpoints == 1 ? "" : "s", double(o.result.kept.samples));
     } else if (o.frames_to_render == 0) {
         std::fprintf(stderr, "farmrt: all %zu frames of %s are already complete (--resume)\n", planned,
                      settings.output.c_str());
@@ -93,7 +108,8 @@ std::string stats_json(const JobOutcome& o) {
         .add("lights", uint64_t(scene.lights().size()))
         .add("bvh_nodes", uint64_t(scene.nodes().size()))
         .add_raw("seconds", phases_json(o.phases))
-        .add("samples", o.result.samples)
+        .add("samples", samples_traced(o))
+        .add("peak_resident_bytes", peak_resident_bytes())
         .add("samples_per_second", samples_per_second(o))
         .add("ranks", o.ranks)
         .add("schedule", schedule_name(o.schedule))

@@ -221,9 +221,9 @@ public:
     }
 };
 
-// The parser over kOptions. Every option takes its values as text, one per
-// occurrence, and keeps all of them: farmrt checks them itself (one-line
-// errors naming the option) and applies overrides in command-line order.
+// The table of kOptions in CLI11's form, for --help and for looking up an
+// argument's option; values are checked by farmrt itself (one-line errors
+// naming the option) and overrides applied in command-line order.
 struct Parser {
     CLI::App app{"", "farmrt"};
     std::vector<std::pair<const OptionSpec*, CLI::Option*>> options;
@@ -260,47 +260,103 @@ std::string usage_text() {
     return parser.app.help();
 }
 
+namespace {
+
+// Options whose every occurrence adds to a list; any other option given
+// twice is an error (a farm template with a stray duplicate must not render
+// something else than it says), except flags, which say the same each time.
+bool accumulates(const std::string& name) { return name == "--set" || name == "--aov"; }
+
+// Scene file names that are another 3D format farmrt does not read, so that
+// `farmrt part.stl` says so instead of reporting a YAML error.
+bool is_unread_model_format(const std::string& path) {
+    static const char* const kFormats[] = {".stl", ".dae", ".fbx", ".3ds", ".blend", ".usd", ".usda", ".usdc", ".usdz",
+                                           ".abc", ".x3d", ".off", ".lwo", ".ase", ".ifc", ".dxf", ".step", ".stp",
+                                           ".iges", ".igs", ".3mf", ".amf", ".x", ".ms3d", ".md2", ".md5mesh", ".b3d"};
+    const size_t dot = path.rfind('.');
+    if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return false;
+    std::string extension = path.substr(dot);
+    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* format : kFormats) {
+        if (extension == format) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 CommandLine parse_command_line(const std::vector<std::string>& arguments) {
     CommandLine cl;
     Parser parser;
-    try {
-        std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
-        parser.app.parse(reversed);
-    } catch (const CLI::ParseError& error) {
-        // "--spp: 1 required N missing" and the like: the option, then what is wrong.
-        const std::string what = error.what();
-        const size_t colon = what.find(':');
-        if (colon != std::string::npos && what.rfind("-", 0) == 0 && what.find("missing") != std::string::npos) {
-            throw InputError(what.substr(0, colon) + ": missing value");
+    // The arguments read left to right: an option (--name VALUE, --name=VALUE,
+    // -o VALUE, or a flag) or the scene file, in any order. CLI11 holds the
+    // table (and --help); the reading is farmrt's own, so that a value
+    // never swallows the next word and a stray word is never taken for one.
+    struct Occurrence {
+        const CLI::Option* option;
+        std::string spelled, value;
+    };
+    std::vector<Occurrence> occurrences;
+    std::map<const CLI::Option*, std::string> first_value;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (argument.size() >= 2 && argument[0] == '-') {
+            const size_t equals = argument.find('=');
+            const std::string spelled = argument.substr(0, equals);
+            const CLI::Option* option = nullptr;
+            bool takes_value = false;
+            for (const auto& [spec, candidate] : parser.options) {
+                if (!candidate->check_name(spelled)) continue;
+                option = candidate;
+                takes_value = spec->value != nullptr;
+            }
+            if (!option) throw InputError(one_line(spelled) + ": unknown option (see farmrt --help)");
+            std::string value;
+            if (takes_value) {
+                if (equals != std::string::npos) {
+                    value = argument.substr(equals + 1);
+                } else if (i + 1 < arguments.size()) {
+                    value = arguments[++i];
+                } else {
+                    throw InputError(spelled + ": missing value");
+                }
+            } else if (equals != std::string::npos) {
+                throw InputError(spelled + ": takes no value, got '" + one_line(argument.substr(equals + 1)) + "'");
+            }
+            const std::string name = parser.long_name(option);
+            const auto earlier = first_value.find(option);
+            if (earlier != first_value.end() && takes_value && !accumulates(name)) {
+                throw InputError(spelled + ": given twice ('" + one_line(earlier->second) + "' and '" + one_line(value) +
+                                 "'); give it once");
+            }
+            first_value.emplace(option, value);
+            occurrences.push_back(Occurrence{option, spelled, value});
+            continue;
         }
-        throw InputError(what);
-    }
-    for (const std::string& extra : parser.app.remaining()) {
-        if (!extra.empty() && extra[0] == '-') throw InputError(extra + ": unknown option (see farmrt --help)");
         if (!cl.scene_file.empty()) {
-            throw InputError(extra + ": only one scene file may be given (already have '" + cl.scene_file + "')");
+            throw InputError(one_line(argument) + ": unexpected argument; the scene file is '" + one_line(cl.scene_file) +
+                             "' (an option takes one value: lists are comma-separated, --aov albedo,normal)");
         }
-        cl.scene_file = extra;
-    }
-    // How each occurrence was spelled (-o or --output), in order.
-    std::map<const CLI::Option*, std::vector<std::string>> spellings;
-    for (const std::string& argument : arguments) {
-        if (argument.size() < 2 || argument[0] != '-') continue;
-        const std::string spelled = argument.substr(0, argument.find('='));
-        for (const auto& [spec, option] : parser.options) {
-            if (option->check_name(spelled)) spellings[option].push_back(spelled);
+        if (is_unread_model_format(argument)) {
+            throw InputError(one_line(argument) + ": not a format farmrt reads (scenes: .yaml; models: .gltf, .glb, .obj, .ply)");
         }
+        cl.scene_file = argument;
     }
-    // The options in command-line order, each occurrence with its own value.
-    std::map<const CLI::Option*, size_t> seen;
-    for (const CLI::Option* option : parser.app.parse_order()) {
-        const size_t occurrence = seen[option]++;
-        const std::string name = parser.long_name(option);
-        const std::vector<std::string>& spelled = spellings[option];
-        const std::string label = occurrence < spelled.size() ? spelled[occurrence] : name;
-        const std::vector<std::string>& results = option->results();
-        const std::string value = option->get_type_size() == 0 || occurrence >= results.size() ? "" : results[occurrence];
-        apply_option(cl, name, label, value);
+    // --aov given several times: one list, in the order given.
+    std::string aovs;
+    for (const Occurrence& occurrence : occurrences) {
+        if (parser.long_name(occurrence.option) == "--aov") aovs += (aovs.empty() ? "" : ",") + occurrence.value;
+    }
+    bool aovs_applied = false;
+    for (const Occurrence& occurrence : occurrences) {
+        const std::string name = parser.long_name(occurrence.option);
+        if (name == "--aov") {
+            if (aovs_applied) continue;
+            aovs_applied = true;
+            apply_option(cl, name, occurrence.spelled, aovs);
+            continue;
+        }
+        apply_option(cl, name, occurrence.spelled, occurrence.value);
     }
     if (cl.scene_file.empty() && !cl.show_help && !cl.show_version) {
         throw InputError("no scene file given (usage: farmrt SCENE.yaml [options]; see farmrt --help)");

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "cmd/backends.h"
+#include "cmd/build_info.h"
+#include "simd/simd_level.h"
 #include "cmd/command_line_parser.h"
 #include "core/errors.h"
 #include "core/version.h"
@@ -59,7 +61,9 @@ void print_help_or_version(const CommandLine& command_line) {
     if (command_line.show_help) {
         std::fputs(usage_text().c_str(), stdout);
     } else {
-        std::printf("%s %s\n", kSoftwareName, kVersion);
+        // The version stays the second word (scripts/setup.sh reads it so).
+        std::printf("%s %s (commit %s; built with %s; this CPU: %s)\n", kSoftwareName, kVersion, kBuildCommit,
+                    kBuildFeatures, simd_level_name(best_simd_level()));
     }
 }
 

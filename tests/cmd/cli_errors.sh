@@ -7,39 +7,8 @@
 # usage: cli_errors.sh FARMRT_BINARY SOURCE_DIR
 set -u
 
-# Absolute paths: the checks run in a scratch directory.
-farmrt=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-source_dir=$(cd "$2" && pwd)
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
-mkdir "$work/out" "$work/scenes"
-cd "$work/out" || exit 1
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect_error NAME REGEX ARGS...: exit 2, one stderr line "farmrt: error: " + REGEX
-# (an extended regular expression matched against the whole line), empty
-# stdout, and the output directory unchanged.
-expect_error() {
-    local name=$1 pattern=$2
-    shift 2
-    local before after rc lines
-    before=$(ls -A "$work/out")
-    "$farmrt" "$@" >"$work/stdout" 2>"$work/stderr"
-    rc=$?
-    after=$(ls -A "$work/out")
-    [ "$rc" -eq 2 ] || fail "$name: exit code $rc, expected 2"
-    lines=$(wc -l <"$work/stderr")
-    [ "$lines" -eq 1 ] || fail "$name: $lines lines on stderr: $(cat "$work/stderr")"
-    grep -Eqx "farmrt: error: $pattern" "$work/stderr" ||
-        fail "$name: stderr '$(head -c 300 "$work/stderr")' does not match 'farmrt: error: $pattern'"
-    [ -s "$work/stdout" ] && fail "$name: wrote to stdout: $(head -c 200 "$work/stdout")"
-    [ "$before" = "$after" ] || fail "$name: the output directory changed: '$before' -> '$after'"
-}
+# Scratch directories, fail and expect_error.
+. "$(dirname "$0")/cli_checks.sh" "$@"
 
 # A small valid scene; bad variants replace one line (sed on the line number).
 cat >"$work/scenes/good.yaml" <<'EOF'
@@ -73,7 +42,7 @@ variant() {
 expect_error "no arguments" "no scene file given \(usage: farmrt SCENE.yaml \[options\]; see farmrt --help\)"
 expect_error "unknown option" "--bogus: unknown option \(see farmrt --help\)" "$good" --bogus
 expect_error "missing option value" "--spp: missing value" "$good" --spp
-expect_error "two scene files" "b.yaml: only one scene file may be given \(already have 'a.yaml'\)" a.yaml b.yaml
+expect_error "two scene files" "b.yaml: unexpected argument; the scene file is 'a.yaml' .*" a.yaml b.yaml
 expect_error "bad --threads" "--threads: expected an integer between 1 and 4096, got '0'" "$good" --threads 0
 expect_error "zero --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got '0'" "$good" --rank-timeout 0
 expect_error "bad --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got 'soon'" "$good" --rank-timeout=soon
@@ -182,7 +151,7 @@ expect_error "no extension" "-o out: image\.output: no file extension to choose 
 expect_error "missing output directory" "nowhere/out\.ppm: output directory 'nowhere' does not exist" "$good" -o nowhere/out.ppm
 mkdir "$work/scenes/dir.ppm"
 expect_error "output path is a directory" "$work/scenes/dir\.ppm: output path is a directory" "$good" -o "$work/scenes/dir.ppm"
-expect_error "stats into a missing directory" "nowhere/stats\.json: output directory 'nowhere' does not exist" \
+expect_error "stats into a missing directory" "--stats: nowhere/stats\.json: output directory 'nowhere' does not exist" \
     "$good" --stats nowhere/stats.json
 if [ "$(id -u)" -ne 0 ]; then  # root may write anywhere: this case needs an ordinary user
     mkdir "$work/locked" && chmod 0500 "$work/locked"
@@ -285,7 +254,7 @@ unset FARMRT_FARM_BAND_DIVISOR
 grep -q "^usage: farmrt SCENE.yaml" "$work/stdout" || fail "--help: no usage line"
 [ -s "$work/stderr" ] && fail "--help: wrote to stderr"
 "$farmrt" --version >"$work/stdout" 2>"$work/stderr" || fail "--version: exit code $?"
-grep -Eqx "farmrt [0-9]+\.[0-9]+\.[0-9]+" "$work/stdout" || fail "--version: '$(cat "$work/stdout")'"
+grep -Eqx "farmrt [0-9]+\.[0-9]+\.[0-9]+ \(commit .*\)" "$work/stdout" || fail "--version: '$(cat "$work/stdout")'"
 
 # ---- a good render ----------------------------------------------------------------------
 "$farmrt" "$good" --quiet --stats stats.json >"$work/stdout" 2>"$work/stderr" || fail "good render: exit code $?"
