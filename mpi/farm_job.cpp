@@ -241,7 +241,8 @@ private:
                                    plan_.samples_to_render};
                 result_ = render_frames_as_root(context, frame_job, command_line_, report_, first_start, last_end);
             } else {
-                render_frames_as_worker(context, prepared_->description, report_, first_start, last_end);
+                render_frames_as_worker(context, prepared_->description, report_, command_line_.rank_timeout, first_start,
+                                        last_end);
             }
             // Every rank has been told "no more" by now: rank 0 waits only for
             // their last messages, at most --rank-timeout (a rank stopped at the end).

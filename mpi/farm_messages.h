@@ -23,8 +23,10 @@ constexpr int kTagResult = 3;    // rank -> 0: a work item's float RGB sums; emp
 constexpr int kTagWork = 4;      // 0 -> rank: WorkHeader; rows empty: no more (or kNotNow)
 constexpr int kTagWorkSums = 5;  // 0 -> rank: the item's starting sums (when has_sums)
 constexpr int kTagStop = 6;      // 0 -> rank: stop (a signal reached rank 0): abandon the items held
-constexpr int kTagPing = 7;      // 0 -> rank: are you alive? (a rank holding work, silent for a while)
-constexpr int kTagPong = 8;      // rank -> 0: yes
+constexpr int kTagPing = 7;      // are you alive? 0 -> a rank holding work, silent for a while; a rank -> 0, waiting for it
+constexpr int kTagPong = 8;      // yes, the other way
+// Seconds of silence before a ping.
+constexpr double kPingAfterSeconds = 5;
 
 // A WorkHeader whose rows are [kNotNow, kNotNow): "ask again when you have
 // nothing to render" (near the end of a round).

@@ -24,7 +24,6 @@ namespace farmrt {
 namespace {
 
 // A rank holding work and silent this long is asked whether it is alive.
-constexpr double kPingAfterSeconds = 5;
 
 // The dealer's measurement switches (render/tuning.h; scripts/bench/mpi_imbalance.sh
 // compares them), used on rank 0 only: it alone deals. Bytes never depend on them.
@@ -112,6 +111,7 @@ public:
           preview_(PreviewOptions{command_line.preview_file, command_line.preview_interval}, settings_.encoding,
                    settings_.data_type) {
         for (int rank = 0; rank < context.mpi.size(); ++rank) ranks_[size_t(rank)].memory.rank = rank;
+        ping_bytes_.resize(size_t(context.mpi.size()));
         result_.dealer = dealer_json(options_);
         ranks_[0].told_done = true;
     }
@@ -121,6 +121,7 @@ public:
         for (int rank = 1; rank < context_.mpi.size(); ++rank) {
             ranks_[size_t(rank)].last_heard = start_;
             post_request_receive(rank);
+            post_ping_receive(rank);
         }
         feed_local();
         PollBackoff backoff;
@@ -150,6 +151,7 @@ public:
             if (activity) backoff.reset();
             wake_.wait_for(backoff.next(kPollRoot));
         }
+        operations_.cancel(Operation::Kind::PingReceive, context_.clock);
         // Stopped before the last frame was written (the items out may have finished it).
         result_.interrupted = queue_.stopped() && result_.frames_written < job_.frames.size();
         if (result_.interrupted) result_.kept = write_frame_checkpoints(queue_);
@@ -180,7 +182,8 @@ private:
     bool finished() const {
         const bool everyone_told =
             std::all_of(ranks_.begin(), ranks_.end(), [](const RankState& rank) { return rank.told_done; });
-        return queue_.finished() && local_done_ && local_.unfinished() == 0 && everyone_told && operations_.size() == 0;
+        return queue_.finished() && local_done_ && local_.unfinished() == 0 && everyone_told &&
+               operations_.size() == ping_receives_;
     }
 
     void send_header(int rank, const WorkHeader& header) {
@@ -189,6 +192,14 @@ private:
         post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, header.tag, std::move(buffer)}, data,
                   int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, context_.clock, "MPI_Isend (work)");
         report_.bytes_sent += sizeof(WorkHeader);
+    }
+
+    // A worker waiting for rank 0 pings it now and then (farm_worker.cpp):
+    // answered at once, from the loop, by a standing receive per rank.
+    void post_ping_receive(int rank) {
+        post_receive(operations_, Operation{Operation::Kind::PingReceive, rank, {}, {}, {}, {}, 0, {}}, &ping_bytes_[size_t(rank)],
+                     1, MPI_BYTE, kTagPing, context_.clock, "MPI_Irecv (ping from a rank)");
+        ++ping_receives_;
     }
 
     void post_request_receive(int rank) {
@@ -327,6 +338,12 @@ private:
             break;
         }
         case Operation::Kind::PongReceive: ranks_[size_t(rank)].ping_out = false; break;
+        case Operation::Kind::PingReceive:
+            --ping_receives_;
+            post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, 0, {}}, &signal_byte_, 1, MPI_BYTE,
+                      kTagPong, context_.clock, "MPI_Isend (pong)");
+            post_ping_receive(rank);
+            break;
         default: break;
         }
     }
@@ -530,6 +547,8 @@ private:
     PreviewWriter preview_;
     std::unordered_map<uint32_t, std::future<FirstHitImages>> first_hits_;  // frame -> its AOVs in the making
     char signal_byte_ = 0, pong_byte_ = 0;
+    std::vector<char> ping_bytes_;  // per rank: the standing ping receives' buffers
+    size_t ping_receives_ = 0;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "mpi/farm_messages.h"
 #include "render/interrupt.h"
+#include "render/progress.h"
 
 namespace farmrt {
 namespace {
@@ -14,18 +15,21 @@ namespace {
 // slot is free), and sleeps until the render thread has news.
 class WorkerLoop {
 public:
-    WorkerLoop(const RenderContext& context, const SceneDescription& description, RankReport& report)
+    WorkerLoop(const RenderContext& context, const SceneDescription& description, RankReport& report, double rank_timeout)
         : context_(context),
           report_(report),
           frame_settings_(description),
-          worker_(context.renderer, context.failure, nullptr, wake_) {}
+          worker_(context.renderer, context.failure, nullptr, wake_),
+          rank_timeout_(rank_timeout) {}
 
     void run() {
         post_standing_receive(Operation::Kind::StopReceive, kTagStop, &stop_byte_);
         post_standing_receive(Operation::Kind::PingReceive, kTagPing, &ping_byte_);
         PollBackoff backoff;
+        last_heard_ = Clock::now();
         for (;;) {
             worker_.rethrow_failure();
+            watch_root();
             const bool idle = worker_.unfinished() == 0;
             bool activity = send_finished();
             for (Operation& operation : operations_.test(context_.clock)) {
@@ -39,6 +43,7 @@ public:
         }
         operations_.cancel(Operation::Kind::StopReceive, context_.clock);
         operations_.cancel(Operation::Kind::PingReceive, context_.clock);
+        operations_.cancel(Operation::Kind::PongReceive, context_.clock);
     }
 
     void record(TimePoint& first_start, TimePoint& last_end) {
@@ -47,6 +52,27 @@ public:
     }
 
 private:
+    // Rank 0 watched as it watches the workers: waiting for its answer, a
+    // worker that has heard nothing from it for a while pings it, and ends
+    // the job when no answer comes within --rank-timeout (rank 0 stopped,
+    // hung, or its node gone quiet), instead of waiting forever.
+    void watch_root() {
+        const bool waiting = request_out_ || sums_pending_;
+        const TimePoint now = Clock::now();
+        if (ping_out_ && seconds_between(ping_sent_, now) > rank_timeout_) {
+            throw RenderError("rank 0 has not answered for " + format_duration(rank_timeout_) +
+                              " (stopped, hung or unreachable)");
+        }
+        if (!waiting || ping_out_ || seconds_between(last_heard_, now) < kPingAfterSeconds) return;
+        ping_out_ = true;
+        ping_sent_ = now;
+        post_receive(operations_, Operation{Operation::Kind::PongReceive, 0, {}, {}, {}, {}, 0, {}}, &root_pong_byte_, 1,
+                     MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong from rank 0)");
+        ++standing_;
+        post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, {}, 0, {}}, &root_ping_byte_, 1, MPI_BYTE,
+                  kTagPing, context_.clock, "MPI_Isend (ping to rank 0)");
+    }
+
     // Operations other than the standing stop and ping receives.
     size_t outstanding() const { return operations_.size() - standing_; }
 
@@ -142,7 +168,12 @@ private:
     }
 
     void completed(Operation& operation) {
+        if (operation.kind != Operation::Kind::Send) last_heard_ = Clock::now();
         switch (operation.kind) {
+        case Operation::Kind::PongReceive:
+            --standing_;
+            ping_out_ = false;
+            break;
         case Operation::Kind::WorkReceive: work_received(operation); break;
         case Operation::Kind::WorkSumsReceive:
             sums_pending_ = false;
@@ -169,7 +200,10 @@ private:
     BandWorker worker_;
     OperationSet operations_;
     size_t standing_ = 0;
-    char stop_byte_ = 0, ping_byte_ = 0, pong_byte_ = 0;
+    char stop_byte_ = 0, ping_byte_ = 0, pong_byte_ = 0, root_ping_byte_ = 0, root_pong_byte_ = 0;
+    double rank_timeout_;
+    TimePoint last_heard_{}, ping_sent_{};
+    bool ping_out_ = false;
     bool no_more_ = false, request_out_ = false, request_while_idle_ = false, sums_pending_ = false;
     bool ask_when_idle_ = false;  // told "not now": ask again with nothing to render
     TimePoint request_time_;
@@ -180,8 +214,8 @@ private:
 }  // namespace
 
 void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
-                             TimePoint& first_start, TimePoint& last_end) {
-    WorkerLoop loop(context, description, report);
+                             double rank_timeout, TimePoint& first_start, TimePoint& last_end) {
+    WorkerLoop loop(context, description, report, rank_timeout);
     loop.run();
     loop.record(first_start, last_end);
 }

@@ -7,6 +7,6 @@
 namespace farmrt {
 
 void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
-                             TimePoint& first_start, TimePoint& last_end);
+                             double rank_timeout, TimePoint& first_start, TimePoint& last_end);
 
 }  // namespace farmrt

@@ -391,18 +391,22 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
     }
 }
 
+uint64_t image_pixel_budget(uint64_t file_bytes) {
+    return std::min(kMaxReadPixels, std::max(kMinPixelBudget, kPixelsPerCompressedByte * file_bytes));
+}
+
 LoadedImage read_image(const std::string& path) {
     const std::string extension = file_extension(path);
     if (is_builtin(extension)) return read_builtin(path, extension);
     if (!have_openimageio()) {
         throw InputError(path + ": cannot read '" + extension + "' (built without OpenImageIO)");
     }
-    regular_file_size(path, path, "image");
+    const uint64_t file_bytes = regular_file_size(path, path, "image");
     const OiioFunctions* module = openimageio();
     if (!module) throw InputError(path + ": " + openimageio_problem());
     StderrCapture library_messages;
     OiioImageRead read;
-    const std::string problem = module->read(path, kMaxReadPixels, read);
+    const std::string problem = module->read(path, image_pixel_budget(file_bytes), read);
     const std::string printed = library_messages.take();  // a file that read: its warnings are not farmrt's to print
     if (!problem.empty()) {
         std::string message = path + ": " + problem;

@@ -61,6 +61,14 @@ struct LoadedImage {
 // The most pixels read_image accepts (a 16384 x 16384 texture; 3 GiB of RGB
 // floats): a header asking for more is refused before anything is allocated.
 constexpr uint64_t kMaxReadPixels = uint64_t(1) << 28;
+// A compressed image (PNG, JPEG, HDR, TIFF, EXR) may hold at most
+// kPixelsPerCompressedByte pixels per byte of its file beyond the first
+// kMinPixelBudget (4096 x 4096): a header of a few bytes, or a flat image
+// that compresses a thousandfold, cannot make farmrt allocate gigabytes.
+// Real textures of 8192 x 8192 take megabytes.
+constexpr uint64_t kMinPixelBudget = uint64_t(1) << 24;
+constexpr uint64_t kPixelsPerCompressedByte = 16;
+uint64_t image_pixel_budget(uint64_t file_bytes);
 LoadedImage read_image(const std::string& path);
 
 bool have_openimageio();

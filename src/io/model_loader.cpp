@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "core/errors.h"
 #include "io/image_output.h"
@@ -32,8 +33,10 @@ namespace {
 // Phong-to-Beckmann correspondence alpha^2 = 2 / (Ns + 2), unless Pr is
 // given; Pm gives the metallic; Ke (or map_Ke) the emission; d < 1 (or Tr),
 // and illum 4, 6, 7 or 9, transmission with Ni.
+// `image_textures`: the textures read so far, by path (an image that many
+// materials use is read once).
 Material principled_from_mtl(const ObjMaterial& mtl, const std::filesystem::path& directory, ModelData& model,
-                             const std::string& display_path) {
+                             const std::string& display_path, std::map<std::string, uint32_t>& image_textures) {
     // (illum 0, tinyobjloader's value where the file gives none, counts as 2.)
     const bool specular = mtl.illum != 1 && (mtl.specular.x > 0 || mtl.specular.y > 0 || mtl.specular.z > 0);
     const float alpha = std::sqrt(2.0f / (mtl.shininess + 2.0f));
@@ -43,6 +46,8 @@ Material principled_from_mtl(const ObjMaterial& mtl, const std::filesystem::path
         // Files written on Windows name their textures with backslashes.
         std::replace(name.begin(), name.end(), '\\', '/');
         const std::string path = (directory / name).lexically_normal().string();
+        const auto cached = image_textures.find(path);
+        if (cached != image_textures.end()) return cached->second;
         Texture texture;
         try {
             texture = load_image_texture(path, path, model.texture_pixels);
@@ -50,7 +55,7 @@ Material principled_from_mtl(const ObjMaterial& mtl, const std::filesystem::path
             throw InputError(display_path + ": material '" + mtl.name + "': " + key + ": " + e.what());
         }
         texture.repeat = 1;
-        return model.add_texture(texture);
+        return image_textures[path] = model.add_texture(texture);
     };
     const Color clamped(std::min(1.0f, mtl.diffuse.x), std::min(1.0f, mtl.diffuse.y), std::min(1.0f, mtl.diffuse.z));
     m.albedo_texture = mtl.diffuse_texture.empty() ? model.add_constant(clamped) : image(mtl.diffuse_texture, "map_Kd");
@@ -74,7 +79,10 @@ ModelData load_obj_model(const std::string& path, const std::string& display_pat
     MeshData mesh = load_obj_model_mesh(path, display_path);
     ModelData model;
     const std::filesystem::path directory = std::filesystem::path(path).parent_path();
-    for (const ObjMaterial& mtl : mesh.materials) model.materials.push_back(principled_from_mtl(mtl, directory, model, display_path));
+    std::map<std::string, uint32_t> image_textures;
+    for (const ObjMaterial& mtl : mesh.materials) {
+        model.materials.push_back(principled_from_mtl(mtl, directory, model, display_path, image_textures));
+    }
     uint32_t fallback = kNoObjMaterial;
     for (Triangle& t : mesh.triangles) {
         if (t.material == kNoObjMaterial) {

@@ -90,16 +90,18 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
     if (spec.width <= 0 || spec.height <= 0 || spec.nchannels <= 0 || spec.nchannels > 64 ||
         uint64_t(spec.width) * uint64_t(spec.height) > max_pixels) {
         return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
-               std::to_string(spec.nchannels) + " channels: images read are at most " +
-               std::to_string(max_pixels >> 20) + " Mpixels";
+               std::to_string(spec.nchannels) + " channels: more than the " + std::to_string(max_pixels >> 20) +
+               " Mpixels farmrt reads from a file of this size";
     }
     image.width = uint32_t(spec.width);
     image.height = uint32_t(spec.height);
-    image.channels = spec.nchannels;
+    // The colour channels only: an alpha channel would add a third to what is held.
+    const int channels = std::min(spec.nchannels, 3);
+    image.channels = channels;
     image.floating_point = spec.format.is_floating_point();
     image.description = spec.get_string_attribute("ImageDescription");
-    image.values.resize(size_t(spec.width) * spec.height * size_t(spec.nchannels));
-    if (!input->read_image(0, 0, 0, spec.nchannels, OIIO::TypeDesc::FLOAT, image.values.data())) {
+    image.values.resize(size_t(spec.width) * spec.height * size_t(channels));
+    if (!input->read_image(0, 0, 0, channels, OIIO::TypeDesc::FLOAT, image.values.data())) {
         return input->geterror();
     }
     return "";

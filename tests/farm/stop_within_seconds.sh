@@ -70,39 +70,44 @@ echo "adaptive passes at 1920x1080, 4096 spp: exit $status ${ms} ms after SIGTER
 status=$?
 [ "$status" -eq 75 ] || fail "the checkpoint did not resume (exit $status)"
 
-# 3. A rank that stops answering: SIGSTOP on rank 2 of 3. Rank 0 pings a rank
-#    silent for 5 s while holding work and ends the job when no answer comes
-#    within --rank-timeout (3 s here): exit 1 and a line naming the rank.
-if [ -n "$mpiexec" ] && [ "$backend" = cpu ]; then
+# 3. A rank that stops answering: SIGSTOP on rank 2 of 3, then on rank 0.
+#    Rank 0 pings a rank silent for 5 s while holding work, and a worker
+#    waiting for rank 0 pings it likewise; no answer within --rank-timeout
+#    (3 s here) ends the job: a non-zero exit and a line naming the rank.
+stop_rank() {
+    local stopped=$1 process=""
     "$mpiexec" -n 3 "$farmrt" "$scene" --quiet --backend cpu --threads 1 --width 1920 --height 1080 --spp 4096 \
-        --pass-samples 4096 --rank-timeout 3 -o lost.pfm 2> lost.log &
+        --pass-samples 4096 --band 8 --rank-timeout 3 -o "lost$stopped.pfm" 2> "lost$stopped.log" &
     pid=$!
-    rank2=""
     for _ in $(seq 1 200); do
-        for candidate in $(pgrep -f "farmrt.*lost.pfm"); do
-            if tr '\0' '\n' < /proc/$candidate/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
-                rank2=$candidate
+        for candidate in $(pgrep -f "farmrt.*lost$stopped.pfm"); do
+            if tr '\0' '\n' < /proc/$candidate/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$stopped"; then
+                process=$candidate
             fi
         done
-        [ -n "$rank2" ] && break
+        [ -n "$process" ] && break
         sleep 0.05
     done
-    if [ -z "$rank2" ]; then
-        fail "rank 2's process not found"
+    if [ -z "$process" ]; then
+        fail "rank $stopped's process not found"
         kill -TERM $pid
         wait $pid
-    else
-        sleep 2
-        sent=$(now_ms)
-        kill -STOP "$rank2"
-        finish "$sent"
-        kill -KILL "$rank2" 2>/dev/null
-        echo "rank 2 stopped: exit $status ${ms} ms later: $(grep -m1 'rank 2' lost.log)"
-        [ "$status" -ne 0 ] && [ "$status" -ne 75 ] || fail "a job with a stopped rank exited $status"
-        [ "$ms" -le 20000 ] || fail "a job with a stopped rank ended after ${ms} ms (ping after 5 s + timeout 3 s)"
-        grep -q "rank 2 has not answered" lost.log || fail "no line names the stopped rank: $(cat lost.log)"
-        [ ! -e lost.pfm ] || fail "a job with a lost rank wrote its image"
+        return
     fi
+    sleep 2
+    sent=$(now_ms)
+    kill -STOP "$process"
+    finish "$sent"
+    kill -KILL "$process" 2>/dev/null
+    echo "rank $stopped stopped: exit $status ${ms} ms later: $(grep -m1 "rank $stopped has not" "lost$stopped.log")"
+    [ "$status" -ne 0 ] && [ "$status" -ne 75 ] || fail "a job with rank $stopped stopped exited $status"
+    [ "$ms" -le 20000 ] || fail "a job with rank $stopped stopped ended after ${ms} ms (ping after 5 s + timeout 3 s)"
+    grep -q "rank $stopped has not answered" "lost$stopped.log" || fail "no line names stopped rank $stopped: $(cat "lost$stopped.log")"
+    [ ! -e "lost$stopped.pfm" ] || fail "a job with a lost rank $stopped wrote its image"
+}
+if [ -n "$mpiexec" ] && [ "$backend" = cpu ]; then
+    stop_rank 2
+    stop_rank 0
 fi
 
 [ $failures -eq 0 ] && echo "all stop checks passed"
