@@ -202,8 +202,13 @@ uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
     // share, simulated 8-rank jobs (tests/farm/test_band_schedule.cpp) had one
     // rank 4-8% over the others in 1 of 20; with a third, 1.4% at worst
     // (results/mpi_scaling.md).
-    const uint32_t rows = uint32_t(std::min(std::ceil(double(rows_left) * share / band_divisor_), double(max_rows_)));
-    return std::clamp(rows, floor_rows(rank), max_rows_);
+    double rows = std::min(std::ceil(double(rows_left) * share / band_divisor_), double(max_rows_));
+    if (band_seconds_ > 0) {
+        const double speed = speeds_[size_t(rank)];
+        const double samples = speed > 0 ? speed * band_seconds_ : kFirstBandSamples;
+        rows = std::min(rows, std::max(1.0, std::floor(samples / (double(width_) * band_samples_))));
+    }
+    return std::clamp(uint32_t(rows), floor_rows(rank), max_rows_);
 }
 
 void DynamicScheduler::deal_predetermined(Schedule schedule, uint32_t band_rows) {

@@ -102,6 +102,12 @@ public:
     // Samples per pixel of the bands dealt (a frame farm round's pass): a
     // rank whose work items are samples is filled by that many times fewer rows.
     void set_band_samples(uint32_t samples) { band_samples_ = samples > 0 ? samples : 1; }
+    // A guided band's work at most `seconds` at the asking rank's measured
+    // speed (before it has one, at most kFirstBandSamples pixel samples): a
+    // stop keeps the bands finished and renders those in flight again, so
+    // this bounds what a stop loses. 0: no bound.
+    void set_band_seconds(double seconds) { band_seconds_ = seconds > 0 ? seconds : 0; }
+    static constexpr double kFirstBandSamples = double(1 << 24);
     // Static and cyclic schedules: each rank gets predetermined_bands() in
     // order (a rank whose bands are all dealt is told "not now" while others'
     // remain), so every schedule runs through one farm: frames, passes,
@@ -127,6 +133,7 @@ private:
     double band_divisor_ = 3;
     bool endgame_ = true;
     uint32_t band_samples_ = 1;
+    double band_seconds_ = 0;
     bool predetermined_ = false;
     std::vector<std::vector<RowRange>> rank_bands_;  // predetermined: each rank's bands, in order
     std::vector<size_t> rank_next_;                  // predetermined: each rank's next band

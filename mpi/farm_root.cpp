@@ -45,6 +45,8 @@ std::string dealer_json(const FrameQueueOptions& options) {
     return dealer.str();
 }
 
+constexpr double kBandSecondsLostToAStop = 2;
+
 FrameQueueOptions queue_options(const RenderContext& context, const RenderSettings& settings,
                                 const CommandLine& command_line) {
     FrameQueueOptions options;
@@ -60,6 +62,9 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     // A frame ends at the first pass boundary after its limit: passes of a
     // quarter of the limit keep the overrun within about that.
     if (command_line.time_limit > 0) options.round_seconds = std::min(options.round_seconds, command_line.time_limit / 4);
+    // A stop keeps the bands finished (checkpointed) and loses those in
+    // flight: bands of at most about 2 s keep a stop's loss to that.
+    options.band_seconds = kBandSecondsLostToAStop;
     // Keep a rank's worth of small frames open, within about 1 GiB of sums.
     const size_t frame_bytes = size_t(settings.width) * settings.height * pixel_record_floats(settings) * sizeof(float);
     options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,

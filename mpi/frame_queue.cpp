@@ -120,6 +120,7 @@ bool FrameQueue::start_round(OpenFrame& frame) {
     frame.dealer->set_band_divisor(options_.band_divisor);
     frame.dealer->set_endgame(options_.endgame_every_round || frame.round_target == options_.spp);
     frame.dealer->set_band_samples(frame.round_target - lowest);
+    frame.dealer->set_band_seconds(options_.band_seconds);
     if (options_.schedule != Schedule::Dynamic) frame.dealer->deal_predetermined(options_.schedule, options_.band_rows);
     for (size_t rank = 0; rank < abilities_.size(); ++rank) {
         frame.dealer->describe_rank(int(rank), abilities_[rank]);

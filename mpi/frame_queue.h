@@ -48,6 +48,7 @@ struct FrameQueueOptions {
     uint32_t band_rows = 0;     // fixed band size; 0 = guided (dynamic only)
     uint32_t pass_samples = 0;  // fixed pass size; 0 = adaptive
     double round_seconds = 10;  // adaptive: a round's target duration
+    double band_seconds = 0;    // the dealers' bound on a guided band's duration (what a stop may lose); 0 = none
     size_t max_open_frames = 4;
     // The last frame's last round, in samples (adaptive passes, several
     // ranks): -1 = automatic (an eighth of the samples), 0 = none. The end of
