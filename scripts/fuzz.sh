@@ -5,17 +5,20 @@
 # the repository). Exit status 1 on the first finding, whose reproducer is
 # left in BUILD_DIR/findings/.
 #   scripts/fuzz.sh [SECONDS] [BUILD_DIR] [TARGET...]
-#   (defaults: 60 s, build-fuzz, every target: scene obj image checkpoint frame_list gltf ply)
+#   (defaults: 60 s, build-fuzz, every target: scene obj image checkpoint frame_list gltf ply mtl
+#    texture output_path model_cache)
+# A target with a dictionary (tests/fuzz/dictionaries/TARGET.dict: tokens that
+# reach deep nesting and huge counts) runs with it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${2:-$root/build-fuzz}
 mkdir -p "$build" && build=$(cd "$build" && pwd)  # absolute: the targets run from findings/
-targets=(scene obj image checkpoint frame_list gltf ply)
+targets=(scene obj image checkpoint frame_list gltf ply mtl texture output_path model_cache)
 [ $# -gt 2 ] && targets=("${@:3}")
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DFARMRT_FUZZ=ON -DFARMRT_BUILD_TESTS=OFF -DFARMRT_WITH_CUDA=OFF -DFARMRT_WITH_SIMD=OFF \
-    -DFARMRT_WITH_OPENIMAGEIO=OFF >/dev/null
+    -DFARMRT_WITH_OPENIMAGEIO=ON >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 mkdir -p "$build/findings"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -24,10 +27,12 @@ for target in "${targets[@]}"; do
     corpus=$build/corpus/$target
     rm -rf "$corpus" && mkdir -p "$corpus"
     cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
+    dictionary=()
+    [ -f "$root/tests/fuzz/dictionaries/$target.dict" ] && dictionary=(-dict="$root/tests/fuzz/dictionaries/$target.dict")
     echo "== fuzz_$target: $seconds s"
     # -rss_limit_mb: an input that makes farmrt allocate more than 1 GiB is a finding.
     if ! (cd "$build/findings" && "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
-            -max_len=65536 -timeout=10 -print_final_stats=1 "$corpus" 2>"$build/fuzz_$target.log"); then
+            -max_len=65536 -timeout=10 -print_final_stats=1 "${dictionary[@]}" "$corpus" 2>"$build/fuzz_$target.log"); then
         tail -n 40 "$build/fuzz_$target.log"
         status=1
     fi

@@ -1,4 +1,5 @@
 #include "core/scene.h"
+#include "core/stop_flag.h"
 
 namespace farmrt {
 
@@ -124,6 +125,8 @@ void Scene::build_instances(const BvhBuildOptions& options, bool use_bvh) {
     const uint32_t geometry_count = uint32_t(instance_geometry_count());
     std::vector<uint32_t> roots(geometry_count), offsets(geometry_count);
     for (uint32_t g = 0; g < geometry_count; ++g) {
+        // Between builds, not inside one (OpenMP tasks): a stop waits for one BVH at most.
+        stop_if_requested("building the BVH");
         const std::vector<PrimitiveRef> refs = geometry_refs(g);
         const uint32_t node_base = uint32_t(instance_nodes_.size());
         const uint32_t primitive_base = uint32_t(instance_primitives_.size());
@@ -159,8 +162,10 @@ void Scene::build_instances(const BvhBuildOptions& options, bool use_bvh) {
 
 void Scene::build_acceleration(const BvhBuildOptions& options) {
     build_instances(options, true);
+    stop_if_requested("building the BVH");
     const std::vector<PrimitiveRef> refs = all_primitive_refs();
     Bvh bvh = build_bvh(bounds_of_refs(refs), options);
+    stop_if_requested("building the BVH");
     nodes_ = std::move(bvh.nodes);
     primitive_refs_.resize(refs.size());
     for (size_t i = 0; i < refs.size(); ++i) primitive_refs_[i] = refs[bvh.primitive_order[i]];

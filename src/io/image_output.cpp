@@ -406,6 +406,7 @@ LoadedImage read_image(const std::string& path) {
     if (!module) throw InputError(path + ": " + openimageio_problem());
     StderrCapture library_messages;
     OiioImageRead read;
+    read.max_channels = 3;
     const std::string problem = module->read(path, image_pixel_budget(file_bytes), read);
     const std::string printed = library_messages.take();  // a file that read: its warnings are not farmrt's to print
     if (!problem.empty()) {

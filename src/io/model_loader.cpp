@@ -259,11 +259,15 @@ Aabb place_shared_model(const ModelData& model, const Transform& world_from_mode
     return bounds;
 }
 
-CameraSettings framing_camera(const Aabb& bounds, double vfov_degrees) {
+CameraSettings framing_camera(const Aabb& bounds, double vfov_degrees, double aspect_ratio) {
     CameraSettings camera;
     const Vec3 center = bounds.empty() ? Vec3(0.0f) : bounds.centroid();
     const double radius = bounds.empty() ? 1.0 : std::max(1e-6, 0.5 * double(length(bounds.upper - bounds.lower)));
-    const double distance = 1.1 * radius / std::sin(0.5 * vfov_degrees * M_PI / 180.0);
+    // The narrower of the two fields of view frames the bounding sphere: in a
+    // portrait image that is the horizontal one.
+    const double half_vertical = 0.5 * vfov_degrees * M_PI / 180.0;
+    const double half_horizontal = std::atan(std::tan(half_vertical) * (aspect_ratio > 0 ? aspect_ratio : 1.0));
+    const double distance = 1.1 * radius / std::sin(std::min(half_vertical, half_horizontal));
     camera.lookat = center;
     camera.lookfrom = center + float(distance) * unit_vector(Vec3(0.45f, 0.35f, 1.0f));
     camera.vup = Vec3(0, 1, 0);

@@ -51,7 +51,8 @@ Aabb place_shared_model(const ModelData& model, const Transform& world_from_mode
 Triangle transformed_triangle(Triangle t, const Transform& transform);
 
 // A camera that frames `bounds` from the front and a little above, with the
-// given vertical field of view.
-CameraSettings framing_camera(const Aabb& bounds, double vfov_degrees);
+// given vertical field of view, in an image of `aspect_ratio` (width /
+// height): the whole bounding sphere fits across the narrower side.
+CameraSettings framing_camera(const Aabb& bounds, double vfov_degrees, double aspect_ratio);
 
 }  // namespace farmrt

@@ -95,8 +95,7 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
     }
     image.width = uint32_t(spec.width);
     image.height = uint32_t(spec.height);
-    // The colour channels only: an alpha channel would add a third to what is held.
-    const int channels = std::min(spec.nchannels, 3);
+    const int channels = std::clamp(image.max_channels, 1, spec.nchannels);
     image.channels = channels;
     image.floating_point = spec.format.is_floating_point();
     image.description = spec.get_string_attribute("ImageDescription");

@@ -30,6 +30,11 @@ struct OiioImageToWrite {
 };
 
 struct OiioImageRead {
+    // Asked by the caller: the first channels to read (farmrt's textures and
+    // resumed images need R, G, B: an alpha or AOV channel would only add to
+    // what is held).
+    int max_channels = 64;
+    // Read:
     uint32_t width = 0, height = 0;
     int channels = 0;
     bool floating_point = false;

@@ -1,5 +1,6 @@
 #include "io/polygon_triangulation.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace farmrt {
@@ -36,16 +37,31 @@ std::vector<Point2> projected(const std::vector<Vec3>& corners) {
     return points;
 }
 
-// Convex, and winding once: every turn to the left (or straight), and the
-// turns adding up to one full circle (a pentagram turns left five times too).
-bool is_convex(const std::vector<Point2>& p) {
+// Convex, and winding once: every turn to the left (or straight, within the
+// rounding of float corners: a corner within a few float steps of the line
+// through its neighbours counts as on it, as on a circle of 200,000 float
+// points, whose corners wobble by more than the circle bends), and the turns
+// adding up to one full circle (a pentagram turns left five times too).
+bool is_convex(const std::vector<Point2>& corners) {
+    // Repeated corners (equal in float) turn nowhere: left out.
+    std::vector<Point2> p;
+    p.reserve(corners.size());
+    for (const Point2& corner : corners) {
+        if (p.empty() || corner.x != p.back().x || corner.y != p.back().y) p.push_back(corner);
+    }
+    while (p.size() > 1 && p.front().x == p.back().x && p.front().y == p.back().y) p.pop_back();
     const size_t n = p.size();
+    if (n < 3) return false;
+    double scale = 0;
+    for (const Point2& corner : p) scale = std::max({scale, std::fabs(corner.x), std::fabs(corner.y)});
+    const double tolerance = 8 * 0x1p-23 * scale;  // a few float steps at the polygon's size
     double turning = 0;
     for (size_t i = 0; i < n; ++i) {
         const Point2& a = p[(i + n - 1) % n];
         const Point2& b = p[i];
         const Point2& c = p[(i + 1) % n];
-        if (cross(a, b, c) < 0) return false;
+        // b's distance from the line a-c, negative on the right.
+        if (cross(a, b, c) < -tolerance * std::hypot(c.x - a.x, c.y - a.y)) return false;
         const double in = std::atan2(b.y - a.y, b.x - a.x), out = std::atan2(c.y - b.y, c.x - b.x);
         double turn = out - in;
         while (turn <= -M_PI) turn += 2 * M_PI;

@@ -24,6 +24,7 @@
 #include "io/image_output.h"
 #include "io/mesh_loader.h"
 #include "io/model_loader.h"
+#include "io/model_scene.h"
 #include "io/scene_identity.h"
 #include "io/scene_overrides.h"
 #include "io/texture_loader.h"
@@ -525,7 +526,9 @@ private:
     std::map<std::string, LoadedModel> models_;       // resolved model path -> the model, read once
 };
 
-SceneDescription load_from_node(YAML::Node root, const std::string& display_name, const std::string& directory,
+}  // namespace
+
+SceneDescription load_scene_node(YAML::Node root, const std::string& display_name, const std::string& directory,
                                 const std::vector<SceneOverride>& overrides) {
     std::map<std::string, std::string> origins;
     if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
@@ -535,8 +538,6 @@ SceneDescription load_from_node(YAML::Node root, const std::string& display_name
     description.canonical_scene = canonical_scene_text(root);
     return description;
 }
-
-}  // namespace
 
 SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
                                  const std::string& scene_directory, const std::vector<SceneOverride>& overrides) {
@@ -551,64 +552,10 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
         throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                          ": malformed YAML: " + e.msg);
     }
-    SceneDescription description = load_from_node(root, display_name, scene_directory, overrides);
+    SceneDescription description = load_scene_node(root, display_name, scene_directory, overrides);
     description.settings.scene_file = display_name;
     return description;
 }
-
-namespace {
-
-// A model file as a scene: a scene file with the model as its one object,
-// so that --set and the shorthand options change it as they would a scene
-// (--set materials.clay=... --set objects[0].material=clay renders it in
-// one material). The model's camera, if it has one, else one that frames it,
-// and its aspect ratio, unless the options give them.
-SceneDescription load_model_scene(const std::string& path, const std::vector<SceneOverride>& overrides) {
-    YAML::Node root(YAML::NodeType::Map);
-    root["image"]["width"] = 960;
-    root["image"]["height"] = 540;
-    root["image"]["output"] = std::filesystem::path(path).stem().string() + ".png";
-    root["sampling"]["spp"] = 64;
-    root["camera"]["lookfrom"] = std::vector<double>{0, 0, 1};
-    root["camera"]["lookat"] = std::vector<double>{0, 0, 0};
-    root["background"]["sky"] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node model(YAML::NodeType::Map);
-    model["type"] = "model";
-    std::error_code ignored;
-    model["file"] = std::filesystem::absolute(path, ignored).string();
-    root["objects"].push_back(model);
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    SceneDescription description;
-    try {
-        description = load_from_node(root, path, parent.empty() ? "." : parent.string(), overrides);
-    } catch (const InputError& e) {
-        // The model's own error already names the file: not again as the
-        // scene's one object, which the user never wrote.
-        const std::string what = e.what(), scene_place = path + ": objects[0].file: ";
-        if (what.rfind(scene_place, 0) == 0) throw InputError(what.substr(scene_place.size()));
-        throw;
-    }
-    description.settings.scene_file = path;
-    const auto overridden = [&](const char* prefix) {
-        for (const SceneOverride& o : overrides) {
-            if (o.assignment.rfind(prefix, 0) == 0) return true;
-        }
-        return false;
-    };
-    if (!overridden("camera")) {
-        description.settings.camera =
-            description.model_camera ? description.model_camera->settings : framing_camera(description.model_bounds, 40.0);
-    }
-    if (description.model_camera && description.model_camera->aspect_ratio > 0 && !overridden("image.height")) {
-        const double height = std::lround(description.settings.width / description.model_camera->aspect_ratio);
-        description.settings.height = uint32_t(std::clamp(height, 1.0, double(kMaxImageSide)));
-    }
-    // The pixels depend on the model file too.
-    description.canonical_scene += "\nmodel bytes: " + std::to_string(std::filesystem::file_size(path, ignored));
-    return description;
-}
-
-}  // namespace
 
 SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides) {
     if (is_model_file(path)) return load_model_scene(path, overrides);

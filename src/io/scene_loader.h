@@ -11,6 +11,10 @@
 #include "core/scene.h"
 #include "io/model.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace farmrt {
 
 // One "key.path=value" replacement, and how the user wrote it (for errors).
@@ -40,6 +44,10 @@ SceneDescription load_scene_file(const std::string& path, const std::vector<Scen
 SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
                                  const std::string& scene_directory,
                                  const std::vector<SceneOverride>& overrides = {});
+// A scene already parsed (a model file's generated scene): the overrides
+// applied, then validated like a file's. `directory` resolves relative paths.
+SceneDescription load_scene_node(YAML::Node root, const std::string& display_name, const std::string& directory,
+                                 const std::vector<SceneOverride>& overrides);
 
 // Largest accepted values: beyond these a scene is a typo, not a render.
 constexpr uint32_t kMaxImageSide = 65536;

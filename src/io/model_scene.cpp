@@ -1,0 +1,77 @@
+#include "io/model_scene.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "io/model_loader.h"
+
+namespace farmrt {
+
+// A model file as a scene: a scene file with the model as its one object,
+// so that --set and the shorthand options change it as they would a scene
+// (--set materials.clay=... --set objects[0].material=clay renders it in
+// one material). The model's camera, if it has one, else one that frames it,
+// and its aspect ratio, unless the options give them.
+SceneDescription load_model_scene(const std::string& path, const std::vector<SceneOverride>& overrides) {
+    YAML::Node root(YAML::NodeType::Map);
+    root["image"]["width"] = 960;
+    root["image"]["height"] = 540;
+    root["image"]["output"] = std::filesystem::path(path).stem().string() + ".png";
+    root["sampling"]["spp"] = 64;
+    root["camera"]["lookfrom"] = std::vector<double>{0, 0, 1};
+    root["camera"]["lookat"] = std::vector<double>{0, 0, 0};
+    root["background"]["sky"] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node model(YAML::NodeType::Map);
+    model["type"] = "model";
+    std::error_code ignored;
+    model["file"] = std::filesystem::absolute(path, ignored).string();
+    root["objects"].push_back(model);
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    SceneDescription description;
+    try {
+        description = load_scene_node(root, path, parent.empty() ? "." : parent.string(), overrides);
+    } catch (const InputError& e) {
+        // The model's own error already names the file: not again as the
+        // scene's one object, which the user never wrote.
+        const std::string what = e.what(), scene_place = path + ": objects[0].file: ";
+        if (what.rfind(scene_place, 0) == 0) throw InputError(what.substr(scene_place.size()));
+        throw;
+    }
+    description.settings.scene_file = path;
+    const auto overridden = [&](const char* prefix) {
+        for (const SceneOverride& o : overrides) {
+            if (o.assignment.rfind(prefix, 0) == 0) return true;
+        }
+        return false;
+    };
+    // One side given, the other follows the model camera's aspect ratio (or
+    // the default 16:9): --width 320 alone is 320x180, not 320x540.
+    const double aspect = description.model_camera && description.model_camera->aspect_ratio > 0
+                              ? description.model_camera->aspect_ratio
+                              : 960.0 / 540.0;
+    const bool width_given = overridden("image.width"), height_given = overridden("image.height");
+    RenderSettings& settings = description.settings;
+    if (!height_given && (width_given || aspect != 960.0 / 540.0)) {
+        settings.height = uint32_t(std::clamp(double(std::lround(settings.width / aspect)), 1.0, double(kMaxImageSide)));
+    } else if (height_given && !width_given) {
+        settings.width = uint32_t(std::clamp(double(std::lround(settings.height * aspect)), 1.0, double(kMaxImageSide)));
+    }
+    if (uint64_t(settings.width) * settings.height > kMaxPixels) {
+        throw InputError(path + ": image of " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
+                         " (the model's aspect ratio) exceeds the limit of " + std::to_string(kMaxPixels) + " pixels");
+    }
+    if (!overridden("camera")) {
+        settings.camera = description.model_camera
+                              ? description.model_camera->settings
+                              : framing_camera(description.model_bounds, 40.0, double(settings.width) / settings.height);
+    }
+    // The pixels depend on the model file too.
+    description.canonical_scene += "\nmodel bytes: " + std::to_string(std::filesystem::file_size(path, ignored));
+    return description;
+}
+
+}  // namespace farmrt
