@@ -21,6 +21,12 @@ enum class Aov : uint32_t {
     Variance = 4, // variance of the pixel's mean luminance (variance; core/pixel_record.h)
 };
 
+// The depth written where every sample of a pixel left the scene: finite, so
+// that compositing arithmetic (a depth of field, a fog, Z-combining) stays
+// finite, and far beyond any scene (coordinates are at most 1e9), as Cycles
+// writes 1e10. Inside the render it is +inf.
+constexpr float kEscapedDepth = 1e10f;
+
 struct FirstHitFeatures {
     Color albedo{0.0f};
     Vec3 normal{0.0f};

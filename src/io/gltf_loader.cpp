@@ -70,12 +70,32 @@ void check_json_depth(const char* text, size_t size, const std::string& display_
 
 // The JSON chunk of a .glb (header: magic, version, length; then the first
 // chunk's length and type), or the whole text of a .gltf.
-void check_gltf_json_depth(const std::string& bytes, bool binary, const std::string& display_path) {
-    if (!binary) return check_json_depth(bytes.data(), bytes.size(), display_path);
-    if (bytes.size() < 20) return;  // tinygltf reports the short header
+std::string gltf_json(const std::string& bytes, bool binary) {
+    if (!binary) return bytes;
+    if (bytes.size() < 20) return "";  // tinygltf reports the short header
     uint32_t chunk_length = 0;
     std::memcpy(&chunk_length, bytes.data() + 12, 4);
-    check_json_depth(bytes.data() + 20, std::min<size_t>(chunk_length, bytes.size() - 20), display_path);
+    return bytes.substr(20, std::min<size_t>(chunk_length, bytes.size() - 20));
+}
+
+const char* const kDracoAdvice =
+    "requires extension KHR_draco_mesh_compression (Draco-compressed meshes), which farmrt does not decode; "
+    "decompress the file first (gltf-transform copy, or gltfpack without -cc)";
+
+// Files of a kind farmrt does not read, said as such before tinygltf's
+// messages about their parts: glTF 1.0 (a .glb of version 1, or
+// asset.version "1.x") and Draco-compressed meshes.
+void check_gltf_kind(const std::string& bytes, bool binary, const std::string& json, const std::string& display_path) {
+    uint32_t glb_version = 2;
+    if (binary && bytes.size() >= 8) std::memcpy(&glb_version, bytes.data() + 4, 4);
+    const size_t asset = json.find("\"asset\"");
+    const size_t version = asset == std::string::npos ? std::string::npos : json.find("\"version\"", asset);
+    const size_t value = version == std::string::npos ? std::string::npos : json.find('"', json.find(':', version));
+    const bool version_one = glb_version == 1 || (value != std::string::npos && json.compare(value, 3, "\"1.") == 0);
+    if (version_one) {
+        throw InputError(display_path + ": a glTF 1.0 file: farmrt reads glTF 2.0 (convert it, e.g. by importing it "
+                                        "into Blender and exporting glTF 2.0)");
+    }
 }
 
 // Candela and lux to farmrt's radiometric W/sr and W/m^2 (683 lm/W, as
@@ -125,6 +145,7 @@ private:
 
     void check_extensions() {
         for (const std::string& name : gltf_.extensionsRequired) {
+            if (name == "KHR_draco_mesh_compression") fail("/extensionsRequired", kDracoAdvice);
             if (!kSupportedExtensions.count(name)) fail("/extensionsRequired", "requires extension " + name + ", which farmrt does not support");
         }
         for (const std::string& name : gltf_.extensionsUsed) {
@@ -552,7 +573,9 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     const std::string base_directory = parent.empty() ? "." : parent.string();
     const bool binary = bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0;
-    check_gltf_json_depth(bytes, binary, display_path);
+    const std::string json = gltf_json(bytes, binary);
+    check_json_depth(json.data(), json.size(), display_path);
+    check_gltf_kind(bytes, binary, json, display_path);
     bool loaded = false;
     try {
         loaded = binary ? loader.LoadBinaryFromMemory(&gltf, &error, &warning, reinterpret_cast<const unsigned char*>(bytes.data()),
@@ -562,6 +585,11 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
         throw InputError(display_path + ": malformed glTF: " + joined_lines(e.what()));
     }
     if (!loaded) {
+        // tinygltf names the Draco-compressed accessors it cannot read (they
+        // have no buffer view); the cause is the compression.
+        if (json.find("KHR_draco_mesh_compression") != std::string::npos && error.find("accessor") != std::string::npos) {
+            throw InputError(display_path + ": /extensionsRequired: " + kDracoAdvice);
+        }
         throw InputError(display_path + ": malformed glTF: " + joined_lines(error.empty() ? "tinygltf could not read it" : error));
     }
     ModelData model;

@@ -202,8 +202,12 @@ void write_with_openimageio(const std::string& path, const std::string& target, 
         image.float_channels = {"Z", "samples", "variance"};
         image.data = layered.data();
     }
+    // The tag says what the values are: the book's gamma 2 is not sRGB's curve
+    // (PNG: a gAMA chunk of 1/2), and float data is always linear.
     if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
-        image.colorspace = encoding == Encoding::Linear ? "linear" : "sRGB";
+        image.colorspace = encoding == Encoding::Linear ? "linear" : encoding == Encoding::Gamma2 ? "Gamma2.0" : "sRGB";
+    } else {
+        image.colorspace = "linear";
     }
     const std::string problem = module->write(image);
     if (!problem.empty()) throw RenderError(problem);
@@ -311,6 +315,10 @@ std::string data_type_problem(const std::string& path, PixelDataType type) {
     const bool is_float = type == PixelDataType::Float || type == PixelDataType::Half;
     if (is_float_only(extension) && !is_float) return extension + " images hold float data only";
     if ((extension == ".png" || extension == ".ppm") && is_float) return extension + " images hold integer data only";
+    // OpenImageIO 2.4's TIFF writer turns half into float without a word.
+    if ((extension == ".tif" || extension == ".tiff") && type == PixelDataType::Half) {
+        return "TIFF images are written with float, not half, data (use data_type: float, or .exr for half)";
+    }
     if (extension == ".jpg" || extension == ".jpeg") {
         if (type != PixelDataType::UInt8) return "JPEG images hold 8-bit data only";
     }

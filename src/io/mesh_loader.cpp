@@ -290,10 +290,12 @@ MeshData load_obj_mesh(const std::string& path, const std::string& display_path)
 MeshData load_obj_model_mesh(const std::string& path, const std::string& display_path) {
     const std::string text = read_regular_file(path, display_path, "OBJ file");
     // The material libraries it names (mtllib a.mtl b.mtl), read whole and
-    // joined: a missing one is an error, not a silently grey model.
+    // joined. One that does not exist is a warning, as in Blender and assimp:
+    // its materials render grey; one that cannot be read is an error.
     const std::filesystem::path directory = std::filesystem::path(path).parent_path();
     std::string mtl_text;
     std::set<std::string> libraries_read;  // a library named again is not read (nor joined) again
+    std::vector<std::string> warnings;
     std::istringstream lines(text);
     std::string line;
     size_t line_number = 0;
@@ -305,6 +307,12 @@ MeshData load_obj_model_mesh(const std::string& path, const std::string& display
         while (words >> name) {
             const std::string mtl_path = (directory / name).string();
             if (!libraries_read.insert(mtl_path).second) continue;
+            std::error_code missing;
+            if (!std::filesystem::exists(std::filesystem::symlink_status(mtl_path, missing))) {
+                warnings.push_back(display_path + ":" + std::to_string(line_number) + ": mtllib: " + mtl_path +
+                                   ": no such file; its materials render in a grey default");
+                continue;
+            }
             try {
                 mtl_text += read_regular_file(mtl_path, mtl_path, "material library") + "\n";
             } catch (const InputError& e) {
@@ -312,7 +320,15 @@ MeshData load_obj_model_mesh(const std::string& path, const std::string& display
             }
         }
     }
-    return parse_obj_mesh(text, display_path, true, mtl_text);
+    size_t materials = 0;
+    for (size_t at = mtl_text.find("newmtl"); at != std::string::npos; at = mtl_text.find("newmtl", at + 6)) ++materials;
+    if (materials > kMaxObjMaterials) {
+        throw InputError(display_path + ": its material libraries define " + std::to_string(materials) +
+                         " materials; farmrt reads at most " + std::to_string(kMaxObjMaterials));
+    }
+    MeshData mesh = parse_obj_mesh(text, display_path, true, mtl_text);
+    mesh.warnings = std::move(warnings);
+    return mesh;
 }
 
 }  // namespace farmrt

@@ -27,7 +27,12 @@ struct MeshData {
     std::vector<Triangle> triangles;
     size_t skipped_degenerate = 0;  // zero-area faces, dropped
     std::vector<ObjMaterial> materials;
+    std::vector<std::string> warnings;  // what was left out (a material library that does not exist)
 };
+
+// The most materials an OBJ's libraries may define (each costs tinyobjloader
+// about 2 KB and its parse time; a million is a hostile file, not a model).
+constexpr size_t kMaxObjMaterials = 100000;
 
 constexpr uint32_t kNoObjMaterial = 0xFFFFFFFFu;
 

@@ -78,6 +78,7 @@ Material principled_from_mtl(const ObjMaterial& mtl, const std::filesystem::path
 ModelData load_obj_model(const std::string& path, const std::string& display_path) {
     MeshData mesh = load_obj_model_mesh(path, display_path);
     ModelData model;
+    model.warnings = std::move(mesh.warnings);
     const std::filesystem::path directory = std::filesystem::path(path).parent_path();
     std::map<std::string, uint32_t> image_textures;
     for (const ObjMaterial& mtl : mesh.materials) {

@@ -357,6 +357,12 @@ public:
     }
 
     MeshData read_mesh(const Value& file, const std::string& path) const {
+        const size_t dot = path.rfind('.');
+        std::string extension = dot == std::string::npos ? "" : path.substr(dot);
+        for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+        if (extension != ".obj" && is_model_file(path)) {
+            fail(file, "type: mesh reads OBJ files; a " + extension + " file is placed with {type: model, file: ...}");
+        }
         try {
             return load_obj_mesh(path, path);
         } catch (const InputError& e) {

@@ -49,7 +49,12 @@ std::vector<AovImage> assemble_aovs(const std::vector<Aov>& aovs, FirstHitImages
         switch (aov) {
         case Aov::Albedo: image.values = std::move(first_hits.albedo); break;
         case Aov::Normal: image.values = std::move(first_hits.normal); break;
-        case Aov::Depth: image.values = std::move(first_hits.depth); break;
+        case Aov::Depth:
+            image.values = std::move(first_hits.depth);
+            for (float& depth : image.values) {
+                if (!(depth < kEscapedDepth)) depth = kEscapedDepth;
+            }
+            break;
         case Aov::Samples:
             image.values.resize(size_t(width) * height);
             for (uint32_t y = 0; y < height; ++y) {

@@ -122,7 +122,7 @@ expect_error "PLY with a lying header" "$work/scenes/lying\.ply: the header prom
 printf '{"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_draco_mesh_compression"], "meshes": [' >"$work/scenes/cut.gltf"
 expect_error "malformed glTF" "$work/scenes/cut\.gltf: malformed glTF: .*" "$work/scenes/cut.gltf" -o "$work/out/cut.ppm"
 printf '{"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_draco_mesh_compression"]}' >"$work/scenes/draco.gltf"
-expect_error "required extension" "$work/scenes/draco\.gltf: /extensionsRequired: requires extension KHR_draco_mesh_compression, which farmrt does not support" \
+expect_error "required extension" "$work/scenes/draco\.gltf: /extensionsRequired: requires extension KHR_draco_mesh_compression \(Draco-compressed meshes\), which farmrt does not decode; .*" \
     "$work/scenes/draco.gltf" -o "$work/out/draco.ppm"
 expect_error "model object in a scene" "--set objects\[0\]=\{type: model, file: draco\.gltf\}: objects\[0\]\.file: .*draco\.gltf: /extensionsRequired: requires extension .*" \
     "$good" --set 'objects[0]={type: model, file: draco.gltf}'

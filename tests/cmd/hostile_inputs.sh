@@ -58,6 +58,43 @@ expect_error "glTF count without bytes" ".*count\.gltf: /accessors/0: count 2684
 expect_error "glTF accessor shared by 4,000 primitives" ".*shared\.gltf: /meshes/0/primitives/[0-9]+: makes more than 2097152 triangles, .*" \
     "$hostile/shared.gltf" -q -o o.png
 
+# ---- image headers against the pixel budget: 69 bytes may not ask for 16k x 16k --------------
+python3 - "$hostile" <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+open(sys.argv[1] + '/claims.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 16384, 16384, 8, 2, 0, 0, 0)) +
+                                              chunk(b'IDAT', zlib.compress(b'\0' * 64)) + chunk(b'IEND', b''))
+PY
+expect_error "a 69-byte PNG of 16k x 16k as a texture" \
+    ".*claims\.png: image of 16384x16384 pixels and 3 channels: more than the 16 Mpixels farmrt reads from a file of this size" \
+    "$tiny" -q -o o.ppm --set "materials.ground={type: lambertian, albedo: {texture: image, file: $hostile/claims.png}}"
+expect_error "a 69-byte PNG of 16k x 16k as an environment" ".*claims\.png: image of 16384x16384 pixels .*" \
+    "$tiny" -q -o o.ppm --set "background={environment: {file: $hostile/claims.png}}"
+
+# ---- model kinds farmrt does not read, said as such ---------------------------------------
+printf '{"asset": {"version": "1.0"}, "meshes": {}}' >"$hostile/old.gltf"
+expect_error "a glTF 1.0 file" ".*old\.gltf: a glTF 1\.0 file: farmrt reads glTF 2\.0 .*" "$hostile/old.gltf" -q -o o.png
+printf 'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n' >"$hostile/tri.ply"
+expect_error "a PLY given to type: mesh" ".*objects\[0\]\.file: type: mesh reads OBJ files; a \.ply file is placed with \{type: model, file: \.\.\.\}" \
+    "$tiny" -q -o o.ppm --set "objects=[{type: mesh, file: $hostile/tri.ply, material: glass}]"
+expect_error "half data in a TIFF" ".*TIFF images are written with float, not half, data .*" "$tiny" -q -o o.tif --set image.data_type=half
+
+# The colour tag says what the values are: the book's gamma 2 is not sRGB.
+if command -v oiiotool >/dev/null; then
+    "$farmrt" "$tiny" -q -o gamma2.png --set image.encoding=gamma2 && oiiotool --info -v gamma2.png >"$work/info" 2>&1
+    grep -q 'oiio:ColorSpace: "Gamma2.0"' "$work/info" || fail "a gamma2 PNG is not tagged Gamma2.0: $(grep -i colorspace "$work/info")"
+    rm -f gamma2.png
+fi
+
+# ---- a frame larger than the machine's free memory: refused before rendering ----------------
+available_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+if [ -n "$available_kb" ] && [ "$available_kb" -lt 50000000 ]; then
+    expect_error "a frame beyond the free memory" \
+        "image\.width x image\.height: a 65536x4096 frame with its AOVs needs about [0-9.]+ GiB while it renders and is written, more than the [0-9.]+ GiB this machine has available" \
+        "$tiny" -q -o big.exr --width 65536 --height 4096 --aov albedo,normal,depth,samples,variance
+fi
+
 # ---- OBJ: one convex face of 35,000 corners (quadratic before), a library named 3,000 times -----
 python3 - "$hostile" <<'PY'
 import math, sys

@@ -15,6 +15,7 @@
 
 #include "cmd/backends.h"
 #include "core/errors.h"
+#include "io/mesh_loader.h"
 #include "io/model_loader.h"
 #include "io/scene_loader.h"
 #include "render/band_renderer.h"
@@ -402,8 +403,23 @@ TEST(ObjImport, MaterialsMapOntoThePrincipledMaterial) {
     EXPECT_EQ(material(0).emission_texture, kNoTexture);
     expect_near(color(material(4).metallic_roughness_texture), Vec3(0, 0.7f, 1));
     // A missing library is an error naming the line.
-    const std::string error = model_error(directory, "n.obj", "mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n");
-    EXPECT_EQ(error.rfind("n.obj:1: mtllib: ", 0), 0u) << error;
+    // A library that does not exist: a warning and the grey default, as in Blender and assimp.
+    const ModelData missing = load_text(directory, "n.obj", "mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nusemtl gone\nf 1 2 3\n");
+    ASSERT_EQ(missing.warnings.size(), 1u);
+    EXPECT_EQ(missing.warnings[0].rfind("n.obj:1: mtllib: ", 0), 0u) << missing.warnings[0];
+    EXPECT_NE(missing.warnings[0].find("no such file; its materials render in a grey default"), std::string::npos);
+    ASSERT_EQ(missing.meshes.size(), 1u);
+    EXPECT_EQ(missing.meshes[0].triangles.size(), 1u) << "the model still renders";
+    // One that exists but is not a regular file is an error.
+    std::filesystem::create_directory(directory.file("dir.mtl"));
+    const std::string error = model_error(directory, "d.obj", "mtllib dir.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n");
+    EXPECT_EQ(error.rfind("d.obj:1: mtllib: ", 0), 0u) << error;
+    // A million materials are refused before tinyobjloader parses them.
+    std::string many;
+    for (size_t i = 0; i <= kMaxObjMaterials; ++i) many += "newmtl m" + std::to_string(i) + "\n";
+    testing::write_text(directory.file("many.mtl"), many);
+    const std::string too_many = model_error(directory, "m.obj", "mtllib many.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n");
+    EXPECT_NE(too_many.find("materials; farmrt reads at most 100000"), std::string::npos) << too_many;
 }
 
 // ---- PLY ---------------------------------------------------------------------------------------------
