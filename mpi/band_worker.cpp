@@ -163,12 +163,19 @@ void BandWorker::run() {
             in_flight.pop_front();
             // A stop abandons work: renderers skip what is left of a band
             // once asked to stop, so a band that completes after the request
-            // may hold only part of its samples. It goes back marked, not
-            // summed; its rows are rendered again on resume.
+            // may hold only part of its samples. It goes back marked, with
+            // the sums of its leading rows that the renderer finished (kept
+            // and checkpointed); the other rows are rendered again on resume.
             if (stop_requested()) {
-                band.finished.abandoned = true;
-                std::vector<float>().swap(band.finished.sums);
-                band.samples = 0;
+                const uint32_t rows = band.finished.rows.count();
+                const uint32_t kept = std::min(renderer_.rows_finished_at_stop(), rows);
+                if (kept < rows) {
+                    band.finished.abandoned = true;
+                    band.finished.rows_kept = kept;
+                    band.finished.sums.resize(band.finished.sums.size() / rows * kept);
+                    band.finished.sums.shrink_to_fit();
+                    band.samples = band.samples / rows * kept;
+                }
             }
             const auto end = std::chrono::steady_clock::now();
             {

@@ -37,9 +37,10 @@ private:
 
 struct FinishedBand {
     RowRange rows;
-    std::vector<float> sums;  // rows x width x 3 floats; empty when abandoned
+    std::vector<float> sums;  // rows x width x record floats; when abandoned, those of the rows kept
     uint64_t tag = 0;         // the caller's label for the work item
     bool abandoned = false;   // a stop came before it completed: its sums are not whole
+    uint32_t rows_kept = 0;   // abandoned: its leading rows whose samples are whole (their sums kept)
 };
 
 // One work item of a frame sequence (frame_queue.h): any frame, any samples,

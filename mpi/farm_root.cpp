@@ -135,7 +135,7 @@ public:
             bool activity = false;
             for (FinishedBand& band : local_.take_finished()) {
                 activity = true;
-                if (band.abandoned) item_abandoned(band.tag);
+                if (band.abandoned) item_abandoned(band.tag, band.rows_kept, band.sums.data());
                 else item_done(band.tag, band.sums.data());
             }
             for (Operation& operation : operations_.test(context_.clock)) {
@@ -304,9 +304,12 @@ private:
     }
 
     // A rank gave an item back unfinished: it was asked to stop (by a signal
-    // of its own, or by rank 0). The whole job stops.
-    void item_abandoned(uint64_t tag) {
-        queue_.abandon(take_item(tag));
+    // of its own, or by rank 0). Its first `rows_kept` rows are whole (their
+    // sums at `sums`) and kept; the whole job stops.
+    void item_abandoned(uint64_t tag, uint32_t rows_kept, const float* sums) {
+        const WorkItem item = take_item(tag);
+        queue_.complete_part(item, rows_kept, sums);
+        result_.samples += uint64_t(rows_kept) * width_ * item.samples.count();
         if (!queue_.stopped()) begin_stop();
     }
 
@@ -332,11 +335,13 @@ private:
         case Operation::Kind::ResultReceive: {
             std::vector<float> buffer = std::move(result_buffers_.at(operation.tag));
             result_buffers_.erase(operation.tag);
-            if (operation.received == 0) {
-                item_abandoned(operation.tag);
+            const WorkItem& item = items_out_.at(operation.tag).item;
+            // Fewer rows than dealt: abandoned after a stop, with the sums of
+            // the leading rows it finished.
+            if (size_t(operation.received) < size_t(item.rows.count()) * row_floats_) {
+                item_abandoned(operation.tag, uint32_t(size_t(operation.received) / row_floats_), buffer.data());
                 break;
             }
-            const WorkItem& item = items_out_.at(operation.tag).item;
             progress_.counter().fetch_add(uint64_t(item.rows.count()) * width_ * item.samples.count(),
                                           std::memory_order_relaxed);
             item_done(operation.tag, buffer.data());
@@ -408,6 +413,8 @@ private:
         metadata.frame = frame;
         metadata.render_seconds = seconds_between(start_, Clock::now());
         metadata.identity = frame_digest(job_.description, frame);
+        metadata.exposure = settings_.exposure;
+        metadata.view_transform = settings_.view_transform;
         if (accumulator.ended_early()) {
             metadata.spp_requested = accumulator.spp();
             metadata.time_limit = command_line_.time_limit;

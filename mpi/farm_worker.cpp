@@ -82,15 +82,16 @@ private:
         ++standing_;
     }
 
-    // Finished items to rank 0, sent without waiting (an abandoned one as an
-    // empty message); the buffers live in the operations until sent.
+    // Finished items to rank 0, sent without waiting (an abandoned one with
+    // the sums of the rows it kept: a shorter message, or an empty one); the
+    // buffers live in the operations until sent.
     bool send_finished() {
         bool any = false;
         for (FinishedBand& band : worker_.take_finished()) {
             any = true;
             Operation send{Operation::Kind::Send, 0, band.rows, {}, std::move(band.sums), {}};
             const float* data = send.sums.data();
-            const int count = band.abandoned ? 0 : int(send.sums.size());
+            const int count = int(send.sums.size());  // abandoned: the rows kept (none, or a leading part)
             report_.bytes_sent += size_t(count) * sizeof(float);
             post_send(operations_, std::move(send), data, count, MPI_FLOAT, kTagResult, context_.clock,
                       "MPI_Isend (item)");

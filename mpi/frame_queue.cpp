@@ -280,6 +280,18 @@ void FrameQueue::abandon(const WorkItem& item) {
     --items_out_;
 }
 
+void FrameQueue::complete_part(const WorkItem& item, uint32_t rows_done, const float* sums) {
+    rows_done = std::min(rows_done, item.rows.count());
+    WorkItem done = item, rest = item;
+    done.rows.end = rest.rows.begin = item.rows.begin + rows_done;
+    if (rows_done == item.rows.count()) return complete(item, sums);
+    if (rows_done > 0) {
+        complete(done, sums);
+        ++items_out_;  // one item came back: abandon() below counts it
+    }
+    abandon(rest);
+}
+
 std::vector<uint32_t> FrameQueue::take_completed() {
     std::vector<uint32_t> done;
     done.swap(completed_);

@@ -97,6 +97,9 @@ public:
     // An item given up after a stop: its rows keep the samples they had
     // (a checkpoint saves those; resume renders the item again).
     void abandon(const WorkItem& item);
+    // An item given up after a stop with its first `rows_done` rows whole
+    // (their sums at `sums`): those complete, the rest is abandoned.
+    void complete_part(const WorkItem& item, uint32_t rows_done, const float* sums);
 
     // Frames now complete (every sample of every row), oldest first; the caller
     // writes each and then closes it.

@@ -41,6 +41,8 @@ struct SettingsLayout {
     std::string output;
     Encoding encoding;
     PixelDataType data_type;
+    float exposure;
+    ViewTransform view_transform;
     uint32_t spp;
     int max_depth;
     Integrator integrator;
@@ -126,6 +128,8 @@ void visit_job(Stream& s, Job& job) {
     s.text(settings.output);
     s.value(settings.encoding);
     s.value(settings.data_type);
+    s.value(settings.exposure);
+    s.value(settings.view_transform);
     s.value(settings.spp);
     s.value(settings.max_depth);
     s.value(settings.integrator);

@@ -143,14 +143,19 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
     const simd::WideAccelerator* accelerator = accelerator_.get();
     const std::vector<WorkUnit> units = cpu_work_units(frame.width, rows, uint32_t(tile_size_), threads_, split_tail_);
     const int64_t unit_count = int64_t(units.size());
+    std::vector<uint8_t> unit_finished(units.size(), 0);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
     for (int64_t u = 0; u < unit_count; ++u) {
         const WorkUnit& unit = units[size_t(u)];
+        bool cut_short = false;
         // A unit's samples in slices, so that a stop abandons the band within
         // one slice (the sums are the same: each pixel's samples are still
         // added in order, the sum stored between slices).
         for (uint32_t begin = samples.begin; begin < samples.end; begin += kSamplesBetweenStopChecks) {
-            if (stop_requested()) break;
+            if (stop_requested()) {
+                cut_short = true;
+                break;
+            }
             const uint32_t end = std::min(samples.end, begin + kSamplesBetweenStopChecks);
             if (accelerator) {
                 accelerator->render_unit(scene, frame, unit, rows.begin, begin, end, sums);
@@ -166,7 +171,14 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
                                         std::memory_order_relaxed);
             }
         }
+        unit_finished[size_t(u)] = cut_short ? 0 : 1;
     }
+    // The leading rows that no unfinished tile touches (tiles go out top row first).
+    uint32_t first_unfinished_row = rows.end;
+    for (size_t u = 0; u < units.size(); ++u) {
+        if (!unit_finished[u]) first_unfinished_row = std::min(first_unfinished_row, units[u].y0);
+    }
+    rows_finished_at_stop_ = first_unfinished_row - rows.begin;
 }
 
 }  // namespace farmrt

@@ -37,6 +37,7 @@ public:
     // "cpu-scalar", "cpu-sse4.2", "cpu-avx2", "cpu-avx512".
     std::string description() const override;
     int threads() const override { return threads_; }
+    uint32_t rows_finished_at_stop() const override { return rows_finished_at_stop_; }
     int tile_size() const { return tile_size_; }
     SimdLevel simd_level() const { return simd_; }
     // Whether closest hits go through the wide BVH (a SIMD level on a scene where it pays).
@@ -52,6 +53,7 @@ private:
     int tile_size_;
     SimdLevel simd_;
     bool split_tail_;
+    uint32_t rows_finished_at_stop_ = 0;  // of the last band rendered
     std::unique_ptr<simd::WideAccelerator> accelerator_;  // a SIMD level's wide BVH and kernels
 };
 

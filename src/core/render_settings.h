@@ -20,6 +20,10 @@ enum class Encoding { Srgb, Gamma2, Linear };
 enum class Integrator : uint32_t { NextEvent = 0, Naive = 1 };
 // An auxiliary image written with the frame (core/aov.h).
 enum class Aov : uint32_t;
+// How display-referred outputs (8- and 16-bit) map scene light to the
+// screen: Standard clips at 1; Filmic rolls highlights off along an S-curve
+// (the ACES filmic fit of Narkowicz, 2015) so that bright light keeps detail.
+enum class ViewTransform { Standard, Filmic };
 // Pixel data type of the output file.
 enum class PixelDataType { UInt8, UInt16, Half, Float };
 
@@ -31,6 +35,10 @@ struct RenderSettings {
     std::string output;  // as written in the scene or on the command line
     Encoding encoding = Encoding::Srgb;
     PixelDataType data_type = PixelDataType::UInt8;
+    // Display-referred outputs only (float outputs stay linear scene light):
+    // light scaled by 2^exposure, then the view transform, then the encoding.
+    float exposure = 0.0f;
+    ViewTransform view_transform = ViewTransform::Standard;
     uint32_t spp = 0;
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;

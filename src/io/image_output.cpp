@@ -93,6 +93,8 @@ std::string metadata_description(const ImageMetadata& m) {
         << " frame=" << m.frame << " render_seconds=" << m.render_seconds;
     if (!m.identity.empty()) out << " identity=" << m.identity;
     if (m.time_limit > 0) out << " time_limit=" << m.time_limit << " spp_requested=" << m.spp_requested;
+    if (m.exposure != 0.0f) out << " exposure=" << m.exposure;
+    if (m.view_transform == ViewTransform::Filmic) out << " view_transform=filmic";
     return out.str();
 }
 
@@ -372,10 +374,33 @@ uint16_t encode_uint16(float linear, Encoding encoding) {
     return static_cast<uint16_t>(std::lround(std::min(encoded, 1.0f) * 65535.0f));
 }
 
-void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& pixels,
+float display_value(float linear, float exposure, ViewTransform view) {
+    float v = linear * std::exp2(exposure);
+    if (view == ViewTransform::Filmic) {
+        if (!(v > 0.0f)) return 0.0f;
+        v = std::min(v, 65504.0f);
+        v = (v * (2.51f * v + 0.03f)) / (v * (2.43f * v + 0.59f) + 0.14f);
+        v = std::min(v, 1.0f);
+    }
+    return v;
+}
+
+void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& given_pixels,
                  Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata,
                  const std::vector<AovImage>& aovs) {
-    if (pixels.size() != size_t(width) * height * 3) throw RenderError(path + ": pixel buffer has the wrong size");
+    if (given_pixels.size() != size_t(width) * height * 3) throw RenderError(path + ": pixel buffer has the wrong size");
+    // The look of a display-referred output; float outputs keep scene light.
+    const bool display = data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16;
+    const bool look = display && (metadata.exposure != 0.0f || metadata.view_transform != ViewTransform::Standard);
+    std::vector<float> looked;
+    if (look) {
+        looked.resize(given_pixels.size());
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < looked.size(); ++i) {
+            looked[i] = display_value(given_pixels[i], metadata.exposure, metadata.view_transform);
+        }
+    }
+    const std::vector<float>& pixels = look ? looked : given_pixels;
     const std::string extension = file_extension(path);
     const std::string reason = unsupported_format_reason(path);
     if (!reason.empty()) throw InputError(path + ": " + reason);

@@ -25,7 +25,15 @@ struct ImageMetadata {
     // for (spp holds those in the image) and the limit.
     uint32_t spp_requested = 0;
     double time_limit = 0;
+    // For display-referred (integer) outputs: the look applied before the
+    // encoding (core/render_settings.h); float outputs are written linear.
+    float exposure = 0.0f;
+    ViewTransform view_transform = ViewTransform::Standard;
 };
+
+// A linear value as a display-referred output shows it, before its encoding:
+// scaled by 2^exposure, through the view transform.
+float display_value(float linear, float exposure, ViewTransform view);
 
 // Lower-case extension with the dot (".png"), or "" when there is none.
 std::string file_extension(const std::string& path);

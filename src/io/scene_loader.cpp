@@ -42,7 +42,7 @@ public:
     // ---- sections ----------------------------------------------------------------
 
     void load_image(const Value& image, RenderSettings& settings) const {
-        require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs"});
+        require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs", "exposure", "view_transform"});
         const Value width = required(image, "width");
         const Value height = required(image, "height");
         settings.width = uint32_t(integer(width, 1, kMaxImageSide));
@@ -60,6 +60,13 @@ public:
         if (has(image, "encoding")) {
             const std::string e = choice(child(image, "encoding"), {"srgb", "gamma2", "linear"});
             settings.encoding = e == "srgb" ? Encoding::Srgb : (e == "gamma2" ? Encoding::Gamma2 : Encoding::Linear);
+        }
+        if (has(image, "exposure")) {
+            settings.exposure = float(number_in(child(image, "exposure"), -30, Bound::Closed, 30, Bound::Closed));
+        }
+        if (has(image, "view_transform")) {
+            const std::string v = choice(child(image, "view_transform"), {"standard", "filmic"});
+            settings.view_transform = v == "filmic" ? ViewTransform::Filmic : ViewTransform::Standard;
         }
         settings.data_type = default_data_type(settings.output);
         if (has(image, "data_type")) {

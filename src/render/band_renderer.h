@@ -58,6 +58,11 @@ public:
         return sums;
     }
     virtual int bands_in_flight() const { return 1; }
+    // After a stop cut a band short: how many of its leading rows have every
+    // sample in the `sums` complete_oldest() last returned. A stop keeps
+    // those (checkpointed) and renders the rest again on resume. Backends
+    // that abandon bands whole answer 0.
+    virtual uint32_t rows_finished_at_stop() const { return 0; }
 
     // For the farm's dealer (mpi/band_schedule.h). What this backend is worth
     // in CPU threads of the same node, as a first guess before it has

@@ -71,6 +71,10 @@ expect_error "vanishing noise threshold" \
     "--noise-threshold 1e-9: sampling\.noise_threshold: must be 0 \(off\) or at least 1e-06, got 1e-9" \
     "$good" --noise-threshold 1e-9
 expect_error "minimum spp of 1" "--min-spp 1: sampling\.min_spp: must be between 2 and 16777216, got 1" "$good" --min-spp 1
+expect_error "NaN exposure" "--set image\.exposure=nan: image\.exposure: must be a finite number, got nan" "$good" --set image.exposure=nan
+expect_error "exposure beyond 30 EV" "--set image\.exposure=40: image\.exposure: must be in \[-30, 30\], got 40" "$good" --set image.exposure=40
+expect_error "unknown view transform" "--set image\.view_transform=agx: image\.view_transform: unknown value 'agx' \(expected standard \| filmic\)" \
+    "$good" --set image.view_transform=agx
 expect_error "an AOV twice" "--aov depth,depth: image.aovs\\[1\\]: AOV 'depth' listed twice" "$good" --aov depth,depth
 printf 'image: {width: 8, height: 6, output: good.ppm,\n        aovs: [albedo, sheen]}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 1, 5], lookat: [0, 0, 0]}\n' >"$work/scenes/aovs.yaml"
 expect_error "unknown AOV in a scene" \

@@ -556,5 +556,46 @@ TEST(TemporaryNames, StaleTemporariesOfATargetAreRemoved) {
     EXPECT_TRUE(std::filesystem::exists(target));
 }
 
+
+TEST(DisplayLook, ExposureScalesAndFilmicRollsHighlightsOff) {
+    // Exposure: 2^EV, exactly.
+    EXPECT_EQ(display_value(0.25f, 1.0f, ViewTransform::Standard), 0.5f);
+    EXPECT_EQ(display_value(0.25f, -2.0f, ViewTransform::Standard), 0.0625f);
+    EXPECT_EQ(display_value(0.3f, 0.0f, ViewTransform::Standard), 0.3f) << "standard at 0 EV leaves light as it is";
+    // Filmic: black stays black, the curve rises monotonically up to about 8
+    // (Standard clips at 1) and never passes 1.
+    EXPECT_EQ(display_value(0.0f, 0.0f, ViewTransform::Filmic), 0.0f);
+    EXPECT_EQ(display_value(std::nanf(""), 0.0f, ViewTransform::Filmic), 0.0f);
+    float previous = 0.0f;
+    for (float v = 0.001f; v < 1000.0f; v *= 1.5f) {
+        const float shown = display_value(v, 0.0f, ViewTransform::Filmic);
+        if (v < 8.0f) {
+            EXPECT_GT(shown, previous) << v;
+        }
+        EXPECT_GE(shown, previous) << v;
+        EXPECT_LE(shown, 1.0f) << v;
+        previous = shown;
+    }
+    EXPECT_LT(display_value(1.0f, 0.0f, ViewTransform::Filmic), 0.85f) << "1 is no longer white";
+    EXPECT_GT(display_value(16.0f, 0.0f, ViewTransform::Filmic), display_value(4.0f, 0.0f, ViewTransform::Filmic));
+}
+
+TEST(DisplayLook, AppliesToDisplayReferredOutputsOnlyAndIsRecorded) {
+    TemporaryDirectory directory;
+    const std::vector<float> pixels = {0.1f, 0.5f, 2.0f, 0.25f, 0.0f, 8.0f};
+    ImageMetadata metadata;
+    metadata.exposure = 1.0f;
+    metadata.view_transform = ViewTransform::Filmic;
+    const std::string ppm = directory.file("look.ppm"), pfm = directory.file("look.pfm");
+    write_image(ppm, 2, 1, pixels, Encoding::Linear, PixelDataType::UInt8, metadata);
+    write_image(pfm, 2, 1, pixels, Encoding::Linear, PixelDataType::Float, metadata);
+    const LoadedImage shown = read_image(ppm), linear = read_image(pfm);
+    for (size_t i = 0; i < pixels.size(); ++i) {
+        EXPECT_EQ(std::lround(shown.pixels[i] * 255.0f), encode_uint8(display_value(pixels[i], 1.0f, ViewTransform::Filmic), Encoding::Linear)) << i;
+        EXPECT_EQ(linear.pixels[i], pixels[i]) << "float outputs keep scene light";
+    }
+    EXPECT_NE(shown.description.find("exposure=1 view_transform=filmic"), std::string::npos) << shown.description;
+}
+
 }  // namespace
 }  // namespace farmrt
