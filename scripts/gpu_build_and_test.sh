@@ -5,7 +5,7 @@
 # yaml-cpp, GoogleTest; no OpenImageIO, no package registry: the header-only
 # Debian packages it lacks are unpacked under .deps/root on a Debian machine
 # and carried there:
-#   for p in libxsimd-dev xtl-dev libtinyobjloader-dev libcli11-dev libtinygltf-dev libtinygltf2d libstb0; do apt-get download $p; done
+#   for p in libxsimd-dev xtl-dev libtinyobjloader-dev libtinyobjloader2rc10 libcli11-dev libtinygltf-dev libtinygltf2d libstb0; do apt-get download $p; done
 #   for f in *.deb; do dpkg -x $f .deps/root; done
 # ), but works on any Linux machine with nvcc and a GPU.
 #

@@ -464,7 +464,7 @@ public:
                 !object["file"].IsScalar()) {
                 continue;
             }
-            const std::string& type = object["type"].Scalar();
+            const std::string type = object["type"].Scalar();
             if (type == "mesh") ++mesh_uses_[resolve_path(object["file"].Scalar())];
             if (type == "model") ++model_uses_[resolve_path(object["file"].Scalar())];
         }
