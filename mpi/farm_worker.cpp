@@ -52,18 +52,18 @@ public:
     }
 
 private:
-    // Rank 0 watched as it watches the workers: waiting for its answer, a
-    // worker that has heard nothing from it for a while pings it, and ends
-    // the job when no answer comes within --rank-timeout (rank 0 stopped,
-    // hung, or its node gone quiet), instead of waiting forever.
+    // Rank 0 watched as it watches the workers: a worker that has heard
+    // nothing from it for a while pings it (also while rendering a long band:
+    // a stopped rank 0 is found within seconds, not after the band), and
+    // ends the job when no answer comes within --rank-timeout (rank 0
+    // stopped, hung, or its node gone quiet), instead of waiting forever.
     void watch_root() {
-        const bool waiting = request_out_ || sums_pending_;
         const TimePoint now = Clock::now();
         if (ping_out_ && seconds_between(ping_sent_, now) > rank_timeout_) {
             throw RenderError("rank 0 has not answered for " + format_duration(rank_timeout_) +
                               " (stopped, hung or unreachable)");
         }
-        if (!waiting || ping_out_ || seconds_between(last_heard_, now) < kPingAfterSeconds) return;
+        if (no_more_ || ping_out_ || seconds_between(last_heard_, now) < kPingAfterSeconds) return;
         ping_out_ = true;
         ping_sent_ = now;
         post_receive(operations_, Operation{Operation::Kind::PongReceive, 0, {}, {}, {}, {}, 0, {}}, &root_pong_byte_, 1,

@@ -179,6 +179,8 @@ for k in range(2):
         for i in range(200000):
             f.write("v %d 0 0\nv %d 1 0\nv %d 0 1\nf %d %d %d\n" % (i, i, i, 3 * i + 1, 3 * i + 2, 3 * i + 3))
 PY
+stop_limit_ms=2000
+[ -n "${FARMRT_SANITIZED:-}" ] && stop_limit_ms=15000
 for signal in TERM INT; do
     (cd "$hostile" && exec "$farmrt" slow.yaml -q) 2>"$work/stderr" &
     pid=$!
@@ -189,7 +191,9 @@ for signal in TERM INT; do
     rc=$?
     waited_ms=$((($(date +%s%N) - sent) / 1000000))
     [ "$rc" -eq 75 ] || fail "SIG$signal while loading: exit code $rc: $(head -c 300 "$work/stderr")"
-    [ "$waited_ms" -le 2000 ] || fail "SIG$signal while loading: exited $waited_ms ms after the signal"
+    # 2 s (the goal is 1 s; the stop is polled between files, objects and
+    # faces), 15 s under ASan, where one OBJ's parse alone takes seconds.
+    [ "$waited_ms" -le "${stop_limit_ms:-2000}" ] || fail "SIG$signal while loading: exited $waited_ms ms after the signal"
     grep -Eqx "farmrt: stopped by SIG$signal while loading (the scene|an OBJ mesh): nothing was rendered, no image or checkpoint written" \
         "$work/stderr" || fail "SIG$signal while loading: stderr '$(head -c 300 "$work/stderr")'"
     [ -e "$hostile/slow.ppm" ] && fail "SIG$signal while loading: an image was written"
