@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <new>
 #include <string>
 #include <system_error>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "render/frame_log.h"
 #include "render/interrupt.h"
 
 namespace farmrt {
@@ -20,11 +20,8 @@ namespace {
 
 // The process's peak resident memory and the machine's, for an out-of-memory line.
 std::string describe_memory() {
-    std::string peak = "?";
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);) {
-        if (line.rfind("VmHWM:", 0) == 0) peak = std::to_string(std::atol(line.c_str() + 6) >> 10) + " MiB";
-    }
+    const uint64_t peak_bytes = peak_resident_bytes();
+    const std::string peak = peak_bytes > 0 ? std::to_string(peak_bytes >> 20) + " MiB" : "?";
     const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
     const std::string machine = pages > 0 && page_size > 0 ? std::to_string((uint64_t(pages) * uint64_t(page_size)) >> 20) + " MiB" : "?";
     return "peak resident " + peak + " of the machine's " + machine;

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "io/frame_list.h"
+#include "io/image_output.h"
 
 namespace farmrt {
 namespace {
@@ -273,10 +274,7 @@ bool is_unread_model_format(const std::string& path) {
     static const char* const kFormats[] = {".stl", ".dae", ".fbx", ".3ds", ".blend", ".usd", ".usda", ".usdc", ".usdz",
                                            ".abc", ".x3d", ".off", ".lwo", ".ase", ".ifc", ".dxf", ".step", ".stp",
                                            ".iges", ".igs", ".3mf", ".amf", ".x", ".ms3d", ".md2", ".md5mesh", ".b3d"};
-    const size_t dot = path.rfind('.');
-    if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return false;
-    std::string extension = path.substr(dot);
-    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string extension = file_extension(path);
     for (const char* format : kFormats) {
         if (extension == format) return true;
     }

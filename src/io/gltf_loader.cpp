@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "core/errors.h"
@@ -70,22 +71,21 @@ void check_json_depth(const char* text, size_t size, const std::string& display_
 
 // The JSON chunk of a .glb (header: magic, version, length; then the first
 // chunk's length and type), or the whole text of a .gltf.
-std::string gltf_json(const std::string& bytes, bool binary) {
+std::string_view gltf_json(const std::string& bytes, bool binary) {
     if (!binary) return bytes;
-    if (bytes.size() < 20) return "";  // tinygltf reports the short header
+    if (bytes.size() < 20) return {};  // tinygltf reports the short header
     uint32_t chunk_length = 0;
     std::memcpy(&chunk_length, bytes.data() + 12, 4);
-    return bytes.substr(20, std::min<size_t>(chunk_length, bytes.size() - 20));
+    return std::string_view(bytes).substr(20, std::min<size_t>(chunk_length, bytes.size() - 20));
 }
 
 const char* const kDracoAdvice =
     "requires extension KHR_draco_mesh_compression (Draco-compressed meshes), which farmrt does not decode; "
     "decompress the file first (gltf-transform copy, or gltfpack without -cc)";
 
-// Files of a kind farmrt does not read, said as such before tinygltf's
-// messages about their parts: glTF 1.0 (a .glb of version 1, or
-// asset.version "1.x") and Draco-compressed meshes.
-void check_gltf_kind(const std::string& bytes, bool binary, const std::string& json, const std::string& display_path) {
+// A glTF 1.0 file (a .glb of version 1, or asset.version "1.x"), said as
+// such before tinygltf's messages about its parts.
+void check_gltf_kind(const std::string& bytes, bool binary, std::string_view json, const std::string& display_path) {
     uint32_t glb_version = 2;
     if (binary && bytes.size() >= 8) std::memcpy(&glb_version, bytes.data() + 4, 4);
     const size_t asset = json.find("\"asset\"");
@@ -573,7 +573,7 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     const std::string base_directory = parent.empty() ? "." : parent.string();
     const bool binary = bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0;
-    const std::string json = gltf_json(bytes, binary);
+    const std::string_view json = gltf_json(bytes, binary);
     check_json_depth(json.data(), json.size(), display_path);
     check_gltf_kind(bytes, binary, json, display_path);
     bool loaded = false;
@@ -587,7 +587,7 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
     if (!loaded) {
         // tinygltf names the Draco-compressed accessors it cannot read (they
         // have no buffer view); the cause is the compression.
-        if (json.find("KHR_draco_mesh_compression") != std::string::npos && error.find("accessor") != std::string::npos) {
+        if (json.find("KHR_draco_mesh_compression") != std::string_view::npos && error.find("accessor") != std::string::npos) {
             throw InputError(display_path + ": /extensionsRequired: " + kDracoAdvice);
         }
         throw InputError(display_path + ": malformed glTF: " + joined_lines(error.empty() ? "tinygltf could not read it" : error));

@@ -364,9 +364,7 @@ public:
     }
 
     MeshData read_mesh(const Value& file, const std::string& path) const {
-        const size_t dot = path.rfind('.');
-        std::string extension = dot == std::string::npos ? "" : path.substr(dot);
-        for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+        const std::string extension = file_extension(path);
         if (extension != ".obj" && is_model_file(path)) {
             fail(file, "type: mesh reads OBJ files; a " + extension + " file is placed with {type: model, file: ...}");
         }
@@ -455,9 +453,9 @@ public:
         }
     }
 
-    // How many objects use each mesh file, before loading any: decides between
-    // baking a mesh into the top level and instancing it.
-    void count_mesh_uses(const YAML::Node& objects) {
+    // How many objects use each mesh and model file, before loading any:
+    // decides between baking into the top level and instancing.
+    void count_file_uses(const YAML::Node& objects) {
         for (size_t i = 0; i < objects.size(); ++i) {
             const YAML::Node object = objects[i];
             if (!object.IsMap() || !object["type"] || !object["type"].IsScalar() || !object["file"] ||
@@ -510,7 +508,7 @@ public:
         if (has(root, "materials")) load_materials(child(root, "materials"), description.scene);
         const Value objects = required(root, "objects");
         if (!objects.node.IsSequence()) fail(objects, "expected a list of objects");
-        count_mesh_uses(objects.node);
+        count_file_uses(objects.node);
         for (size_t i = 0; i < objects.node.size(); ++i) {
             stop_if_requested("loading the scene");
             load_object(Value{objects.node[i], "objects[" + std::to_string(i) + "]"}, description);
