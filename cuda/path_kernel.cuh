@@ -86,7 +86,9 @@ __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, co
                                                   const PixelWork& work, PixelSampler& sampler) {
     const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
     sampler = PixelSampler(frame.key, y * frame.width + x, work.sample);
-    return start_path(frame.camera.generate_ray(x, y, sampler), kNaiveOnly ? Integrator::Naive : frame.integrator);
+    float filter_weight;
+    const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weight);
+    return start_path(ray, kNaiveOnly ? Integrator::Naive : frame.integrator, filter_weight);
 }
 
 // The next chunk of the dynamic schedule (less the first grid's worth).

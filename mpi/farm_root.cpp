@@ -415,6 +415,11 @@ private:
         metadata.identity = frame_digest(job_.description, frame);
         metadata.exposure = settings_.exposure;
         metadata.view_transform = settings_.view_transform;
+        metadata.sampler = sampler_name(settings_.sampler);
+        metadata.filter = filter_name(settings_.filter);
+        metadata.filter_width = settings_.filter_width;
+        metadata.clamp_direct = settings_.clamp_direct;
+        metadata.clamp_indirect = settings_.clamp_indirect;
         if (accumulator.ended_early()) {
             metadata.spp_requested = accumulator.spp();
             metadata.time_limit = command_line_.time_limit;

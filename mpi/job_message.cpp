@@ -32,7 +32,7 @@ struct SceneLayout {
     std::vector<Light> lights;
     std::vector<AliasEntry> light_alias;
     std::vector<float> environment_distribution;
-    float inverse_light_power, environment_power, scene_radius;
+    float inverse_light_power, environment_power, scene_radius, direct_clamp, indirect_clamp;
 };
 static_assert(sizeof(Scene) == sizeof(SceneLayout), "Scene changed: update mpi/job_message.cpp");
 
@@ -47,6 +47,9 @@ struct SettingsLayout {
     int max_depth;
     Integrator integrator;
     uint64_t seed;
+    SamplerType sampler;
+    FilterType filter;
+    float filter_width, clamp_direct, clamp_indirect;
     float noise_threshold;
     uint32_t min_spp;
     std::vector<Aov> aovs;
@@ -134,6 +137,11 @@ void visit_job(Stream& s, Job& job) {
     s.value(settings.max_depth);
     s.value(settings.integrator);
     s.value(settings.seed);
+    s.value(settings.sampler);
+    s.value(settings.filter);
+    s.value(settings.filter_width);
+    s.value(settings.clamp_direct);
+    s.value(settings.clamp_indirect);
     s.value(settings.noise_threshold);
     s.value(settings.min_spp);
     s.array(settings.aovs);

@@ -1,6 +1,6 @@
-// The SIMD tracer's sampler: the values of PixelSampler (src/sampler.h), bit
-// for bit, with the first Philox blocks of a sample computed together by the
-// level's kernel (one block per 64-bit lane: simd/philox_lanes.h) instead of
+// The SIMD tracer's sampler: the values of PixelSampler (core/sampler.h), bit
+// for bit. The independent sampler's first Philox blocks of a sample are
+// computed together by the level's kernel (one block per 64-bit lane: simd/philox_lanes.h) instead of
 // one 10-round Philox call after another. Philox was about a quarter of the
 // SIMD frame's time outside traversal (results/simd_notes.md).
 #pragma once
@@ -20,17 +20,20 @@ public:
     // words[w * kMaxLaneBlocks + b], as the kernels store their lanes.
     BlockSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index, const uint64_t* words,
                  uint32_t block_count)
-        : words_(words), block_count_(block_count), beyond_(key, pixel_index, sample_index) {}
+        : words_(words),
+          block_count_(key.type == SamplerType::Independent ? block_count : 0),
+          beyond_(key, pixel_index, sample_index) {}
 
     float uniform(uint32_t dimension) {
         const uint32_t block = dimension >> 2;
         if (block < block_count_) {
             return bits_to_unit_float(static_cast<uint32_t>(words_[(dimension & 3) * kMaxLaneBlocks + block]));
         }
-        return beyond_.uniform(dimension);  // deeper paths: one block at a time, as PixelSampler
+        // Deeper paths, and the Sobol sampler: as PixelSampler.
+        return beyond_.uniform(dimension);
     }
 
-private:
+protected:
     const uint64_t* words_;
     uint32_t block_count_;
     PixelSampler beyond_;

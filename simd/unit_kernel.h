@@ -9,6 +9,7 @@
 #include "simd/block_sampler.h"
 #include "simd/packet_traversal.h"
 #include "simd/philox_lanes.h"
+#include "simd/sobol_lanes.h"
 #include "simd/unit_pixels.h"
 #include "simd/wide_traversal.h"
 
@@ -20,9 +21,30 @@ namespace {
 // templates instantiated with it (Camera::generate_ray, scatter, ...) then
 // have internal linkage, so that no copy compiled for this level can stand in
 // for another level's (check_kernel_objects.sh).
+// The Sobol sampler's dimensions computed together (SobolLanes) when the
+// sampler is first asked for one; `seeds`: the pixel's, kept by the caller
+// across the pixel's samples.
 template <class Arch>
 struct LevelSampler : BlockSampler {
-    using BlockSampler::BlockSampler;
+    LevelSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index, const uint64_t* words,
+                 uint32_t block_count, typename SobolLanes<Arch>::PixelSeeds& seeds)
+        : BlockSampler(key, pixel_index, sample_index, words, block_count), seeds_(&seeds), pixel_(pixel_index) {}
+
+    float uniform(uint32_t dimension) {
+        if (!beyond_.sobol() || dimension >= kSobolDimensions) return BlockSampler::uniform(dimension);
+        if (!computed_) {
+            seeds_->update(beyond_, pixel_);
+            SobolLanes<Arch>::values(beyond_, *seeds_, sobol_values_);
+            computed_ = true;
+        }
+        return bits_to_unit_float(sobol_values_[dimension]);
+    }
+
+private:
+    typename SobolLanes<Arch>::PixelSeeds* seeds_;
+    uint32_t pixel_;
+    bool computed_ = false;
+    alignas(64) uint32_t sobol_values_[kSobolDimensions];
 };
 
 template <class Arch>
@@ -38,24 +60,28 @@ struct UnitKernel {
                             float* sums) {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(wide_bvh_view);
         if (Packet::usable(bvh)) {
+            typename SobolLanes<Arch>::PixelSeeds seeds;
             const typename Traversal::template Query<true> sphere_query{&bvh};
             for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* record) {
                 for_each_sample_run(record, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
                     for (uint32_t first = begin; first < end; first += N) {
                         add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
-                                              std::min<uint32_t>(N, end - first), record);
+                                              std::min<uint32_t>(N, end - first), record, seeds);
                     }
                 });
             });
             return;
         }
         const typename Traversal::template Query<> query{&bvh};
+        typename SobolLanes<Arch>::PixelSeeds seeds;
         render_unit_pixels(frame, unit, row_begin, sample_begin, sample_end, sums,
                            [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
                                alignas(64) uint64_t words[4 * kMaxLaneBlocks];
-                               PhiloxLanes<Arch>::blocks(frame.key, pixel_index, sample, words);
+                               if (frame.key.type == SamplerType::Independent) {
+                                   PhiloxLanes<Arch>::blocks(frame.key, pixel_index, sample, words);
+                               }
                                LevelSampler<Arch> sampler(frame.key, pixel_index, sample, words,
-                                                          uint32_t(PhiloxLanes<Arch>::kBlocks));
+                                                          uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
                                return trace_sample(scene, frame, x, y, sampler, query);
                            });
     }
@@ -67,16 +93,19 @@ struct UnitKernel {
                                                     const typename Traversal::template Query<true>& query,
                                                     const FrameSettings& frame, uint32_t x, uint32_t y,
                                                     uint32_t pixel_index, uint32_t first, uint32_t count,
-                                                    float* record) {
+                                                    float* record, typename SobolLanes<Arch>::PixelSeeds& seeds) {
         alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
         Ray rays[N];
+        float filter_weights[N];
         Hit hits[N];
         bool found[N];
         for (uint32_t i = 0; i < count; ++i) {
-            PhiloxLanes<Arch>::blocks(frame.key, pixel_index, first + i, words[i]);
+            if (frame.key.type == SamplerType::Independent) {
+                PhiloxLanes<Arch>::blocks(frame.key, pixel_index, first + i, words[i]);
+            }
             LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
-                                       uint32_t(PhiloxLanes<Arch>::kBlocks));
-            rays[i] = frame.camera.generate_ray(x, y, sampler);
+                                       uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
+            rays[i] = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weights[i]);
         }
         if (!Packet::trace(bvh, rays, int(count), kMinHitDistance, hits, found)) {
             // Rare (direction signs differ within the pixel): the out-of-line single-ray query.
@@ -84,10 +113,10 @@ struct UnitKernel {
         }
         for (uint32_t i = 0; i < count; ++i) {
             LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
-                                       uint32_t(PhiloxLanes<Arch>::kBlocks));
+                                       uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
             add_sample_to_record(record,
                                  trace_path_from_first_hit(scene, rays[i], found[i], hits[i], sampler, frame.max_depth,
-                                                           query, frame.integrator),
+                                                           query, frame.integrator, filter_weights[i]),
                                  frame.sampling.record_floats);
         }
     }

@@ -61,7 +61,7 @@ template <class ClosestHit, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView& scene, const FrameSettings& frame,
                                                                  uint32_t x, uint32_t y, Sampler& sampler,
                                                                  const ClosestHit& closest_hit) {
-    const Ray ray = frame.camera.generate_ray(x, y, sampler);
+    const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler);
     FirstHitFeatures features;
     Hit hit;
     if (!closest_hit(scene, ray, kMinHitDistance, hit)) {

@@ -1,6 +1,7 @@
 // The thin-lens camera of "Ray Tracing in One Weekend" (v4).
 #pragma once
 
+#include "core/pixel_filter.h"
 #include "core/ray.h"
 #include "core/sampler.h"
 #include "core/trigonometry.h"
@@ -26,13 +27,18 @@ struct Camera {
     Vec3 defocus_disk_v;
     bool has_defocus = false;
 
-    // The ray through pixel (x, y) for one sample. Sampler: PixelSampler, or
-    // any type whose uniform(dimension) returns the same values (the SIMD
-    // tracer's, with Philox blocks computed several at a time).
+    // The ray through pixel (x, y) for one sample, its offset in the pixel
+    // drawn from the pixel filter; `weight`: the sample's filter weight
+    // (core/pixel_filter.h), which multiplies its radiance. Sampler:
+    // PixelSampler, or any type whose uniform(dimension) returns the same
+    // values (the SIMD tracer's, with Philox blocks computed several at a time).
     template <class Sampler>
-    FARMRT_CPU_GPU Ray generate_ray(uint32_t x, uint32_t y, Sampler& sampler) const {
-        const float offset_x = sampler.uniform(kDimensionPixelX) - 0.5f;
-        const float offset_y = sampler.uniform(kDimensionPixelY) - 0.5f;
+    FARMRT_CPU_GPU Ray generate_ray(uint32_t x, uint32_t y, const PixelFilter& filter, Sampler& sampler,
+                                    float& weight) const {
+        float weight_x, weight_y;
+        const float offset_x = sample_filter_offset(filter, sampler.uniform(kDimensionPixelX), weight_x);
+        const float offset_y = sample_filter_offset(filter, sampler.uniform(kDimensionPixelY), weight_y);
+        weight = weight_x * weight_y;
         const Vec3 pixel_sample = pixel00 + (static_cast<float>(x) + offset_x) * pixel_delta_u +
                                   (static_cast<float>(y) + offset_y) * pixel_delta_v;
         Vec3 origin = center;
@@ -44,6 +50,12 @@ struct Camera {
             origin = center + (radius * cosine) * defocus_disk_u + (radius * sine) * defocus_disk_v;
         }
         return Ray{origin, pixel_sample - origin, sampler.uniform(kDimensionTime)};
+    }
+    // The same ray, for uses that take no radiance (first-hit AOVs).
+    template <class Sampler>
+    FARMRT_CPU_GPU Ray generate_ray(uint32_t x, uint32_t y, const PixelFilter& filter, Sampler& sampler) const {
+        float weight;
+        return generate_ray(x, y, filter, sampler, weight);
     }
 };
 

@@ -30,17 +30,6 @@ template <bool kInstances>
 using BvhQuery = TraversalQuery<TraversalTraits<kInstances>>;
 using BvhClosestHit = BvhQuery<true>;
 
-// Random dimensions of the next-event estimator: each path segment owns
-// eight, two whole Philox blocks, fixed in advance so that a sample's value
-// never depends on what an earlier segment drew.
-constexpr uint32_t kNextEventFirstBounce = 8;
-constexpr uint32_t kNextEventDimensionsPerBounce = 8;
-enum NextEventDimension : uint32_t {
-    kLightPick = 0,
-    kLightSample = 1,  // and 2
-    kBsdfSample = 3,   // 3, 4, 5: scatter()'s three
-    kRoulette = 6,
-};
 // Russian roulette starts after this many segments.
 constexpr int kRouletteDepth = 5;
 
@@ -61,11 +50,30 @@ struct PathState {
     float previous_pdf = 0.0f;
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray, Integrator integrator = Integrator::NextEvent) {
+// filter_weight: the camera sample's weight from the pixel filter
+// (Camera::generate_ray), where the path's throughput starts.
+FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray, Integrator integrator = Integrator::NextEvent,
+                                                  float filter_weight = 1.0f) {
     PathState path;
     path.ray = camera_ray;
     path.integrator = integrator;
+    path.throughput = Color(filter_weight);
     return path;
+}
+
+// Firefly control (sampling.clamp): light that reached the camera after at
+// most one scattering (direct) or more (indirect) is scaled down, a
+// contribution at a time, until its largest component is at most the
+// scene's limit; the limits are infinite when off, which changes nothing.
+// Biased: clamped light is lost.
+FARMRT_CPU_GPU FARMRT_INLINE Color clamped_light(const Color& light, float limit) {
+    const float largest = max_float(fabsf(light.x), max_float(fabsf(light.y), fabsf(light.z)));
+    return largest > limit ? (limit / largest) * light : light;
+}
+// `scatterings`: the scattering events between the light and the camera.
+FARMRT_CPU_GPU FARMRT_INLINE void add_light(const SceneView& scene, PathState& path, const Color& light,
+                                            uint32_t scatterings) {
+    path.radiance += clamped_light(light, scatterings <= 1 ? scene.direct_clamp : scene.indirect_clamp);
 }
 
 // The light a surface emits towards the ray, weighted against light sampling
@@ -85,21 +93,23 @@ template <class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                       uint32_t depth, bool found, const Hit& hit) {
     if (!found) {
-        path.radiance +=
-            path.throughput * background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction);
+        add_light(scene, path,
+                  path.throughput * background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction),
+                  depth);
         return false;
     }
     const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     const Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
     if (material.type == MaterialType::Emissive) {
         // Two-sided, as the book's diffuse_light: either face emits.
-        path.radiance +=
-            path.throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si);
+        add_light(scene, path,
+                  path.throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si),
+                  depth);
         return false;
     }
-    if (material_emits(material)) path.radiance += emitted_towards<Integrator::Naive>(scene, path, hit, si, material);
+    if (material_emits(material)) add_light(scene, path, emitted_towards<Integrator::Naive>(scene, path, hit, si, material), depth);
     const ScatterResult s = scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler,
-                                    kDimensionFirstBounce + kDimensionsPerBounce * depth);
+                                    kDimensionFirstBounce + kDimensionsPerBounce * depth + kBsdfSample);
     if (!s.scattered) return false;
     path.throughput *= s.attenuation;
     path.ray = s.ray;
@@ -165,20 +175,22 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
         const float weight = path.previous_pdf > 0.0f
                                  ? power_heuristic(path.previous_pdf, environment_hit_pdf(scene, path.ray.direction))
                                  : 1.0f;
-        path.radiance += (weight * path.throughput) * seen;
+        add_light(scene, path, (weight * path.throughput) * seen, depth);
         return false;
     }
     const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     const Material material = scene.materials[si.material];
     if (material_emits(material)) {
-        path.radiance += emitted_towards<Integrator::NextEvent>(scene, path, hit, si, material);
+        add_light(scene, path, emitted_towards<Integrator::NextEvent>(scene, path, hit, si, material), depth);
         if (material.type == MaterialType::Emissive) return false;
     }
-    const uint32_t dimension = kNextEventFirstBounce + kNextEventDimensionsPerBounce * depth;
+    const uint32_t dimension = kDimensionFirstBounce + kDimensionsPerBounce * depth;
     const bool has_density = material.type == MaterialType::Lambertian || material.type == MaterialType::Principled;
     if (has_density && scene.light_count > 0) {
-        path.radiance += path.throughput * sample_direct_light(scene, si, material, path.ray.direction, path.ray.time,
-                                                               sampler, dimension, query);
+        add_light(scene, path,
+                  path.throughput * sample_direct_light(scene, si, material, path.ray.direction, path.ray.time, sampler,
+                                                        dimension, query),
+                  depth + 1);
     }
     const ScatterResult s =
         scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler, dimension + kBsdfSample);
@@ -238,8 +250,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
 template <class Query = BvhClosestHit, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,
                                               const Query& query = Query(),
-                                              Integrator integrator = Integrator::NextEvent) {
-    PathState path = start_path(ray, integrator);
+                                              Integrator integrator = Integrator::NextEvent, float filter_weight = 1.0f) {
+    PathState path = start_path(ray, integrator, filter_weight);
     while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {
     }
     return path.radiance;
@@ -250,8 +262,9 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, S
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
                                                              const Hit& hit, Sampler& sampler, int max_depth,
-                                                             const Query& query, Integrator integrator) {
-    PathState path = start_path(ray, integrator);
+                                                             const Query& query, Integrator integrator,
+                                                             float filter_weight) {
+    PathState path = start_path(ray, integrator, filter_weight);
     if (continue_path(scene, path, sampler, found, hit, query)) {
         while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {
         }
@@ -267,6 +280,7 @@ struct FrameSettings {
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
     SamplerKey key;
+    PixelFilter filter;      // image.filter
     PixelSampling sampling;  // the pixel record's layout, adaptive sampling
 };
 
@@ -274,8 +288,9 @@ struct FrameSettings {
 template <class ClosestHit, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                 uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
-    const Ray ray = frame.camera.generate_ray(x, y, sampler);
-    return trace_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator);
+    float filter_weight;
+    const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weight);
+    return trace_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator, filter_weight);
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as

@@ -184,8 +184,9 @@ FARMRT_CPU_GPU FARMRT_INLINE void scatter_principled(const PrincipledInputs& in,
     result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
 }
 
-// Scatter an incoming ray at a surface. `dimension` is the first of the
-// kDimensionsPerBounce random dimensions reserved for this path segment.
+// Scatter an incoming ray at a surface. `dimension` is the first of its
+// three random dimensions (core/sampler.h kBsdfSample): a pair for the
+// direction, then one for a choice (lobe, reflect or refract).
 // Sampler: as Camera::generate_ray.
 template <class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
@@ -209,8 +210,9 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         break;
     }
     case MaterialType::Principled:
-        scatter_principled(principled_inputs(material, textures, texture_pixels, si), incoming, si, random0, random1,
-                           random2, result);
+        // The lobe's number third: the direction takes the dimension pair.
+        scatter_principled(principled_inputs(material, textures, texture_pixels, si), incoming, si, random2, random0,
+                           random1, result);
         break;
     case MaterialType::Metal: {
         Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));

@@ -35,4 +35,6 @@ const char* data_type_name(PixelDataType type) {
     return "?";
 }
 
+const char* sampler_name(SamplerType type) { return type == SamplerType::Sobol ? "sobol" : "independent"; }
+
 }  // namespace farmrt

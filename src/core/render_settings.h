@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "core/camera.h"
+#include "core/pixel_filter.h"
+#include "core/sampler.h"
 
 namespace farmrt {
 
@@ -43,6 +45,15 @@ struct RenderSettings {
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
     uint64_t seed = 0;
+    SamplerType sampler = SamplerType::Sobol;  // sampling.sampler (core/sampler.h)
+    // image.filter and image.filter_width (core/pixel_filter.h); the width in
+    // pixels, Cycles' meaning.
+    FilterType filter = FilterType::BlackmanHarris;
+    float filter_width = 1.5f;
+    // sampling.clamp: the largest component a direct or indirect contribution
+    // may have (integrator.h add_light); 0 = off.
+    float clamp_direct = 0.0f;
+    float clamp_indirect = 0.0f;
     // Adaptive sampling (core/pixel_record.h): 0 = off; a pixel stops once
     // the standard error of its mean luminance is at most noise_threshold x
     // the square root of that mean, after at least min_spp samples.
@@ -61,5 +72,6 @@ uint32_t pixel_record_floats(const RenderSettings& settings);
 const char* encoding_name(Encoding encoding);
 const char* data_type_name(PixelDataType type);
 const char* integrator_name(Integrator integrator);  // as the scene file spells it
+const char* sampler_name(SamplerType type);         // as the scene file spells it
 
 }  // namespace farmrt

@@ -185,6 +185,11 @@ void Scene::build_linear_list() {
     build_lights();
 }
 
+void Scene::set_sample_clamp(float direct, float indirect) {
+    direct_clamp_ = direct > 0.0f ? direct : kInfinity;
+    indirect_clamp_ = indirect > 0.0f ? indirect : kInfinity;
+}
+
 SceneView Scene::view() const {
     SceneView v;
     v.nodes = nodes_.data();
@@ -212,6 +217,8 @@ SceneView Scene::view() const {
     v.background = background;
     v.lights = lights_.data();
     v.light_alias = light_alias_.data();
+    v.direct_clamp = direct_clamp_;
+    v.indirect_clamp = indirect_clamp_;
     v.light_count = static_cast<uint32_t>(lights_.size());
     v.environment_distribution = environment_distribution_.data();
     v.environment_distribution_size = static_cast<uint32_t>(environment_distribution_.size());

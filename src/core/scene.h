@@ -47,6 +47,9 @@ struct SceneView {
     float inverse_light_power = 0.0f;  // 1 / the lights' total power; 0: no lights
     float environment_power = 0.0f;    // the background's share of it
     float scene_radius = 0.0f;         // of the scene's bounding sphere (distant lights' power)
+    // sampling.clamp (integrator.h add_light); infinite when off.
+    float direct_clamp = kInfinity;
+    float indirect_clamp = kInfinity;
 };
 
 class Scene {
@@ -102,6 +105,8 @@ public:
     const std::vector<BvhNode>& instance_nodes() const { return instance_nodes_; }
     const std::vector<PrimitiveRef>& instance_primitive_refs() const { return instance_primitives_; }
     SceneView view() const;
+    // sampling.clamp, which every view carries to the integrator; 0: off.
+    void set_sample_clamp(float direct, float indirect);
 
 private:
     std::vector<PrimitiveRef> all_primitive_refs() const;
@@ -117,6 +122,7 @@ private:
     std::vector<AliasEntry> light_alias_;
     std::vector<float> environment_distribution_;
     float inverse_light_power_ = 0.0f, environment_power_ = 0.0f, scene_radius_ = 0.0f;
+    float direct_clamp_ = kInfinity, indirect_clamp_ = kInfinity;
 };
 
 // ---- closest-hit queries shared by every tracer -------------------------------

@@ -95,6 +95,11 @@ std::string metadata_description(const ImageMetadata& m) {
     if (m.time_limit > 0) out << " time_limit=" << m.time_limit << " spp_requested=" << m.spp_requested;
     if (m.exposure != 0.0f) out << " exposure=" << m.exposure;
     if (m.view_transform == ViewTransform::Filmic) out << " view_transform=filmic";
+    if (!m.sampler.empty()) out << " sampler=" << m.sampler;
+    if (!m.filter.empty()) out << " filter=" << m.filter << " filter_width=" << m.filter_width;
+    if (m.clamp_direct > 0.0f || m.clamp_indirect > 0.0f) {
+        out << " clamp_direct=" << m.clamp_direct << " clamp_indirect=" << m.clamp_indirect;
+    }
     return out.str();
 }
 

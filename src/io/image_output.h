@@ -29,6 +29,12 @@ struct ImageMetadata {
     // encoding (core/render_settings.h); float outputs are written linear.
     float exposure = 0.0f;
     ViewTransform view_transform = ViewTransform::Standard;
+    // How the samples were drawn and filtered, and the firefly clamp (biased
+    // when set), so that an image says what made it.
+    std::string sampler;
+    std::string filter;
+    float filter_width = 0.0f;
+    float clamp_direct = 0.0f, clamp_indirect = 0.0f;
 };
 
 // A linear value as a display-referred output shows it, before its encoding:

@@ -102,6 +102,11 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     id += "max_depth=" + std::to_string(s.max_depth) + "\n";
     id += std::string("integrator=") + integrator_name(s.integrator) + "\n";
     id += "seed=" + std::to_string(s.seed) + "\n";
+    id += std::string("sampler=") + sampler_name(s.sampler) + "\n";
+    id += std::string("filter=") + filter_name(s.filter) + " " + hex_float(s.filter_width) + "\n";
+    if (s.clamp_direct > 0.0f || s.clamp_indirect > 0.0f) {
+        id += "clamp=" + hex_float(s.clamp_direct) + " " + hex_float(s.clamp_indirect) + "\n";
+    }
     // Only where set, so that renders without them keep their identities.
     if (s.noise_threshold > 0.0f) {
         id += "noise_threshold=" + hex_float(s.noise_threshold) + "\n";

@@ -42,7 +42,8 @@ public:
     // ---- sections ----------------------------------------------------------------
 
     void load_image(const Value& image, RenderSettings& settings) const {
-        require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs", "exposure", "view_transform"});
+        require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs", "exposure", "view_transform",
+                            "filter", "filter_width"});
         const Value width = required(image, "width");
         const Value height = required(image, "height");
         settings.width = uint32_t(integer(width, 1, kMaxImageSide));
@@ -80,6 +81,35 @@ public:
             if (!problem.empty()) fail(type_value, problem);
         }
         if (has(image, "aovs")) settings.aovs = load_aovs(child(image, "aovs"));
+        if (has(image, "filter")) {
+            const std::string f = choice(child(image, "filter"), {"box", "gaussian", "blackman-harris", "mitchell"});
+            settings.filter = f == "box"        ? FilterType::Box
+                              : f == "gaussian" ? FilterType::Gaussian
+                              : f == "mitchell" ? FilterType::Mitchell
+                                                : FilterType::BlackmanHarris;
+        }
+        settings.filter_width = default_filter_width(settings.filter);
+        if (has(image, "filter_width")) {
+            settings.filter_width = float(number_in(child(image, "filter_width"), kMinFilterWidth, Bound::Closed,
+                                                    kMaxFilterWidth, Bound::Closed));
+        }
+    }
+
+    // sampling.clamp: a number for direct and indirect light alike, or
+    // {direct: D, indirect: I}; 0 is off.
+    void load_clamp(const Value& clamp, RenderSettings& settings) const {
+        auto limit = [&](const Value& value) {
+            const double x = number(value);
+            if (!(x >= 0)) fail(value, "must be >= 0 (0: off), got " + value.node.Scalar());
+            return float(std::min(x, double(kInfinity)));
+        };
+        if (clamp.node.IsMap()) {
+            require_map(clamp, {"direct", "indirect"});
+            if (has(clamp, "direct")) settings.clamp_direct = limit(child(clamp, "direct"));
+            if (has(clamp, "indirect")) settings.clamp_indirect = limit(child(clamp, "indirect"));
+            return;
+        }
+        settings.clamp_direct = settings.clamp_indirect = limit(clamp);
     }
 
     std::vector<Aov> load_aovs(const Value& list) const {
@@ -97,7 +127,8 @@ public:
     }
 
     void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
-        require_map(sampling, {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp"});
+        require_map(sampling,
+                    {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp", "sampler", "clamp"});
         const Value spp = required(sampling, "spp");
         settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
         if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
@@ -122,6 +153,12 @@ public:
             }
             settings.noise_threshold = float(t);
         }
+        if (has(sampling, "sampler")) {
+            settings.sampler = choice(child(sampling, "sampler"), {"sobol", "independent"}) == "sobol"
+                                   ? SamplerType::Sobol
+                                   : SamplerType::Independent;
+        }
+        if (has(sampling, "clamp")) load_clamp(child(sampling, "clamp"), settings);
         if (has(sampling, "min_spp")) settings.min_spp = uint32_t(integer(child(sampling, "min_spp"), 2, kMaxSamplesPerPixel));
     }
 

@@ -56,6 +56,9 @@ constexpr uint32_t kMaxSamplesPerPixel = 1u << 24;
 // sampling.noise_threshold below this (but not 0) asks for more precision
 // than float sums hold.
 constexpr double kMinNoiseThreshold = 1e-6;
+// image.filter_width, pixels.
+constexpr double kMinFilterWidth = 0.1;
+constexpr double kMaxFilterWidth = 8.0;
 constexpr uint64_t kMaxSamplesPerImage = 1ull << 44;
 constexpr int kMaxDepthLimit = 10000;
 // Largest magnitude of a coordinate or length: squares and products of two

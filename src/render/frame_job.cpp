@@ -84,7 +84,8 @@ FrameSettings frame_settings_for(const SceneDescription& description, uint32_t f
     frame.height = s.height;
     frame.max_depth = s.max_depth;
     frame.integrator = s.integrator;
-    frame.key = SamplerKey{s.seed, frame_number};
+    frame.key = SamplerKey{s.seed, frame_number, s.sampler};
+    frame.filter = make_pixel_filter(s.filter, s.filter_width);
     frame.sampling.record_floats = pixel_record_floats(s);
     frame.sampling.noise_threshold = s.noise_threshold;
     frame.sampling.min_samples = s.min_spp;

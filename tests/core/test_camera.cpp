@@ -69,7 +69,7 @@ TEST(Camera, CentrePixelRaysPointAtLookatWithinHalfAPixel) {
     const double half_pixel = std::atan(0.5 * std::sqrt(2.0) * pixel_size) * 180 / M_PI * 1.001;
     for (uint32_t sample = 0; sample < 200; ++sample) {
         PixelSampler sampler(SamplerKey{3, 0}, 0, sample);
-        const Ray ray = camera.generate_ray(width / 2, height / 2, sampler);
+        const Ray ray = camera.generate_ray(width / 2, height / 2, PixelFilter{}, sampler);
         EXPECT_LT(angle_degrees(ray.direction, s.lookat - s.lookfrom), half_pixel);
     }
 }
@@ -115,7 +115,7 @@ TEST(Camera, PinholeSamplesStayInsideTheirPixelAndCoverIt) {
         const int n = 4000;
         for (int sample = 0; sample < n; ++sample) {
             PixelSampler sampler(SamplerKey{8, 0}, pixel.second * 40 + pixel.first, uint32_t(sample));
-            const Ray ray = camera.generate_ray(pixel.first, pixel.second, sampler);
+            const Ray ray = camera.generate_ray(pixel.first, pixel.second, PixelFilter{}, sampler);
             ASSERT_EQ(ray.origin.x, camera.center.x);
             ASSERT_EQ(ray.origin.z, camera.center.z);
             double px, py;
@@ -149,7 +149,7 @@ TEST(Camera, PinholeHasNoLensAndEveryRayStartsAtLookfrom) {
     EXPECT_FALSE(camera.has_defocus);
     for (uint32_t sample = 0; sample < 100; ++sample) {
         PixelSampler sampler(SamplerKey{0, 0}, sample, sample);
-        const Ray ray = camera.generate_ray(sample % 16, sample / 16 % 16, sampler);
+        const Ray ray = camera.generate_ray(sample % 16, sample / 16 % 16, PixelFilter{}, sampler);
         EXPECT_EQ(ray.origin.x, s.lookfrom.x);
         EXPECT_EQ(ray.origin.y, s.lookfrom.y);
         EXPECT_EQ(ray.origin.z, s.lookfrom.z);
@@ -179,7 +179,7 @@ TEST(Camera, LensSamplesAreUniformOnTheDiskAndFocusInsideThePixel) {
     double max_distance = 0, mean_square = 0;
     for (int sample = 0; sample < n; ++sample) {
         PixelSampler sampler(SamplerKey{2, 0}, 77, uint32_t(sample));
-        const Ray ray = camera.generate_ray(60, 30, sampler);
+        const Ray ray = camera.generate_ray(60, 30, PixelFilter{}, sampler);
         const Vec3 offset = ray.origin - camera.center;
         const double distance = length(offset);
         ASSERT_LE(distance, radius * (1 + 1e-5));
@@ -205,7 +205,7 @@ TEST(Camera, SameKeyGivesTheSameRayBitForBit) {
     const Camera camera = make_camera(book_camera(), 64, 36);
     for (uint32_t sample = 0; sample < 50; ++sample) {
         PixelSampler a(SamplerKey{5, 1}, 100, sample), b(SamplerKey{5, 1}, 100, sample);
-        const Ray ra = camera.generate_ray(4, 1, a), rb = camera.generate_ray(4, 1, b);
+        const Ray ra = camera.generate_ray(4, 1, PixelFilter{}, a), rb = camera.generate_ray(4, 1, PixelFilter{}, b);
         EXPECT_EQ(0, std::memcmp(&ra, &rb, sizeof(Ray)));
     }
 }

@@ -1,4 +1,5 @@
-// The counter-based sampler: Philox4x32-10 against its published known answers;
+// The independent sampler (sampling.sampler: independent), the counter-based
+// generator under the Sobol sampler's deeper dimensions too: Philox4x32-10 against its published known answers;
 // values uniform on [0, 1) (chi-square); every component of the key
 // (seed, frame, pixel, sample, dimension) changing the stream, with no
 // correlation between neighbours; and uniform(d) a pure function of the key.
@@ -44,7 +45,7 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 float value(uint64_t seed, uint32_t frame, uint32_t pixel, uint32_t sample, uint32_t dimension) {
-    PixelSampler sampler(SamplerKey{seed, frame}, pixel, sample);
+    PixelSampler sampler(SamplerKey{seed, frame, SamplerType::Independent}, pixel, sample);
     return sampler.uniform(dimension);
 }
 
@@ -77,7 +78,7 @@ TEST(Sampler, ValuesStayInZeroToOneOverManyKeys) {
     float lo = 1, hi = 0;
     for (uint32_t pixel = 0; pixel < 2000; ++pixel) {
         for (uint32_t sample = 0; sample < 16; ++sample) {
-            PixelSampler sampler(SamplerKey{pixel * 7919ull, sample % 3}, pixel, sample);
+            PixelSampler sampler(SamplerKey{pixel * 7919ull, sample % 3, SamplerType::Independent}, pixel, sample);
             for (uint32_t d = 0; d < 24; ++d) {
                 const float u = sampler.uniform(d);
                 ASSERT_GE(u, 0.0f);
@@ -128,7 +129,7 @@ TEST(Sampler, PairsOfDimensionsAreUniformInTheSquare) {
     for (const auto& pair : pairs) {
         std::vector<int> counts(side * side, 0);
         for (int i = 0; i < n; ++i) {
-            PixelSampler sampler(SamplerKey{1, 0}, uint32_t(i % 997), uint32_t(i / 997));
+            PixelSampler sampler(SamplerKey{1, 0, SamplerType::Independent}, uint32_t(i % 997), uint32_t(i / 997));
             const int x = int(sampler.uniform(pair[0]) * side);
             const int y = int(sampler.uniform(pair[1]) * side);
             counts[y * side + x]++;
@@ -153,7 +154,7 @@ TEST(Sampler, MeanAndVarianceMatchTheUniformDistribution) {
 
 // The first 64 dimensions of one (key, pixel, sample) stream.
 std::vector<float> stream(uint64_t seed, uint32_t frame, uint32_t pixel, uint32_t sample, uint32_t first = 0) {
-    PixelSampler sampler(SamplerKey{seed, frame}, pixel, sample);
+    PixelSampler sampler(SamplerKey{seed, frame, SamplerType::Independent}, pixel, sample);
     std::vector<float> values;
     for (uint32_t d = first; d < first + 64; ++d) values.push_back(sampler.uniform(d));
     return values;
@@ -214,7 +215,7 @@ TEST(Sampler, NeighboursAreUncorrelated) {
 }
 
 TEST(Sampler, UniformIsAPureFunctionOfTheKeyWhateverTheCallOrder) {
-    const SamplerKey key{0xDEADBEEFCAFEull, 4};
+    const SamplerKey key{0xDEADBEEFCAFEull, 4, SamplerType::Independent};
     std::vector<float> ascending(200);
     PixelSampler in_order(key, 99, 7);
     for (uint32_t d = 0; d < 200; ++d) ascending[d] = in_order.uniform(d);
@@ -254,7 +255,7 @@ TEST(Sampler, HighDimensionsOfLongPathsStayUniform) {
     // A path of max_depth 10000 reads dimensions up to ~30000.
     const int bins = 32, n = 30000;
     std::vector<int> counts(bins, 0);
-    PixelSampler sampler(SamplerKey{5, 0}, 1, 2);
+    PixelSampler sampler(SamplerKey{5, 0, SamplerType::Independent}, 1, 2);
     for (uint32_t d = 0; d < uint32_t(n); ++d) counts[int(sampler.uniform(d) * bins)]++;
     EXPECT_LT(chi_square(counts, double(n) / bins), chi_square_limit(bins - 1));
 }

@@ -411,7 +411,7 @@ TEST(Sphere, CameraDrawsShutterTimesFromTheirOwnDimension) {
     Camera camera{};
     for (int i = 0; i < n; ++i) {
         PixelSampler sampler(SamplerKey{1, 0}, uint32_t(i), 0);
-        const float time = camera.generate_ray(0, 0, sampler).time;
+        const float time = camera.generate_ray(0, 0, PixelFilter{}, sampler).time;
         ASSERT_GE(time, 0.0f);
         ASSERT_LT(time, 1.0f);
         EXPECT_EQ(time, PixelSampler(SamplerKey{1, 0}, uint32_t(i), 0).uniform(kDimensionTime));

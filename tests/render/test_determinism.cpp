@@ -22,17 +22,20 @@ using testing::TemporaryDirectory;
 
 // configs/tiny.yaml (every material, a checker texture, a quad, a triangle,
 // defocus) plus a moving sphere, at 4 spp.
-SceneDescription tiny_scene(uint64_t seed = 7) {
-    return load_scene_file(testing::source_path("configs/tiny.yaml"),
-                           {SceneOverride{"sampling.spp=4", ""}, SceneOverride{"sampling.seed=" + std::to_string(seed), ""},
-                            SceneOverride{"objects[2].center1=[-1.1, 0.8, 0.2]", ""}});
+SceneDescription tiny_scene(uint64_t seed = 7, const std::vector<std::string>& settings = {}) {
+    std::vector<SceneOverride> overrides = {SceneOverride{"sampling.spp=4", ""},
+                                            SceneOverride{"sampling.seed=" + std::to_string(seed), ""},
+                                            SceneOverride{"objects[2].center1=[-1.1, 0.8, 0.2]", ""}};
+    for (const std::string& setting : settings) overrides.push_back(SceneOverride{setting, ""});
+    return load_scene_file(testing::source_path("configs/tiny.yaml"), overrides);
 }
 
 struct Fixture {
     SceneDescription description;
     FrameSettings frame;
 
-    explicit Fixture(uint64_t seed = 7, bool linear_list = false) : description(tiny_scene(seed)) {
+    explicit Fixture(uint64_t seed = 7, bool linear_list = false, const std::vector<std::string>& settings = {})
+        : description(tiny_scene(seed, settings)) {
         if (linear_list) {
             description.scene.build_linear_list();
         } else {
@@ -78,6 +81,29 @@ TEST(Determinism, SumsAreBitIdenticalForAnyThreadCount) {
     ASSERT_GT(total, 0.0);  // a real image, not all black
     for (int threads : {2, 3, 4, 5, 8}) {
         EXPECT_TRUE(same_bits(fixture.render(threads, 16), reference)) << threads << " threads";
+    }
+}
+
+TEST(Determinism, EverySamplerFilterAndClampGivesTheSameBitsInAnyDecomposition) {
+    const std::vector<std::vector<std::string>> variants = {
+        {"sampling.sampler=independent", "image.filter=box"},
+        {"sampling.sampler=sobol", "image.filter=mitchell"},
+        {"sampling.sampler=sobol", "image.filter=gaussian", "image.filter_width=2", "sampling.clamp=0.5"},
+        {"sampling.sampler=independent", "image.filter=blackman-harris", "sampling.clamp={direct: 4, indirect: 0.25}"},
+    };
+    std::vector<std::vector<float>> images;
+    for (const auto& settings : variants) {
+        const Fixture fixture(7, false, settings);
+        const std::vector<float> reference = fixture.render(1, 16);
+        EXPECT_TRUE(same_bits(fixture.render(3, 5), reference)) << settings[0] << " " << settings[1];
+        std::vector<float> banded(fixture.value_count(), 0.0f);
+        const uint32_t height = fixture.frame.height;
+        fixture.render_band(RowRange{height / 3, height}, SampleRange{0, 1}, 2, 7, banded);
+        fixture.render_band(RowRange{0, height / 3}, SampleRange{0, 4}, 1, 3, banded);
+        fixture.render_band(RowRange{height / 3, height}, SampleRange{1, 4}, 2, 11, banded);
+        EXPECT_TRUE(same_bits(banded, reference)) << settings[0] << " " << settings[1];
+        for (const auto& other : images) EXPECT_FALSE(same_bits(other, reference)) << "each variant its own image";
+        images.push_back(reference);
     }
 }
 

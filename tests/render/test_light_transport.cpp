@@ -447,3 +447,60 @@ TEST(LightsInSceneFiles, AreReadAndCheckedWithTheirKeyAndLine) {
 
 }  // namespace
 }  // namespace farmrt
+
+// ---- firefly control (sampling.clamp) ------------------------------------------------------
+
+namespace farmrt {
+namespace {
+
+// Mean luminance of n paths of at most max_depth segments, with the scene's clamp.
+Estimate clamped_estimate(const Scene& scene, const Ray& ray, uint32_t n, int max_depth) {
+    const SceneView view = scene.view();
+    testing::SampleMean paths;
+    for (uint32_t s = 0; s < n; ++s) {
+        PixelSampler sampler(SamplerKey{5, 0}, 3, s);
+        paths.add(luminance(trace_path(view, ray, sampler, max_depth, BvhClosestHit(), Integrator::NextEvent)));
+    }
+    return Estimate{paths.mean(), paths.standard_error()};
+}
+
+TEST(FireflyClamp, ClampsDirectLightToItsLimitAndLeavesTheRestAlone) {
+    Scene scene = sphere_under("{color: [3, 2, 1]}");
+    const Ray miss{Vec3(0, 0, 5), Vec3(0, 1, 0), 0.0f};  // sees the background: direct light
+    PixelSampler sampler(SamplerKey{1, 0}, 0, 0);
+    scene.set_sample_clamp(1.5f, 0.0f);
+    Color seen = trace_path(scene.view(), miss, sampler, 50);
+    EXPECT_EQ(seen.x, 1.5f);  // the largest component brought to the limit, the others in proportion
+    EXPECT_EQ(seen.y, 1.0f);
+    EXPECT_EQ(seen.z, 0.5f);
+    scene.set_sample_clamp(0.0f, 0.1f);  // an indirect limit does not touch direct light
+    seen = trace_path(scene.view(), miss, sampler, 50);
+    EXPECT_EQ(seen.x, 3.0f);
+}
+
+TEST(FireflyClamp, AnInfiniteLimitChangesNoBitAndAZeroIndirectLimitLeavesDirectLightOnly) {
+    Scene scene = sphere_under("{sky: {}, sampling: light}",
+                               "  - {type: quad, Q: [-50, -1, -50], u: [100, 0, 0], v: [0, 0, 100], "
+                               "material: {type: lambertian, albedo: [0.7, 0.7, 0.7]}}\n");
+    const Ray ray{Vec3(0, 0, 5), Vec3(0.3f, -0.8f, 0) - Vec3(0, 0, 5), 0.0f};
+    const SceneView off = scene.view();
+    Scene huge = scene;
+    huge.set_sample_clamp(3e38f, 3e38f);
+    for (uint32_t s = 0; s < 2000; ++s) {
+        PixelSampler a(SamplerKey{2, 0}, 1, s), b(SamplerKey{2, 0}, 1, s);
+        const Color x = trace_path(off, ray, a, 50), y = trace_path(huge.view(), ray, b, 50);
+        ASSERT_TRUE(x.x == y.x && x.y == y.y && x.z == y.z) << "sample " << s;
+    }
+    // With the indirect limit near 0 only direct light is left (what
+    // reaches the camera after one scattering), which the first two segments
+    // of a path find whole: longer paths add nothing more.
+    const Estimate all = clamped_estimate(scene, ray, 20000, 50);
+    scene.set_sample_clamp(0.0f, 1e-30f);
+    const Estimate direct = clamped_estimate(scene, ray, 20000, 2);
+    const Estimate clamped = clamped_estimate(scene, ray, 20000, 50);
+    EXPECT_NEAR(clamped.mean, direct.mean, 1e-6 * direct.mean);
+    EXPECT_GT(all.mean - direct.mean, 5 * std::hypot(all.standard_error, direct.standard_error));
+}
+
+}  // namespace
+}  // namespace farmrt
