@@ -103,9 +103,11 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     id += std::string("integrator=") + integrator_name(s.integrator) + "\n";
     id += "seed=" + std::to_string(s.seed) + "\n";
     id += std::string("sampler=") + sampler_name(s.sampler) + "\n";
-    id += std::string("filter=") + filter_name(s.filter) + " " + hex_float(s.filter_width) + "\n";
-    if (s.clamp_direct > 0.0f || s.clamp_indirect > 0.0f) {
-        id += "clamp=" + hex_float(s.clamp_direct) + " " + hex_float(s.clamp_indirect) + "\n";
+    id += std::string("filter=") + filter_name(s.filter) + "\n";
+    id += "filter_width=" + hex_float(s.filter_width) + "\n";
+    if (s.clamp_direct > 0.0f || s.clamp_indirect > 0.0f) {  // only where set, like noise_threshold
+        id += "clamp_direct=" + hex_float(s.clamp_direct) + "\n";
+        id += "clamp_indirect=" + hex_float(s.clamp_indirect) + "\n";
     }
     // Only where set, so that renders without them keep their identities.
     if (s.noise_threshold > 0.0f) {

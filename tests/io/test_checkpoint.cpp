@@ -141,6 +141,19 @@ TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
     const SceneDescription naive = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.integrator=naive", ""}});
     EXPECT_NE(mismatch(frame_identity(naive, 4)).find("integrator is nee in the checkpoint, naive now"), std::string::npos)
         << mismatch(frame_identity(naive, 4));
+    // Samplers, filters and clamps make other sums too.
+    const SceneDescription independent =
+        load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.sampler=independent", ""}});
+    EXPECT_NE(mismatch(frame_identity(independent, 4)).find("sampler is sobol in the checkpoint, independent now"),
+              std::string::npos)
+        << mismatch(frame_identity(independent, 4));
+    const SceneDescription mitchell = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.filter=mitchell", ""}});
+    EXPECT_NE(mismatch(frame_identity(mitchell, 4)).find("filter is blackman-harris in the checkpoint, mitchell now"),
+              std::string::npos)
+        << mismatch(frame_identity(mitchell, 4));
+    const SceneDescription clamped = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.clamp=10", ""}});
+    EXPECT_NE(mismatch(frame_identity(clamped, 4)).find("clamp_direct"), std::string::npos)
+        << mismatch(frame_identity(clamped, 4));
 }
 
 // Renders the frame with `renderer` in passes, checkpointing and reloading

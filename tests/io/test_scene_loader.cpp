@@ -129,6 +129,47 @@ TEST(SceneLoaderErrors, EmptyDocumentMissesImage) {
     EXPECT_NE(message.find("missing required key 'image'"), std::string::npos) << message;
 }
 
+// ---- samplers, filters and the clamp -------------------------------------------------
+
+TEST(SceneLoaderErrors, SamplerFilterAndClampNameTheKeyAndTheLine) {
+    EXPECT_EQ(load_error(with_inserted(6, "  sampler: halton")),
+              "scene.yaml:7:12: sampling.sampler: unknown value 'halton' (expected sobol | independent)");
+    EXPECT_EQ(load_error(with_inserted(4, "  filter: lanczos")),
+              "scene.yaml:5:11: image.filter: unknown value 'lanczos' (expected box | gaussian | blackman-harris | "
+              "mitchell)");
+    EXPECT_EQ(load_error(with_inserted(4, "  filter_width: 0")),
+              "scene.yaml:5:17: image.filter_width: must be in [0.1, 8], got 0");
+    EXPECT_EQ(load_error(with_inserted(4, "  filter_width: .nan")),
+              "scene.yaml:5:17: image.filter_width: must be a finite number, got .nan");
+    EXPECT_EQ(load_error(with_inserted(6, "  clamp: -1")), "scene.yaml:7:10: sampling.clamp: must be >= 0 (0: off), got -1");
+    EXPECT_EQ(load_error(with_inserted(6, "  clamp: {direct: 2, indirect: -0.5}")),
+              "scene.yaml:7:32: sampling.clamp.indirect: must be >= 0 (0: off), got -0.5");
+    EXPECT_EQ(load_error(with_inserted(6, "  clamp: {direkt: 2}")),
+              "scene.yaml:7:11: sampling.clamp.direkt: unknown key (expected one of: direct, indirect)");
+    EXPECT_STARTS_WITH(load_error(with_inserted(6, "  clamp: .inf")), "scene.yaml:7:10: sampling.clamp: ");
+}
+
+TEST(SceneLoader, SamplerFilterAndClampDefaultsAndValues) {
+    const RenderSettings defaults = load_scene_text(kBaseScene, "scene.yaml", "/").settings;
+    EXPECT_EQ(defaults.sampler, SamplerType::Sobol);
+    EXPECT_EQ(defaults.filter, FilterType::BlackmanHarris);
+    EXPECT_EQ(defaults.filter_width, 1.5f);
+    EXPECT_EQ(defaults.clamp_direct, 0.0f);
+    EXPECT_EQ(defaults.clamp_indirect, 0.0f);
+    const RenderSettings set =
+        load_scene_text(with_inserted(6, "  sampler: independent\n  clamp: {indirect: 10}") , "scene.yaml", "/").settings;
+    EXPECT_EQ(set.sampler, SamplerType::Independent);
+    EXPECT_EQ(set.clamp_direct, 0.0f);
+    EXPECT_EQ(set.clamp_indirect, 10.0f);
+    const RenderSettings both = load_scene_text(with_inserted(6, "  clamp: 3"), "scene.yaml", "/").settings;
+    EXPECT_EQ(both.clamp_direct, 3.0f);
+    EXPECT_EQ(both.clamp_indirect, 3.0f);
+    const RenderSettings mitchell =
+        load_scene_text(with_inserted(4, "  filter: mitchell"), "scene.yaml", "/").settings;
+    EXPECT_EQ(mitchell.filter, FilterType::Mitchell);
+    EXPECT_EQ(mitchell.filter_width, 4.0f);  // its own default width
+}
+
 // ---- unknown and repeated keys --------------------------------------------------
 
 TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
@@ -140,7 +181,7 @@ TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
               "defocus_angle, focus_dist)");
     EXPECT_EQ(load_error(with_inserted(4, "  encodng: srgb")),
               "scene.yaml:5:3: image.encodng: unknown key (expected one of: width, height, output, encoding, "
-              "data_type, aovs, exposure, view_transform)");
+              "data_type, aovs, exposure, view_transform, filter, filter_width)");
     EXPECT_EQ(load_error(with_appended("backgroud: {color: [0, 0, 0]}")),
               "scene.yaml:17:1: backgroud: unknown key (expected one of: image, sampling, camera, background, "
               "materials, objects, lights, animation)");
