@@ -159,6 +159,10 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     device_scene_.light_alias = upload(scene.light_alias, scene.light_count, "the light alias table");
     device_scene_.environment_distribution =
         upload(scene.environment_distribution, scene.environment_distribution_size, "the background's distribution");
+    device_scene_.light_tree = upload(scene.light_tree, scene.light_tree_size, "the light tree");
+    device_scene_.light_trails = upload(scene.light_trails, scene.light_count, "the light tree's trails");
+    device_scene_.emitter_keys = upload(scene.emitter_keys, scene.emitter_key_count, "the emitter keys");
+    device_scene_.infinite_lights = upload(scene.infinite_lights, scene.infinite_light_count, "the infinite lights");
 
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");

@@ -33,6 +33,12 @@ struct SceneLayout {
     std::vector<AliasEntry> light_alias;
     std::vector<float> environment_distribution;
     float inverse_light_power, environment_power, scene_radius, direct_clamp, indirect_clamp;
+    std::vector<LightTreeNode> light_tree;
+    std::vector<LightTrail> light_trails;
+    std::vector<EmitterKey> emitter_keys;
+    std::vector<InfiniteLight> infinite_lights;
+    float tree_probability;
+    bool use_light_tree;
 };
 static_assert(sizeof(Scene) == sizeof(SceneLayout), "Scene changed: update mpi/job_message.cpp");
 
@@ -50,6 +56,7 @@ struct SettingsLayout {
     SamplerType sampler;
     FilterType filter;
     float filter_width, clamp_direct, clamp_indirect;
+    bool light_tree;
     float noise_threshold;
     uint32_t min_spp;
     std::vector<Aov> aovs;
@@ -142,6 +149,7 @@ void visit_job(Stream& s, Job& job) {
     s.value(settings.filter_width);
     s.value(settings.clamp_direct);
     s.value(settings.clamp_indirect);
+    s.value(settings.light_tree);
     s.value(settings.noise_threshold);
     s.value(settings.min_spp);
     s.array(settings.aovs);

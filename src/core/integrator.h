@@ -129,14 +129,16 @@ template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, const SurfaceInteraction& si,
                                                        const Material& material, const Vec3& incoming, float time,
                                                        Sampler& sampler, uint32_t dimension, const Query& query) {
-    const Light light = scene.lights[pick_light(scene, sampler.uniform(dimension + kLightPick))];
+    float pick;
+    const uint32_t chosen = pick_light(scene, sampler.uniform(dimension + kLightPick), si.point, pick);
+    if (chosen == kNoLight || !(pick > 0.0f)) return Color(0.0f);
+    const Light light = scene.lights[chosen];
     const LightSample sample = sample_light(scene, light, si.point, sampler.uniform(dimension + kLightSample),
                                             sampler.uniform(dimension + kLightSample + 1), time);
     const bool principled = material.type == MaterialType::Principled;
     const float cosine = dot(si.normal, sample.direction);
     if (!(sample.pdf > 0.0f) || (!principled && !(cosine > 0.0f))) return Color(0.0f);
     if (sample.radiance.x == 0.0f && sample.radiance.y == 0.0f && sample.radiance.z == 0.0f) return Color(0.0f);
-    const float pick = light_pick_probability(scene, light);
     const float light_pdf = pick * sample.pdf;
     if (!(light_pdf > 0.0f)) return Color(0.0f);
     // f cos / light_pdf and the BSDF's density, for the power heuristic.

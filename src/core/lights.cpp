@@ -236,11 +236,39 @@ void Scene::build_lights() {
     }
     lights_ = std::move(kept);
     light_alias_.clear();
+    light_tree_.clear();
+    light_trails_.clear();
+    emitter_keys_.clear();
+    infinite_lights_.clear();
+    tree_probability_ = 0.0f;
     if (lights_.empty()) return;
     double total = 0;
     for (double p : powers) total += p;
     inverse_light_power_ = float(1.0 / total);
     light_alias_ = alias_table(powers);
+
+    // The light tree over the finite lights; the infinite ones by power beside it.
+    double infinite_power = 0;
+    for (size_t i = 0; i < lights_.size(); ++i) {
+        if (is_infinite_light(lights_[i].type)) infinite_power += powers[i];
+    }
+    double running = 0;
+    for (size_t i = 0; i < lights_.size(); ++i) {
+        if (!is_infinite_light(lights_[i].type)) continue;
+        running += powers[i];
+        infinite_lights_.push_back(InfiniteLight{uint32_t(i), float(running / infinite_power)});
+    }
+    if (!infinite_lights_.empty()) infinite_lights_.back().cumulative = 1.0f;
+    light_tree_ = build_light_tree(view(), light_trails_);
+    tree_probability_ = infinite_lights_.empty() ? 1.0f : float((total - infinite_power) / total);
+    for (size_t i = 0; i < lights_.size(); ++i) {
+        const Light& light = lights_[i];
+        if (light.type == LightType::Sphere || light.type == LightType::Quad || light.type == LightType::Triangle) {
+            emitter_keys_.push_back(EmitterKey{emitter_key(light.type, light.primitive, light.instance), uint32_t(i), 0});
+        }
+    }
+    std::sort(emitter_keys_.begin(), emitter_keys_.end(),
+              [](const EmitterKey& a, const EmitterKey& b) { return a.key < b.key; });
 }
 
 }  // namespace farmrt

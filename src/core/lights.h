@@ -1,5 +1,6 @@
-// Sampling the lights, shared by every backend: picking a light by power
-// (alias table), a point or direction on it, and the density with which that
+// Sampling the lights, shared by every backend: picking a light by its
+// importance to the point (light_tree.h) or by power (alias table), a point
+// or direction on it, and the density with which that
 // would have been chosen, which multiple importance sampling (integrator.h)
 // also needs for emitters that a BSDF sample hits.
 #pragma once
@@ -12,7 +13,7 @@ namespace farmrt {
 
 // The light an alias table picks with one random number: its slot, and the
 // slot's own probability against its alias with what is left of u.
-FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light(const SceneView& scene, float u) {
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light_by_power(const SceneView& scene, float u) {
     const float scaled = u * float(scene.light_count);
     uint32_t slot = uint32_t(scaled);
     if (slot >= scene.light_count) slot = scene.light_count - 1;
@@ -100,9 +101,51 @@ FARMRT_CPU_GPU FARMRT_INLINE float light_power(const SceneView& scene, const Lig
     return 0.0f;
 }
 
-// The probability that pick_light() picks `light`.
-FARMRT_CPU_GPU FARMRT_INLINE float light_pick_probability(const SceneView& scene, const Light& light) {
+// The probability that pick_light_by_power() picks `light`.
+FARMRT_CPU_GPU FARMRT_INLINE float light_power_probability(const SceneView& scene, const Light& light) {
     return light_power(scene, light) * scene.inverse_light_power;
+}
+
+// The light to sample from `point` with one random number, and the
+// probability of that choice (`pmf`): with the light tree, the tree with
+// the finite lights' share of the power or else an infinite light by power;
+// without it, every light by power. kNoLight where none can reach the point.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light(const SceneView& scene, float u, const Vec3& point, float& pmf) {
+    if (!scene.use_light_tree) {
+        const uint32_t light = pick_light_by_power(scene, u);
+        pmf = light_power_probability(scene, scene.lights[light]);
+        return light;
+    }
+    if (u < scene.tree_probability) {
+        const uint32_t light =
+            sample_light_tree(scene.light_tree, point, min_float(u / scene.tree_probability, 0.99999994f), pmf);
+        pmf *= scene.tree_probability;
+        return light;
+    }
+    const float v = (u - scene.tree_probability) / (1.0f - scene.tree_probability);
+    uint32_t chosen = scene.infinite_light_count - 1;
+    for (uint32_t i = 0; i + 1 < scene.infinite_light_count; ++i) {
+        if (v < scene.infinite_lights[i].cumulative) {
+            chosen = i;
+            break;
+        }
+    }
+    const uint32_t light = scene.infinite_lights[chosen].light;
+    pmf = light_power_probability(scene, scene.lights[light]);
+    return light;
+}
+
+// The probability that pick_light() picks the area light `light` (type,
+// primitive and instance as a hit names them) from `point`: the multiple
+// importance sampling weight of an emitter that a BSDF sample hits.
+FARMRT_CPU_GPU FARMRT_INLINE float light_pick_probability(const SceneView& scene, const Light& light,
+                                                         const Vec3& point) {
+    if (!scene.use_light_tree) return light_power_probability(scene, light);
+    const uint32_t index =
+        find_emitter(scene.emitter_keys, scene.emitter_key_count, emitter_key(light.type, light.primitive, light.instance));
+    if (index == kNoLight) return 0.0f;
+    const LightTrail trail = scene.light_trails[index];
+    return scene.tree_probability * light_tree_pmf(scene.light_tree, point, trail.bits, trail.depth);
 }
 
 // ---- sampling a light from a point -------------------------------------------------------------
@@ -306,7 +349,7 @@ FARMRT_CPU_GPU FARMRT_INLINE float emitter_hit_pdf(const SceneView& scene, const
     case PrimitiveType::Sphere: {
         if (hit.instance != kNoInstance) return 0.0f;
         light.type = LightType::Sphere;
-        const float pick = light_pick_probability(scene, light);
+        const float pick = light_pick_probability(scene, light, from);
         return pick > 0.0f ? pick * sphere_light_pdf(scene.spheres[light.primitive], ray.time, from, point) : 0.0f;
     }
     case PrimitiveType::Quad: light.type = LightType::Quad; break;
@@ -314,7 +357,7 @@ FARMRT_CPU_GPU FARMRT_INLINE float emitter_hit_pdf(const SceneView& scene, const
     case PrimitiveType::Instance: return 0.0f;
     }
     const EmitterShape shape = emitter_shape(scene, light.type, light.primitive, light.instance);
-    const float pick = light_pick_probability(scene, light);
+    const float pick = light_pick_probability(scene, light, from);
     if (!(pick > 0.0f)) return 0.0f;
     return pick * area_to_solid_angle(from, point, unit_vector(cross(shape.edge_u, shape.edge_v)), emitter_area(shape));
 }

@@ -217,6 +217,15 @@ SceneView Scene::view() const {
     v.background = background;
     v.lights = lights_.data();
     v.light_alias = light_alias_.data();
+    v.use_light_tree = use_light_tree_ && !light_tree_.empty();
+    v.light_tree = light_tree_.data();
+    v.light_tree_size = uint32_t(light_tree_.size());
+    v.light_trails = light_trails_.data();
+    v.emitter_keys = emitter_keys_.data();
+    v.emitter_key_count = uint32_t(emitter_keys_.size());
+    v.infinite_lights = infinite_lights_.data();
+    v.infinite_light_count = uint32_t(infinite_lights_.size());
+    v.tree_probability = tree_probability_;
     v.direct_clamp = direct_clamp_;
     v.indirect_clamp = indirect_clamp_;
     v.light_count = static_cast<uint32_t>(lights_.size());

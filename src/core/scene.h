@@ -7,6 +7,7 @@
 
 #include "core/background.h"
 #include "core/bvh.h"
+#include "core/light_tree.h"
 #include "core/light_types.h"
 #include "core/materials.h"
 #include "core/primitives.h"
@@ -50,6 +51,18 @@ struct SceneView {
     // sampling.clamp (integrator.h add_light); infinite when off.
     float direct_clamp = kInfinity;
     float indirect_clamp = kInfinity;
+    // Choosing lights by importance (light_tree.h), where use_light_tree:
+    // the tree over the finite lights, chosen with tree_probability (their
+    // share of the power), and the infinite lights beside it.
+    bool use_light_tree = false;
+    const LightTreeNode* light_tree = nullptr;
+    const LightTrail* light_trails = nullptr;  // light_count of them
+    const EmitterKey* emitter_keys = nullptr;
+    const InfiniteLight* infinite_lights = nullptr;
+    uint32_t light_tree_size = 0;
+    uint32_t emitter_key_count = 0;
+    uint32_t infinite_light_count = 0;
+    float tree_probability = 0.0f;
 };
 
 class Scene {
@@ -107,6 +120,8 @@ public:
     SceneView view() const;
     // sampling.clamp, which every view carries to the integrator; 0: off.
     void set_sample_clamp(float direct, float indirect);
+    // sampling.light_sampler: tree (where the scene has one) or power.
+    void set_light_tree(bool use) { use_light_tree_ = use; }
 
 private:
     std::vector<PrimitiveRef> all_primitive_refs() const;
@@ -123,6 +138,12 @@ private:
     std::vector<float> environment_distribution_;
     float inverse_light_power_ = 0.0f, environment_power_ = 0.0f, scene_radius_ = 0.0f;
     float direct_clamp_ = kInfinity, indirect_clamp_ = kInfinity;
+    std::vector<LightTreeNode> light_tree_;
+    std::vector<LightTrail> light_trails_;
+    std::vector<EmitterKey> emitter_keys_;
+    std::vector<InfiniteLight> infinite_lights_;
+    float tree_probability_ = 0.0f;
+    bool use_light_tree_ = true;
 };
 
 // ---- closest-hit queries shared by every tracer -------------------------------

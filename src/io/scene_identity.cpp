@@ -104,6 +104,7 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     id += "seed=" + std::to_string(s.seed) + "\n";
     id += std::string("sampler=") + sampler_name(s.sampler) + "\n";
     id += std::string("filter=") + filter_name(s.filter) + "\n";
+    id += std::string("light_sampler=") + (s.light_tree ? "tree" : "power") + "\n";
     id += "filter_width=" + hex_float(s.filter_width) + "\n";
     if (s.clamp_direct > 0.0f || s.clamp_indirect > 0.0f) {  // only where set, like noise_threshold
         id += "clamp_direct=" + hex_float(s.clamp_direct) + "\n";

@@ -128,7 +128,8 @@ public:
 
     void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
         require_map(sampling,
-                    {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp", "sampler", "clamp"});
+                    {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp", "sampler", "clamp",
+                     "light_sampler"});
         const Value spp = required(sampling, "spp");
         settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
         if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
@@ -159,6 +160,9 @@ public:
                                    : SamplerType::Independent;
         }
         if (has(sampling, "clamp")) load_clamp(child(sampling, "clamp"), settings);
+        if (has(sampling, "light_sampler")) {
+            settings.light_tree = choice(child(sampling, "light_sampler"), {"tree", "power"}) == "tree";
+        }
         if (has(sampling, "min_spp")) settings.min_spp = uint32_t(integer(child(sampling, "min_spp"), 2, kMaxSamplesPerPixel));
     }
 

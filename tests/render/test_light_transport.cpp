@@ -226,19 +226,140 @@ TEST(AreaLights, LightsArePickedInProportionToTheirPower) {
     const SceneView view = scene.view();
     ASSERT_EQ(view.light_count, 6u);
     double total = 0;
-    for (uint32_t i = 0; i < view.light_count; ++i) total += light_pick_probability(view, view.lights[i]);
+    for (uint32_t i = 0; i < view.light_count; ++i) total += light_power_probability(view, view.lights[i]);
     EXPECT_NEAR(total, 1.0, 1e-5);
     std::vector<int> counts(view.light_count, 0);
     const int n = 200000;
     std::mt19937 random(5);
     std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-    for (int i = 0; i < n; ++i) ++counts[pick_light(view, uniform(random))];
+    for (int i = 0; i < n; ++i) ++counts[pick_light_by_power(view, uniform(random))];
     double chi_square = 0;
     for (uint32_t i = 0; i < view.light_count; ++i) {
-        const double expected = n * double(light_pick_probability(view, view.lights[i]));
+        const double expected = n * double(light_power_probability(view, view.lights[i]));
         chi_square += (counts[i] - expected) * (counts[i] - expected) / expected;
     }
     EXPECT_LT(chi_square, 20.5);  // 5 degrees of freedom: p = 0.001
+}
+
+// ---- the light tree --------------------------------------------------------------------------------
+
+Triangle emissive_triangle(const Vec3& a, const Vec3& b, const Vec3& c, uint32_t material) {
+    Triangle t{};
+    t.vertex0 = a;
+    t.vertex1 = b;
+    t.vertex2 = c;
+    t.material = material;
+    return t;
+}
+
+// A 12 x 12 grid of small lamps of unequal power over the ground, a point
+// light, a spot light and a sky sampled as a light.
+Scene lamp_grid_scene(bool with_sky) {
+    Scene scene = ground_scene();
+    for (int i = 0; i < 12; ++i) {
+        for (int j = 0; j < 12; ++j) {
+            const uint32_t lamp = add_emissive(scene, Color(float(1 + (i * 7 + j * 3) % 5)));
+            const Vec3 corner(-30.0f + 5.0f * float(i), 4.0f + 0.1f * float(j % 3), -30.0f + 5.0f * float(j));
+            if ((i + j) % 2 == 0) {
+                scene.quads.push_back(make_quad(corner, Vec3(0.5f, 0, 0), Vec3(0, 0, 0.5f), lamp));
+            } else {
+                scene.triangles.push_back(
+                    emissive_triangle(corner, corner + Vec3(0.6f, 0, 0), corner + Vec3(0, 0, 0.6f), lamp));
+            }
+        }
+    }
+    scene.punctual_lights.push_back(point_light(Vec3(3, 2, 1), Color(20.0f)));
+    Light spot = point_light(Vec3(-5, 3, 2), Color(40.0f));
+    spot.type = LightType::Spot;
+    spot.direction = unit_vector(Vec3(0.2f, -1, 0));
+    spot.cos_inner = 0.9f;
+    spot.cos_outer = 0.7f;
+    scene.punctual_lights.push_back(spot);
+    if (with_sky) {
+        scene.background = constant_background(Color(0.3f));
+        scene.background.sampling = BackgroundSampling::Light;
+    }
+    scene.build_acceleration();
+    return scene;
+}
+
+TEST(LightTree, ChoicesFollowTheProbabilitiesThatMultipleImportanceSamplingReplays) {
+    for (bool with_sky : {false, true}) {
+        const Scene scene = lamp_grid_scene(with_sky);
+        const SceneView view = scene.view();
+        ASSERT_TRUE(view.use_light_tree);
+        ASSERT_EQ(view.light_count, 144u + 2u + (with_sky ? 1u : 0u));
+        for (const Vec3& point : {Vec3(0, 0, 0), Vec3(-20, 0, 12), Vec3(31, 0, -29), Vec3(-5, 1, 2)}) {
+            // Every light's probability from the point, and the draws.
+            std::vector<double> probability(view.light_count, 0.0);
+            double total = 0;
+            for (uint32_t i = 0; i < view.light_count; ++i) {
+                const Light& light = view.lights[i];
+                if (is_infinite_light(light.type)) {
+                    probability[i] = light_power_probability(view, light);
+                } else {
+                    const LightTrail trail = view.light_trails[i];
+                    probability[i] = view.tree_probability * light_tree_pmf(view.light_tree, point, trail.bits, trail.depth);
+                }
+                total += probability[i];
+            }
+            EXPECT_NEAR(total, 1.0, 1e-4) << "from " << point.x << ", " << point.z;
+            std::vector<int> counts(view.light_count, 0);
+            const int n = 400000;
+            for (int k = 0; k < n; ++k) {
+                float pmf = 0;
+                const uint32_t light = pick_light(view, (float(k) + 0.5f) / float(n), point, pmf);
+                ASSERT_NE(light, kNoLight);
+                ++counts[light];
+                // The choice's probability is the one the trail replays, bit for bit.
+                const Light& chosen = view.lights[light];
+                if (chosen.type == LightType::Quad || chosen.type == LightType::Triangle) {
+                    ASSERT_EQ(pmf, light_pick_probability(view, chosen, point));
+                }
+                ASSERT_NEAR(pmf, probability[light], 1e-6 + 1e-4 * probability[light]);
+            }
+            // Evenly spaced u: the counts are the probabilities up to the tree's rounding.
+            for (uint32_t i = 0; i < view.light_count; ++i) {
+                EXPECT_NEAR(counts[i] / double(n), probability[i], 2e-5 + 1e-3 * probability[i]) << "light " << i;
+            }
+        }
+    }
+}
+
+TEST(LightTree, NearbyLampsAreChosenMoreOftenThanByPower) {
+    const Scene scene = lamp_grid_scene(false);
+    const SceneView view = scene.view();
+    // Under the lamp nearest the point, its probability far exceeds its power's share.
+    const Vec3 point(-30.25f, 0, -29.75f);
+    uint32_t nearest = kNoLight;
+    for (uint32_t i = 0; i < view.light_count; ++i) {
+        if (view.lights[i].type == LightType::Quad && view.quads[view.lights[i].primitive].corner.x == -30.0f &&
+            view.quads[view.lights[i].primitive].corner.z == -30.0f) {
+            nearest = i;
+        }
+    }
+    ASSERT_NE(nearest, kNoLight);
+    const float tree = light_pick_probability(view, view.lights[nearest], point);
+    EXPECT_GT(tree, 20.0f * light_power_probability(view, view.lights[nearest]));
+}
+
+TEST(LightTree, ConvergesToTheSameLightAsPickingByPowerWithLessNoise) {
+    for (bool with_sky : {false, true}) {
+        Scene tree = lamp_grid_scene(with_sky);
+        Scene power = lamp_grid_scene(with_sky);
+        power.set_light_tree(false);
+        ASSERT_FALSE(power.view().use_light_tree);
+        for (const Vec3& target : {Vec3(0, 0, 0), Vec3(-20, 0, 12), Vec3(14, 0, -9)}) {
+            const Ray ray = ray_to(target);
+            const Estimate a = estimate(tree, ray, Integrator::NextEvent, 20000);
+            const Estimate b = estimate(power, ray, Integrator::NextEvent, 20000, 2);
+            EXPECT_NEAR(a.mean, b.mean, 4.5 * std::hypot(a.standard_error, b.standard_error)) << "sky " << with_sky;
+            // Without the sky (which takes most choices by its power), the lamps near the point decide the noise.
+            if (!with_sky) {
+                EXPECT_LT(a.standard_error, 0.7 * b.standard_error);
+            }
+        }
+    }
 }
 
 // ---- backgrounds ------------------------------------------------------------------------------------
