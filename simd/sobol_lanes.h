@@ -87,7 +87,7 @@ struct SobolLanes {
             pixel = pixel_index;
             for (uint32_t d = 0; d < kSobolDimensions; ++d) {
                 pair[d] = sampler.pair_seed(d >> 1);
-                coordinate[d] = hash32(pair[d] + 1u + (d & 1u));
+                coordinate[d] = PixelSampler::coordinate_seed(pair[d], d & 1u);
             }
         }
     };

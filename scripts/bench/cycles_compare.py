@@ -27,8 +27,6 @@ import subprocess
 import sys
 import time
 
-import yaml
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
@@ -42,6 +40,7 @@ SCENES = {
 
 
 def scene_file(out, name):
+    import yaml  # here, so that many_lights.py can borrow time_at_error without PyYAML
     source, width, height, sampling = SCENES[name]
     with open(os.path.join(ROOT, source)) as f:
         spec = yaml.safe_load(f)

@@ -176,7 +176,7 @@ public:
           sobol_(key.type == SamplerType::Sobol) {
         if (sobol_) {
             // The pixel's own scrambling, the same for all of its samples.
-            pixel_seed_ = hash32(hash32(hash32(hash32(key0_) ^ key1_) ^ frame_) ^ pixel_);
+            pixel_seed_ = hash32(hash32(hash32(key0_ ^ (frame_ * 0x9E3779B9u)) ^ key1_) ^ pixel_);
             sample_reversed_ = reverse_bits(sample_);
         }
     }
@@ -187,12 +187,14 @@ public:
         if (sobol_ && dimension < kSobolDimensions) {
             const uint32_t pair = dimension >> 1;
             if (pair + kSobolCacheTag != cached_block_) {
-                cached_.v[0] = pair_seed(pair);
-                cached_.v[1] = shuffled_sobol_index(sample_reversed_, cached_.v[0]);
+                const uint32_t seed = pair_seed(pair);
+                cached_.v[0] = shuffled_sobol_index(sample_reversed_, seed);
+                cached_.v[1] = coordinate_seed(seed, 0);
                 cached_block_ = pair + kSobolCacheTag;
             }
             const uint32_t coordinate = dimension & 1;
-            return scrambled_sobol(cached_.v[1], coordinate, hash32(cached_.v[0] + 1u + coordinate));
+            return scrambled_sobol(cached_.v[0], coordinate,
+                                   coordinate == 0 ? cached_.v[1] : second_coordinate_seed(cached_.v[1]));
         }
         const uint32_t block = dimension >> 2;
         if (block != cached_block_) {
@@ -208,6 +210,13 @@ public:
     // The hash that scrambles a pair of dimensions of this pixel: the same for
     // every sample of the pixel, so that its samples stay one scrambled net.
     FARMRT_CPU_GPU uint32_t pair_seed(uint32_t pair) const { return hash32(pixel_seed_ ^ (pair * 0x9E3779B9u)); }
+    // The hash that scrambles coordinate 0 or 1 of a pair: one more hash,
+    // and for the second coordinate an odd multiple of it (a bijection).
+    static FARMRT_CPU_GPU uint32_t second_coordinate_seed(uint32_t first) { return first * 0x2C1B3C6Du + 0x297A2D39u; }
+    static FARMRT_CPU_GPU uint32_t coordinate_seed(uint32_t pair_seed, uint32_t coordinate) {
+        const uint32_t first = hash32(pair_seed ^ 0xA511E9B3u);
+        return coordinate == 0 ? first : second_coordinate_seed(first);
+    }
     // For tracers that compute several dimensions at once (simd/sobol_lanes.h).
     FARMRT_CPU_GPU bool sobol() const { return sobol_; }
     FARMRT_CPU_GPU uint32_t pixel_seed() const { return pixel_seed_; }

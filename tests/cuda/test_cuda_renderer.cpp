@@ -313,7 +313,9 @@ TEST(CudaGpu, WideBvhMatchesBinaryBvh) {
 
 // Fast math is not bitwise equal but must be statistically the same image:
 // its distance to a CPU render is within the noise between two CPU renders
-// with different seeds.
+// with different seeds, and not far below it (an estimate of its own, not a
+// copy). One RMSE of a 16-spp Sobol render is carried by a few edge pixels
+// and varies by about 15% from seed to seed, hence the loose lower bound.
 TEST(CudaGpu, FastMathAgreesWithCpuWithinNoise) {
     REQUIRE_GPU();
     for (const char* name : {"tiny.yaml", "spheres.yaml", "cornell.yaml"}) {
@@ -330,7 +332,7 @@ TEST(CudaGpu, FastMathAgreesWithCpuWithinNoise) {
             const double gpu_to_cpu = rmse(cpu_a, gpu_c, spp);
             EXPECT_LT(gpu_to_cpu, 1.15 * noise)
                 << name << " fused " << fused << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
-            EXPECT_GT(gpu_to_cpu, 0.85 * noise)
+            EXPECT_GT(gpu_to_cpu, 0.6 * noise)
                 << name << " fused " << fused << ": CPU-CPU RMSE " << noise << ", GPU-CPU RMSE " << gpu_to_cpu;
         }
     }

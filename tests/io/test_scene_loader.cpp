@@ -147,6 +147,8 @@ TEST(SceneLoaderErrors, SamplerFilterAndClampNameTheKeyAndTheLine) {
     EXPECT_EQ(load_error(with_inserted(6, "  clamp: {direkt: 2}")),
               "scene.yaml:7:11: sampling.clamp.direkt: unknown key (expected one of: direct, indirect)");
     EXPECT_STARTS_WITH(load_error(with_inserted(6, "  clamp: .inf")), "scene.yaml:7:10: sampling.clamp: ");
+    EXPECT_EQ(load_error(with_inserted(6, "  light_sampler: uniform")),
+              "scene.yaml:7:18: sampling.light_sampler: unknown value 'uniform' (expected tree | power)");
 }
 
 TEST(SceneLoader, SamplerFilterAndClampDefaultsAndValues) {
@@ -156,6 +158,8 @@ TEST(SceneLoader, SamplerFilterAndClampDefaultsAndValues) {
     EXPECT_EQ(defaults.filter_width, 1.5f);
     EXPECT_EQ(defaults.clamp_direct, 0.0f);
     EXPECT_EQ(defaults.clamp_indirect, 0.0f);
+    EXPECT_TRUE(defaults.light_tree);
+    EXPECT_FALSE(load_scene_text(with_inserted(6, "  light_sampler: power"), "scene.yaml", "/").settings.light_tree);
     const RenderSettings set =
         load_scene_text(with_inserted(6, "  sampler: independent\n  clamp: {indirect: 10}") , "scene.yaml", "/").settings;
     EXPECT_EQ(set.sampler, SamplerType::Independent);
