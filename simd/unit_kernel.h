@@ -6,6 +6,8 @@
 // Include it from those files only: everything here has internal linkage.
 #pragma once
 
+#include <optional>
+
 #include "simd/block_sampler.h"
 #include "simd/packet_traversal.h"
 #include "simd/philox_lanes.h"
@@ -95,6 +97,9 @@ struct UnitKernel {
                                                     uint32_t pixel_index, uint32_t first, uint32_t count,
                                                     float* record, typename SobolLanes<Arch>::PixelSeeds& seeds) {
         alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
+        // The samplers live through both loops: their Sobol values, computed
+        // for the camera ray, serve the rest of the path.
+        std::optional<LevelSampler<Arch>> samplers[N];
         Ray rays[N];
         float filter_weights[N];
         Hit hits[N];
@@ -103,20 +108,18 @@ struct UnitKernel {
             if (frame.key.type == SamplerType::Independent) {
                 PhiloxLanes<Arch>::blocks(frame.key, pixel_index, first + i, words[i]);
             }
-            LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
-                                       uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
-            rays[i] = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weights[i]);
+            samplers[i].emplace(frame.key, pixel_index, first + i, words[i], uint32_t(PhiloxLanes<Arch>::kBlocks),
+                                seeds);
+            rays[i] = frame.camera.generate_ray(x, y, frame.filter, *samplers[i], filter_weights[i]);
         }
         if (!Packet::trace(bvh, rays, int(count), kMinHitDistance, hits, found)) {
             // Rare (direction signs differ within the pixel): the out-of-line single-ray query.
             for (uint32_t i = 0; i < count; ++i) found[i] = Traversal::closest_hit(&bvh, rays[i], kMinHitDistance, hits[i]);
         }
         for (uint32_t i = 0; i < count; ++i) {
-            LevelSampler<Arch> sampler(frame.key, pixel_index, first + i, words[i],
-                                       uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
             add_sample_to_record(record,
-                                 trace_path_from_first_hit(scene, rays[i], found[i], hits[i], sampler, frame.max_depth,
-                                                           query, frame.integrator, filter_weights[i]),
+                                 trace_path_from_first_hit(scene, rays[i], found[i], hits[i], *samplers[i],
+                                                           frame.max_depth, query, frame.integrator, filter_weights[i]),
                                  frame.sampling.record_floats);
         }
     }

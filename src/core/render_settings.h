@@ -54,8 +54,8 @@ struct RenderSettings {
     // may have (integrator.h add_light); 0 = off.
     float clamp_direct = 0.0f;
     float clamp_indirect = 0.0f;
-    // sampling.light_sampler: tree (core/light_tree.h) or power.
-    bool light_tree = true;
+    // sampling.light_sampler: power (the default) or tree (core/light_tree.h).
+    bool light_tree = false;
     // Adaptive sampling (core/pixel_record.h): 0 = off; a pixel stops once
     // the standard error of its mean luminance is at most noise_threshold x
     // the square root of that mean, after at least min_spp samples.

@@ -120,7 +120,7 @@ public:
     SceneView view() const;
     // sampling.clamp, which every view carries to the integrator; 0: off.
     void set_sample_clamp(float direct, float indirect);
-    // sampling.light_sampler: tree (where the scene has one) or power.
+    // sampling.light_sampler: tree (where the scene has one) or power (the default).
     void set_light_tree(bool use) { use_light_tree_ = use; }
 
 private:
@@ -143,7 +143,7 @@ private:
     std::vector<EmitterKey> emitter_keys_;
     std::vector<InfiniteLight> infinite_lights_;
     float tree_probability_ = 0.0f;
-    bool use_light_tree_ = true;
+    bool use_light_tree_ = false;
 };
 
 // ---- closest-hit queries shared by every tracer -------------------------------

@@ -151,11 +151,11 @@ TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
     EXPECT_NE(mismatch(frame_identity(mitchell, 4)).find("filter is blackman-harris in the checkpoint, mitchell now"),
               std::string::npos)
         << mismatch(frame_identity(mitchell, 4));
-    const SceneDescription by_power =
-        load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.light_sampler=power", ""}});
-    EXPECT_NE(mismatch(frame_identity(by_power, 4)).find("light_sampler is tree in the checkpoint, power now"),
+    const SceneDescription by_tree =
+        load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.light_sampler=tree", ""}});
+    EXPECT_NE(mismatch(frame_identity(by_tree, 4)).find("light_sampler is power in the checkpoint, tree now"),
               std::string::npos)
-        << mismatch(frame_identity(by_power, 4));
+        << mismatch(frame_identity(by_tree, 4));
     const SceneDescription clamped = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.clamp=10", ""}});
     EXPECT_NE(mismatch(frame_identity(clamped, 4)).find("clamp_direct"), std::string::npos)
         << mismatch(frame_identity(clamped, 4));

@@ -158,8 +158,8 @@ TEST(SceneLoader, SamplerFilterAndClampDefaultsAndValues) {
     EXPECT_EQ(defaults.filter_width, 1.5f);
     EXPECT_EQ(defaults.clamp_direct, 0.0f);
     EXPECT_EQ(defaults.clamp_indirect, 0.0f);
-    EXPECT_TRUE(defaults.light_tree);
-    EXPECT_FALSE(load_scene_text(with_inserted(6, "  light_sampler: power"), "scene.yaml", "/").settings.light_tree);
+    EXPECT_FALSE(defaults.light_tree);
+    EXPECT_TRUE(load_scene_text(with_inserted(6, "  light_sampler: tree"), "scene.yaml", "/").settings.light_tree);
     const RenderSettings set =
         load_scene_text(with_inserted(6, "  sampler: independent\n  clamp: {indirect: 10}") , "scene.yaml", "/").settings;
     EXPECT_EQ(set.sampler, SamplerType::Independent);

@@ -280,6 +280,7 @@ Scene lamp_grid_scene(bool with_sky) {
         scene.background.sampling = BackgroundSampling::Light;
     }
     scene.build_acceleration();
+    scene.set_light_tree(true);
     return scene;
 }
 
