@@ -78,6 +78,25 @@ inline std::string read_text(const std::string& path) {
     return text.str();
 }
 
+// Pearson correlation of paired samples.
+inline double correlation(const std::vector<double>& a, const std::vector<double>& b) {
+    const size_t n = a.size();
+    double ma = 0, mb = 0;
+    for (size_t i = 0; i < n; ++i) {
+        ma += a[i];
+        mb += b[i];
+    }
+    ma /= double(n);
+    mb /= double(n);
+    double sab = 0, saa = 0, sbb = 0;
+    for (size_t i = 0; i < n; ++i) {
+        sab += (a[i] - ma) * (b[i] - mb);
+        saa += (a[i] - ma) * (a[i] - ma);
+        sbb += (b[i] - mb) * (b[i] - mb);
+    }
+    return sab / std::sqrt(saa * sbb);
+}
+
 inline std::string source_path(const std::string& relative) { return std::string(FARMRT_SOURCE_DIR) + "/" + relative; }
 
 // A random scene of mixed spheres, quads and triangles in a cube of side `extent`.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/sampler.h"
+#include "test_helpers.h"
 
 namespace farmrt {
 namespace {
@@ -26,22 +27,6 @@ double chi_square(const std::vector<int>& counts, double expected) {
     double sum = 0;
     for (int c : counts) sum += (c - expected) * (c - expected) / expected;
     return sum;
-}
-
-// Pearson correlation of paired samples.
-double correlation(const std::vector<double>& a, const std::vector<double>& b) {
-    const size_t n = a.size();
-    double ma = 0, mb = 0;
-    for (size_t i = 0; i < n; ++i) { ma += a[i]; mb += b[i]; }
-    ma /= n;
-    mb /= n;
-    double sab = 0, saa = 0, sbb = 0;
-    for (size_t i = 0; i < n; ++i) {
-        sab += (a[i] - ma) * (b[i] - mb);
-        saa += (a[i] - ma) * (a[i] - ma);
-        sbb += (b[i] - mb) * (b[i] - mb);
-    }
-    return sab / std::sqrt(saa * sbb);
 }
 
 float value(uint64_t seed, uint32_t frame, uint32_t pixel, uint32_t sample, uint32_t dimension) {
@@ -206,12 +191,12 @@ TEST(Sampler, NeighboursAreUncorrelated) {
         next_seed[i] = value(12, 2, pixel, sample, d);
         next_frame[i] = value(11, 3, pixel, sample, d);
     }
-    EXPECT_LT(std::fabs(correlation(a, next_dimension)), limit) << "dimension d, d+1";
-    EXPECT_LT(std::fabs(correlation(a, next_block)), limit) << "dimension d, d+4";
-    EXPECT_LT(std::fabs(correlation(a, next_pixel)), limit) << "pixel p, p+1";
-    EXPECT_LT(std::fabs(correlation(a, next_sample)), limit) << "sample s, s+1";
-    EXPECT_LT(std::fabs(correlation(a, next_seed)), limit) << "seed";
-    EXPECT_LT(std::fabs(correlation(a, next_frame)), limit) << "frame";
+    EXPECT_LT(std::fabs(testing::correlation(a, next_dimension)), limit) << "dimension d, d+1";
+    EXPECT_LT(std::fabs(testing::correlation(a, next_block)), limit) << "dimension d, d+4";
+    EXPECT_LT(std::fabs(testing::correlation(a, next_pixel)), limit) << "pixel p, p+1";
+    EXPECT_LT(std::fabs(testing::correlation(a, next_sample)), limit) << "sample s, s+1";
+    EXPECT_LT(std::fabs(testing::correlation(a, next_seed)), limit) << "seed";
+    EXPECT_LT(std::fabs(testing::correlation(a, next_frame)), limit) << "frame";
 }
 
 TEST(Sampler, UniformIsAPureFunctionOfTheKeyWhateverTheCallOrder) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/sampler.h"
+#include "test_helpers.h"
 
 namespace farmrt {
 namespace {
@@ -93,22 +94,6 @@ TEST(SobolSampler, EveryDimensionIsStratifiedOnItsOwn) {
     }
 }
 
-// Pearson correlation of paired samples.
-double correlation(const std::vector<double>& a, const std::vector<double>& b) {
-    const size_t n = a.size();
-    double ma = 0, mb = 0;
-    for (size_t i = 0; i < n; ++i) ma += a[i], mb += b[i];
-    ma /= double(n);
-    mb /= double(n);
-    double sab = 0, saa = 0, sbb = 0;
-    for (size_t i = 0; i < n; ++i) {
-        sab += (a[i] - ma) * (b[i] - mb);
-        saa += (a[i] - ma) * (a[i] - ma);
-        sbb += (b[i] - mb) * (b[i] - mb);
-    }
-    return sab / std::sqrt(saa * sbb);
-}
-
 TEST(SobolSampler, PairsAndPixelsAreDecorrelated) {
     // Padded Sobol without the index shuffle gives every pair the same
     // sequence: dimensions 0 and 2 of a pixel would then move together.
@@ -127,10 +112,10 @@ TEST(SobolSampler, PairsAndPixelsAreDecorrelated) {
             deep.push_back(sampler.uniform(kSobolDimensions));
         }
     }
-    EXPECT_LT(std::fabs(correlation(a, other_pair)), limit);
-    EXPECT_LT(std::fabs(correlation(a, other_pair_second)), limit);
-    EXPECT_LT(std::fabs(correlation(a, next_pixel)), limit);
-    EXPECT_LT(std::fabs(correlation(a, deep)), limit);
+    EXPECT_LT(std::fabs(testing::correlation(a, other_pair)), limit);
+    EXPECT_LT(std::fabs(testing::correlation(a, other_pair_second)), limit);
+    EXPECT_LT(std::fabs(testing::correlation(a, next_pixel)), limit);
+    EXPECT_LT(std::fabs(testing::correlation(a, deep)), limit);
     // Across pairs, sample by sample within a pixel: the products' mean is
     // that of independent uniforms (1/4), not that of one sequence twice (1/3).
     double product = 0;
