@@ -167,7 +167,7 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t scrambled_sobol(uint32_t index, uint32_t c
 // asked before.
 class PixelSampler {
 public:
-    FARMRT_CPU_GPU PixelSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index)
+    FARMRT_CPU_GPU FARMRT_INLINE PixelSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index)
         : key0_(static_cast<uint32_t>(key.seed)),
           key1_(static_cast<uint32_t>(key.seed >> 32)),
           frame_(key.frame),
@@ -181,9 +181,9 @@ public:
         }
     }
 
-    FARMRT_CPU_GPU float uniform(uint32_t dimension) { return bits_to_unit_float(bits(dimension)); }
+    FARMRT_CPU_GPU FARMRT_INLINE float uniform(uint32_t dimension) { return bits_to_unit_float(bits(dimension)); }
 
-    FARMRT_CPU_GPU uint32_t bits(uint32_t dimension) {
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t bits(uint32_t dimension) {
         if (sobol_ && dimension < kSobolDimensions) {
             const uint32_t pair = dimension >> 1;
             if (pair + kSobolCacheTag != cached_block_) {
@@ -209,18 +209,18 @@ public:
 
     // The hash that scrambles a pair of dimensions of this pixel: the same for
     // every sample of the pixel, so that its samples stay one scrambled net.
-    FARMRT_CPU_GPU uint32_t pair_seed(uint32_t pair) const { return hash32(pixel_seed_ ^ (pair * 0x9E3779B9u)); }
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t pair_seed(uint32_t pair) const { return hash32(pixel_seed_ ^ (pair * 0x9E3779B9u)); }
     // The hash that scrambles coordinate 0 or 1 of a pair: one more hash,
     // and for the second coordinate an odd multiple of it (a bijection).
-    static FARMRT_CPU_GPU uint32_t second_coordinate_seed(uint32_t first) { return first * 0x2C1B3C6Du + 0x297A2D39u; }
-    static FARMRT_CPU_GPU uint32_t coordinate_seed(uint32_t pair_seed, uint32_t coordinate) {
+    static FARMRT_CPU_GPU FARMRT_INLINE uint32_t second_coordinate_seed(uint32_t first) { return first * 0x2C1B3C6Du + 0x297A2D39u; }
+    static FARMRT_CPU_GPU FARMRT_INLINE uint32_t coordinate_seed(uint32_t pair_seed, uint32_t coordinate) {
         const uint32_t first = hash32(pair_seed ^ 0xA511E9B3u);
         return coordinate == 0 ? first : second_coordinate_seed(first);
     }
     // For tracers that compute several dimensions at once (simd/sobol_lanes.h).
-    FARMRT_CPU_GPU bool sobol() const { return sobol_; }
-    FARMRT_CPU_GPU uint32_t pixel_seed() const { return pixel_seed_; }
-    FARMRT_CPU_GPU uint32_t sample_reversed() const { return sample_reversed_; }
+    FARMRT_CPU_GPU FARMRT_INLINE bool sobol() const { return sobol_; }
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t pixel_seed() const { return pixel_seed_; }
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t sample_reversed() const { return sample_reversed_; }
 
 private:
     static constexpr uint32_t kSobolCacheTag = 0x80000000u;
