@@ -20,10 +20,14 @@ struct Light {
     float cos_outer = 0.0f;            // Spot: none outside this one
 };
 
-// One slot of Vose's alias table: keep this index with `probability`, else take `alias`.
+// One slot of Vose's alias table: keep this index with `probability`, else
+// take `alias`; `pmf`: the probability that the table picks this index (the
+// light's share of the power), kept so that no light's power is recomputed
+// per sample.
 struct AliasEntry {
     float probability = 1.0f;
     uint32_t alias = 0;
+    float pmf = 0.0f;
 };
 
 }  // namespace farmrt

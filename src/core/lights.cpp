@@ -246,6 +246,8 @@ void Scene::build_lights() {
     for (double p : powers) total += p;
     inverse_light_power_ = float(1.0 / total);
     light_alias_ = alias_table(powers);
+    // light_power_probability()'s value, bit for bit (the same float product).
+    for (size_t i = 0; i < lights_.size(); ++i) light_alias_[i].pmf = float(powers[i]) * inverse_light_power_;
 
     // The light tree over the finite lights; the infinite ones by power beside it.
     double infinite_power = 0;

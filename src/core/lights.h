@@ -77,6 +77,11 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t area_light_material(const SceneView& scene
 
 // ---- power and the density of picking -------------------------------------------------------
 
+// An emissive quad's or triangle's power (luminance), both faces.
+FARMRT_CPU_GPU FARMRT_INLINE float area_light_power(const SceneView& scene, const Light& light, const EmitterShape& shape) {
+    return 2.0f * kPi * emitter_area(shape) * scene.materials[area_light_material(scene, light)].emission_luminance;
+}
+
 // A light's emitted power (luminance), which the alias table is built from.
 // Quads and triangles emit from both faces, spheres outwards; distant lights
 // as a disc of the scene's size.
@@ -88,10 +93,7 @@ FARMRT_CPU_GPU FARMRT_INLINE float light_power(const SceneView& scene, const Lig
         return kPi * area * scene.materials[s.material].emission_luminance;
     }
     case LightType::Quad:
-    case LightType::Triangle: {
-        const float area = emitter_area(emitter_shape(scene, light.type, light.primitive, light.instance));
-        return 2.0f * kPi * area * scene.materials[area_light_material(scene, light)].emission_luminance;
-    }
+    case LightType::Triangle: return area_light_power(scene, light, emitter_shape(scene, light.type, light.primitive, light.instance));
     case LightType::Point: return 4.0f * kPi * luminance(light.intensity);
     case LightType::Spot:
         return 2.0f * kPi * luminance(light.intensity) * (1.0f - 0.5f * (light.cos_inner + light.cos_outer));
@@ -101,7 +103,8 @@ FARMRT_CPU_GPU FARMRT_INLINE float light_power(const SceneView& scene, const Lig
     return 0.0f;
 }
 
-// The probability that pick_light_by_power() picks `light`.
+// The probability that pick_light_by_power() picks `light` (the alias
+// table keeps it per light: AliasEntry::pmf).
 FARMRT_CPU_GPU FARMRT_INLINE float light_power_probability(const SceneView& scene, const Light& light) {
     return light_power(scene, light) * scene.inverse_light_power;
 }
@@ -113,7 +116,7 @@ FARMRT_CPU_GPU FARMRT_INLINE float light_power_probability(const SceneView& scen
 FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light(const SceneView& scene, float u, const Vec3& point, float& pmf) {
     if (!scene.use_light_tree) {
         const uint32_t light = pick_light_by_power(scene, u);
-        pmf = light_power_probability(scene, scene.lights[light]);
+        pmf = scene.light_alias[light].pmf;
         return light;
     }
     if (u < scene.tree_probability) {
@@ -131,7 +134,7 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light(const SceneView& scene, float u
         }
     }
     const uint32_t light = scene.infinite_lights[chosen].light;
-    pmf = light_power_probability(scene, scene.lights[light]);
+    pmf = scene.light_alias[light].pmf;
     return light;
 }
 
@@ -357,7 +360,10 @@ FARMRT_CPU_GPU FARMRT_INLINE float emitter_hit_pdf(const SceneView& scene, const
     case PrimitiveType::Instance: return 0.0f;
     }
     const EmitterShape shape = emitter_shape(scene, light.type, light.primitive, light.instance);
-    const float pick = light_pick_probability(scene, light, from);
+    // By power: from the shape at hand rather than light_pick_probability()'s
+    // second emitter_shape() (the same bits).
+    const float pick = scene.use_light_tree ? light_pick_probability(scene, light, from)
+                                            : area_light_power(scene, light, shape) * scene.inverse_light_power;
     if (!(pick > 0.0f)) return 0.0f;
     return pick * area_to_solid_angle(from, point, unit_vector(cross(shape.edge_u, shape.edge_v)), emitter_area(shape));
 }

@@ -226,7 +226,16 @@ TEST(AreaLights, LightsArePickedInProportionToTheirPower) {
     const SceneView view = scene.view();
     ASSERT_EQ(view.light_count, 6u);
     double total = 0;
-    for (uint32_t i = 0; i < view.light_count; ++i) total += light_power_probability(view, view.lights[i]);
+    for (uint32_t i = 0; i < view.light_count; ++i) {
+        total += light_power_probability(view, view.lights[i]);
+        // The table's probability (what next-event estimation uses) is the
+        // one an emitter hit computes (what MIS weighs it against), bit for bit.
+        EXPECT_EQ(view.light_alias[i].pmf, light_power_probability(view, view.lights[i])) << "light " << i;
+        float pmf = 0.0f;
+        const float u = (float(i) + 0.5f) / float(view.light_count);
+        const uint32_t picked = pick_light(view, u, Vec3(0, 0, 0), pmf);
+        EXPECT_EQ(pmf, light_power_probability(view, view.lights[picked]));
+    }
     EXPECT_NEAR(total, 1.0, 1e-5);
     std::vector<int> counts(view.light_count, 0);
     const int n = 200000;
