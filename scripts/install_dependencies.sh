@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages farmrt builds, tests and runs with.
+# Installs the Debian 12 packages farmrt builds and runs with; with --tests,
+# also those only the tests, fuzzing and benchmarks need (scripts/test.sh).
 # Runs apt-get as root, or through sudo for other users. Idempotent.
 # openimageio-tools: Debian 12's OpenImageIO CMake package imports its command-line
 # tools (iconvert, ...) and find_package(OpenImageIO) fails when they are missing.
@@ -12,13 +13,21 @@
 set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git python3
-    libyaml-cpp-dev libopenimageio-dev openimageio-tools libgtest-dev libgmock-dev libbenchmark-dev
+    libyaml-cpp-dev libopenimageio-dev openimageio-tools
     libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev libtinygltf-dev libcli11-dev
-    assimp-testmodels
-    python3-matplotlib
-    clang libclang-rt-14-dev libomp-dev
-    slurm-wlm slurmctld slurmd slurm-client munge
 )
+case "${1:-}" in
+    --tests)
+        packages+=(
+            libgtest-dev libgmock-dev libbenchmark-dev
+            assimp-testmodels
+            python3-matplotlib
+            clang libclang-rt-14-dev libomp-dev
+            slurm-wlm slurmctld slurmd slurm-client munge
+        ) ;;
+    "") ;;
+    *) echo "install_dependencies: unknown option $1 (expected --tests or nothing)" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -42,3 +51,7 @@ if [ ! -e "$policy" ]; then
 fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The Slurm test runs its own daemons: none of them starts at boot.
+if [ "${1:-}" = --tests ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --quiet munge slurmctld slurmd 2>/dev/null || true
+fi

@@ -2,24 +2,25 @@
 # Builds and runs the whole test suite: a Release build with warnings as errors,
 # then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, then
 # a short run of each fuzz target (scripts/fuzz.sh; FARMRT_FUZZ_SECONDS, default 30).
-#   scripts/test.sh            (after scripts/install_dependencies.sh)
+# Installs the test-only packages first (scripts/install_dependencies.sh --tests).
+#   scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/install_dependencies.sh --tests
 jobs=$(nproc)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 echo "== Release build (-Werror) =="
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_WARNINGS_AS_ERRORS=ON >/dev/null
-cmake --build build-test -j "$jobs"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
 (cd build-test && ctest --output-on-failure -j "$jobs" --timeout 600)
 
 echo "== ASan + UBSan build =="
-# -g1: line tables only, what the sanitizers' stack traces print; full -g
-# adds GCC's variable tracking, the slow part of debug information.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFARMRT_SANITIZE=ON \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-    -DFARMRT_WARNINGS_AS_ERRORS=ON -DFARMRT_WITH_CUDA=OFF >/dev/null
-cmake --build build-asan -j "$jobs"
+# The asan preset (CMakePresets.json) builds with -g1: line tables only,
+# what the sanitizers' stack traces print; full -g adds GCC's variable
+# tracking, the slow part of debug information.
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j "$jobs" --timeout 900 -LE no_sanitizer)
 
