@@ -1,5 +1,5 @@
 // A 4-wide BVH for the GPU's fast-math kernel: the core's binary BVH
-// (src/bvh.h) collapsed so that a ray takes about half as many traversal
+// (src/core/bvh.h) collapsed so that a ray takes about half as many traversal
 // steps, each testing four child boxes with the same code in every lane of a
 // warp, and testing the primitives of leaf children in the same step (no
 // separate leaf steps, so no interior/leaf divergence). Boxes, primitive

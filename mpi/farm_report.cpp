@@ -71,7 +71,7 @@ std::string ranks_json(const std::vector<RankReport>& ranks) {
     return out + "]";
 }
 
-// The core's FNV-1a (src/scene_identity.h), from this file's own default start.
+// The core's FNV-1a (src/io/scene_identity.h), from this file's own default start.
 uint64_t fnv1a(const void* data, size_t size, uint64_t hash) { return fnv1a64(data, size, hash); }
 
 }  // namespace farmrt

@@ -132,7 +132,7 @@ struct PacketTraversal {
             }
             if (accepted == 0) continue;
             const Float root = L::load(roots);
-            // hit_within_bounds (src/primitives.h) in every lane: the slab
+            // hit_within_bounds (src/core/primitives.h) in every lane: the slab
             // test of the sphere's own box within [t_min, root].
             const LaneBox& box = boxes[j];
             const float planes[6] = {box.lower[0], box.upper[0], box.lower[1],

@@ -1,4 +1,4 @@
-// Philox4x32-10 (src/sampler.h) for several blocks of one sample at once, one
+// Philox4x32-10 (src/core/sampler.h) for several blocks of one sample at once, one
 // block per 64-bit lane: each lane keeps a 32-bit word in its low half, and
 // the 32 x 32 -> 64-bit multiply of the low halves (pmuludq) gives a word's
 // high and low product halves in one lane. Only the low 32 bits of a lane are

@@ -24,7 +24,7 @@ using PacketClosestHitsFunction = bool (*)(const void* wide_bvh_view, const Ray*
                                            Hit* hits, bool* found);
 
 // Philox blocks 0 .. philox_block_count - 1 of one (pixel, sample): the
-// values of philox4x32_10 (src/sampler.h), several blocks per instruction,
+// values of philox4x32_10 (src/core/sampler.h), several blocks per instruction,
 // in BlockSampler's layout (`words`: 4 * kMaxLaneBlocks, 64-byte aligned).
 using PhiloxBlocksFunction = void (*)(const SamplerKey& key, uint32_t pixel, uint32_t sample, uint64_t* words);
 

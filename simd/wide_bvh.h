@@ -1,4 +1,4 @@
-// The wide BVH of the SIMD tracer: the binary SAH BVH of the core (src/bvh.cpp)
+// The wide BVH of the SIMD tracer: the binary SAH BVH of the core (src/core/bvh.cpp)
 // collapsed into N-ary nodes whose child boxes are stored as structure of
 // arrays, so that one SIMD instruction tests a ray against N boxes, and leaves
 // made of primitive packets (W primitives of one type, structure of arrays), so
@@ -65,7 +65,7 @@ struct alignas(64) TrianglePacket {
     uint32_t ref[W];
 };
 
-// One packet lane's box (bounds_of in src/primitives.h), as two rows of
+// One packet lane's box (bounds_of in src/core/primitives.h), as two rows of
 // four floats (x, y, z, 0) that one 128-bit load each brings in, for the
 // hit_within_bounds check of an accepted hit (wide_traversal.h): building
 // the box from the packet's lanes at each accepted hit cost 5% of a frame
@@ -93,7 +93,7 @@ struct WideBvhView {
         return boxes + size_t(index) * N;
     }
     // Instances in leaves (packet refs of type Instance, index = instance) go
-    // to the scalar intersect_instance of src/scene.h on this scene.
+    // to the scalar intersect_instance of src/core/scene.h on this scene.
     const SceneView* scene = nullptr;
     uint32_t node_count = 0;
     uint32_t triangle_packet_count = 0;

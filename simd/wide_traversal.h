@@ -3,7 +3,7 @@
 // kernels_avx512.cpp). Include it from those files only: everything here has
 // internal linkage so that each copy keeps its own instruction set.
 //
-// Bit-identical to the scalar core (src/scene.h, src/primitives.h): every
+// Bit-identical to the scalar core (src/core/scene.h, src/core/primitives.h): every
 // lane performs the scalar code's float operations in the scalar code's order
 // (-ffp-contract=off, true divisions and square roots, min/max with the same
 // NaN rule), and the closest hit is the smallest (t, PrimitiveRef) pair, which
@@ -111,7 +111,7 @@ struct RayLanes {
 
 struct Closest {
     float t;
-    uint32_t ref;  // the hit's key: top_level_key() of src/scene.h
+    uint32_t ref;  // the hit's key: top_level_key() of src/core/scene.h
     float u, v;
     float t_inclusive;  // next_float_up(t): the bound for smaller references
     bool found;
@@ -154,7 +154,7 @@ struct Closest {
     }
 };
 
-// The scalar test's t_max per lane (closest_hit_bound in src/scene.h).
+// The scalar test's t_max per lane (closest_hit_bound in src/core/scene.h).
 template <class Arch>
 FARMRT_INLINE typename Lanes<Arch>::Float lane_bounds(const uint32_t* refs, const Closest& closest) {
     using Float = typename Lanes<Arch>::Float;
@@ -202,7 +202,7 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
     closest.instance = kNoInstance;
 }
 
-// ---- primitive packets: the scalar tests of src/primitives.h, lane-wise ----
+// ---- primitive packets: the scalar tests of src/core/primitives.h, lane-wise ----
 
 // The triangle in one lane of a packet (the scalar test of on-edge lanes).
 template <int W>
@@ -216,7 +216,7 @@ FARMRT_INLINE Triangle packet_lane_triangle(const TrianglePacket<W>& p, int lane
     return triangle;
 }
 
-// hit_within_bounds (src/primitives.h) for a packet lane's box (built by
+// hit_within_bounds (src/core/primitives.h) for a packet lane's box (built by
 // bounds_of, so the scalar core's box), one axis per lane of a 128-bit
 // register: RayBoxTester::entry's operations on the same values in the same
 // order (max(max(x, y), max(z, t_min)), the exits likewise), so the same
@@ -329,7 +329,7 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const LaneBox* boxes
     }
 }
 
-// The watertight test of intersect_triangle (src/primitives.h), lane-wise.
+// The watertight test of intersect_triangle (src/core/primitives.h), lane-wise.
 // Lanes with an edge function exactly 0 in float (the scalar test redecides
 // those in double) run the scalar function itself.
 template <class Arch, int W>
@@ -537,7 +537,7 @@ struct WideTraversal {
         }
     };
 
-    // The closest-hit query of trace_path() (src/integrator.h) on this level's
+    // The closest-hit query of trace_path() (src/core/integrator.h) on this level's
     // wide BVH (kSpheresOnly: one whose view has spheres_only).
     template <bool kSpheresOnly = false>
     struct Query {

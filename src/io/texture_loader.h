@@ -1,4 +1,4 @@
-// Image textures: read through src/image_output.cpp read_image (OpenImageIO,
+// Image textures: read through src/io/image_output.cpp read_image (OpenImageIO,
 // or the built-in .ppm/.pfm reader without it), decoded to linear RGB and
 // appended to the scene's flat texel array, which every backend reads.
 #pragma once
