@@ -161,8 +161,11 @@ public:
     }
 
     int run() {
-        read_and_plan();
-        set_up();
+        {
+            ExitAtStopWhileLoading loading(root_);
+            read_and_plan();
+            set_up();
+        }
         render();
         finish();
         return root_ && result_.interrupted ? kExitInterrupted : 0;

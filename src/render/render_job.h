@@ -22,6 +22,11 @@ struct PreparedJob {
 
 // Loads and validates the scene, checks that the outputs can be written.
 SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& phases);
+// The primitive references the BVHs hold, and about what building them (and
+// a backend's own BVH) takes on top of the loaded scene: load_job_scene
+// refuses a job whose frame and BVHs do not fit the memory available.
+uint64_t acceleration_references(const Scene& scene);
+uint64_t acceleration_bytes(const Scene& scene);
 // Builds the acceleration structure and the frame's camera.
 PreparedJob prepare_job(SceneDescription description, const CommandLine& command_line, PhaseTimes phases);
 
