@@ -172,6 +172,8 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
               "creating an event");
         check(cudaMalloc(reinterpret_cast<void**>(&slot.next_chunk), sizeof(uint32_t)), "allocating a work counter");
         check(cudaMalloc(reinterpret_cast<void**>(&slot.active_count), sizeof(uint32_t)), "allocating a counter");
+        check(cudaMalloc(reinterpret_cast<void**>(&slot.passes), 2 * sizeof(uint32_t)), "allocating a counter");
+        check(cudaMallocHost(reinterpret_cast<void**>(&slot.samples_added), sizeof(uint32_t)), "allocating a counter");
     }
 
     // Persistent threads: as many blocks as fit on the device at once.
@@ -253,6 +255,8 @@ CudaRenderer::~CudaRenderer() {
         (void)cudaFree(slot.radiance);
         (void)cudaFree(slot.next_chunk);
         (void)cudaFree(slot.active_count);
+        (void)cudaFree(slot.passes);
+        (void)cudaFreeHost(slot.samples_added);
         (void)cudaFree(slot.active_pixels);
         (void)cudaFreeHost(slot.pinned_sums);
     }
@@ -343,6 +347,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     slot.progress.clear();
     slot.busy = true;
     in_flight_.push_back(size_t(&slot - slots_.data()));
+    *slot.samples_added = 0;
     if (pixel_count == 0 || samples.count() == 0) {
         check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
         check(cudaEventRecord(slot.kernel_end, slot.stream), "recording an event");
@@ -389,6 +394,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     }
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;
+    if (band.radiance) check(cudaMemsetAsync(slot.passes, 0, 2 * sizeof(uint32_t), slot.stream), "resetting a counter");
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
     for (uint64_t begin = samples.begin; begin < samples.end; begin = band.sample_end) {
         band.sample_begin = uint32_t(begin);
@@ -420,7 +426,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
               "launching the path kernel");
         if (band.radiance) {
             check(launch_sum_sample_radiance(slot.stream, band.sums, band.radiance, pixel_count, frame.sampling,
-                                             band.sample_begin, launch_samples),
+                                             band.sample_begin, launch_samples, device_stop_, slot.passes),
                   "launching the sample sums");
         }
         if (samples_done) {
@@ -432,6 +438,11 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     check(cudaMemcpyAsync(slot.pinned_sums, slot.device_sums, floats * sizeof(float), cudaMemcpyDeviceToHost,
                           slot.stream),
           "copying band sums back");
+    if (band.radiance) {
+        check(cudaMemcpyAsync(slot.samples_added, slot.passes + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                              slot.stream),
+              "copying the samples added back");
+    }
     check(cudaEventRecord(slot.copied, slot.stream), "recording an event");
 }
 
@@ -456,6 +467,7 @@ void CudaRenderer::finish(Slot& slot) {
     float milliseconds = 0;
     check(cudaEventElapsedTime(&milliseconds, slot.kernel_start, slot.kernel_end), "timing a kernel");
     last_kernel_seconds_ = milliseconds * 1e-3;
+    samples_finished_at_stop_ = *slot.samples_added;
     if (slot.floats > 0) std::memcpy(slot.user_sums, slot.pinned_sums, slot.floats * sizeof(float));
 }
 

@@ -108,6 +108,9 @@ public:
     double thread_equivalents() const override { return 8.0 * report_.multiprocessors; }
     uint64_t min_band_items() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
     bool item_is_sample() const override { return options_.sample_items; }
+    // Per-sample items: the launches whose sums were added before the stop
+    // (launch_sum_sample_radiance adds a launch whole or not at all).
+    uint32_t samples_finished_at_stop() const override { return samples_finished_at_stop_; }
     bool has_gpu() const override { return true; }
     bool first_hit_features(const FrameSettings& frame, uint32_t samples, float* albedo, float* normal,
                             float* depth) override;
@@ -140,6 +143,8 @@ private:
         uint32_t* next_chunk = nullptr;
         uint32_t* active_pixels = nullptr;  // adaptive sampling's list (BandLaunch::active_pixels), capacity / 3 entries
         uint32_t* active_count = nullptr;
+        uint32_t* passes = nullptr;         // device: launch_sum_sample_radiance's gate and samples added
+        uint32_t* samples_added = nullptr;  // pinned: the samples added, copied back with the sums
         std::deque<ProgressStep> progress;  // stable addresses for host callbacks
         float* user_sums = nullptr;
         size_t floats = 0;
@@ -177,6 +182,7 @@ private:
     int grid_blocks_ = 0;
     size_t sample_buffer_bytes_ = 0;  // per slot (CudaOptions::sample_buffer_bytes resolved)
     CudaKernelReport report_;
+    uint32_t samples_finished_at_stop_ = 0;  // of the last band completed
     double last_kernel_seconds_ = 0;
 };
 

@@ -64,9 +64,16 @@ struct BandLaunch {
 // [sample_begin, sample_begin + samples) of each pixel) to the pixels'
 // records, in sample order, as add_sample_to_record does on the CPU, those
 // that adaptive sampling left out skipped: the records are bit-identical to
-// per-pixel accumulation.
+// per-pixel accumulation. With a `stop` flag (BandLaunch::stop), a launch
+// is added whole or not at all: `passes` (device, 2 words, zero at the
+// band's start) holds the gate that one thread sets from the flag before
+// the sums, and the samples added so far. The flag only ever turns on, so
+// a gate found open means that the path kernel before it never saw a stop
+// and wrote every radiance; after a stop the band's sums hold exactly its
+// first passes[1] samples.
 cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
-                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples);
+                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples,
+                                       const volatile int* stop, uint32_t* passes);
 
 // Lists in `active_pixels` (its count in `*active_count`, zero before the
 // launch) the band pixels that adaptive sampling leaves samples of

@@ -16,7 +16,9 @@ namespace {
 // sampling leaves out of the launch (its record, before the launch, says so
 // as it did to the path kernel) has no radiance in it.
 __global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count,
-                                    PixelSampling sampling, uint32_t sample_begin, uint32_t samples) {
+                                    PixelSampling sampling, uint32_t sample_begin, uint32_t samples,
+                                    const uint32_t* gate) {
+    if (gate != nullptr && *gate == 0) return;
     const uint32_t floats = sampling.record_floats;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
         float* record = sums + size_t(pixel) * floats;
@@ -31,6 +33,14 @@ __global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t
         }
         path_kernel_exact::copy_record(record, total, floats);
     }
+}
+
+// One thread: whether the launch before it ran whole (no stop yet), and if
+// so counts its samples as added (see launch_sum_sample_radiance).
+__global__ void open_sum_gate(const volatile int* stop, uint32_t* passes, uint32_t samples) {
+    const bool open = *stop == 0;
+    passes[0] = open ? 1u : 0u;
+    if (open) passes[1] += samples;
 }
 
 // One thread per pixel; a warp takes its place in the list with one atomic
@@ -91,11 +101,18 @@ cudaError_t launch_collect_active_pixels(cudaStream_t stream, const float* sums,
 }
 
 cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
-                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples) {
+                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples,
+                                       const volatile int* stop, uint32_t* passes) {
     if (pixel_count == 0 || samples == 0) return cudaSuccess;
+    const uint32_t* gate = nullptr;
+    if (stop != nullptr && passes != nullptr) {
+        open_sum_gate<<<1, 1, 0, stream>>>(stop, passes, samples);
+        gate = passes;
+    }
     constexpr unsigned kBlock = 256;
     const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
-    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(sums, radiance, pixel_count, sampling, sample_begin, samples);
+    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(sums, radiance, pixel_count, sampling, sample_begin, samples,
+                                                       gate);
     return cudaGetLastError();
 }
 

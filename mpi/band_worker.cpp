@@ -164,17 +164,25 @@ void BandWorker::run() {
             // A stop abandons work: renderers skip what is left of a band
             // once asked to stop, so a band that completes after the request
             // may hold only part of its samples. It goes back marked, with
-            // the sums of its leading rows that the renderer finished (kept
-            // and checkpointed); the other rows are rendered again on resume.
+            // the sums of what the renderer finished: its leading rows (the
+            // CPU), or its first samples of every row (the GPU's passes).
+            // Those are kept and checkpointed; the rest is rendered again on
+            // resume.
             if (stop_requested()) {
                 const uint32_t rows = band.finished.rows.count();
+                const uint32_t samples = band.samples_range.count();
                 const uint32_t kept = std::min(renderer_.rows_finished_at_stop(), rows);
-                if (kept < rows) {
+                const uint32_t samples_kept = std::min(renderer_.samples_finished_at_stop(), samples);
+                if (kept < rows && samples_kept < samples) {
                     band.finished.abandoned = true;
                     band.finished.rows_kept = kept;
-                    band.finished.sums.resize(band.finished.sums.size() / rows * kept);
-                    band.finished.sums.shrink_to_fit();
-                    band.samples = band.samples / rows * kept;
+                    band.finished.samples_kept = samples_kept;
+                    const uint64_t row_pixels = samples > 0 ? band.samples / (uint64_t(rows) * samples) : 0;
+                    band.samples = row_pixels * (uint64_t(kept) * samples + uint64_t(rows - kept) * samples_kept);
+                    if (samples_kept == 0) {
+                        band.finished.sums.resize(band.finished.sums.size() / rows * kept);
+                        band.finished.sums.shrink_to_fit();
+                    }
                 }
             }
             const auto end = std::chrono::steady_clock::now();

@@ -41,6 +41,9 @@ struct FinishedBand {
     uint64_t tag = 0;         // the caller's label for the work item
     bool abandoned = false;   // a stop came before it completed: its sums are not whole
     uint32_t rows_kept = 0;   // abandoned: its leading rows whose samples are whole (their sums kept)
+    // Abandoned: the leading samples that the other rows have whole (a GPU's
+    // sample passes); when nonzero, `sums` holds every row's.
+    uint32_t samples_kept = 0;
 };
 
 // One work item of a frame sequence (frame_queue.h): any frame, any samples,

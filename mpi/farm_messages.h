@@ -19,7 +19,12 @@
 namespace farmrt {
 
 constexpr int kTagRequest = 1;   // rank -> 0: give me work (BandRequest)
-constexpr int kTagResult = 3;    // rank -> 0: a work item's float RGB sums; empty: abandoned after a stop
+// rank -> 0: a work item's pixel records. Abandoned after a stop: those of
+// the leading rows kept (fewer, or none), or, when the other rows kept
+// their first samples (FinishedBand::samples_kept), every row's followed by
+// kPartTrailerFloats words: rows kept and samples kept, as uint32 bits.
+constexpr int kTagResult = 3;
+constexpr int kPartTrailerFloats = 2;
 constexpr int kTagWork = 4;      // 0 -> rank: WorkHeader; rows empty: no more (or kNotNow)
 constexpr int kTagWorkSums = 5;  // 0 -> rank: the item's starting sums (when has_sums)
 constexpr int kTagStop = 6;      // 0 -> rank: stop (a signal reached rank 0): abandon the items held

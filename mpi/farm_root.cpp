@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <unordered_map>
 
@@ -135,7 +136,7 @@ public:
             bool activity = false;
             for (FinishedBand& band : local_.take_finished()) {
                 activity = true;
-                if (band.abandoned) item_abandoned(band.tag, band.rows_kept, band.sums.data());
+                if (band.abandoned) item_abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
                 else item_done(band.tag, band.sums.data());
             }
             for (Operation& operation : operations_.test(context_.clock)) {
@@ -257,10 +258,10 @@ private:
         items_out_.emplace(header.tag, Outstanding{item, rank});
         ++state.items_held;
         std::vector<float>& buffer = result_buffers_[header.tag];
-        buffer.resize(size_t(item.rows.count()) * row_floats_);
+        buffer.resize(size_t(item.rows.count()) * row_floats_ + kPartTrailerFloats);
         post_receive(operations_, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, header.tag, {}},
-                     buffer.data(), count_of(item.rows, row_floats_), MPI_FLOAT, kTagResult, context_.clock,
-                     "MPI_Irecv (item)");
+                     buffer.data(), count_of(item.rows, row_floats_) + kPartTrailerFloats, MPI_FLOAT, kTagResult,
+                     context_.clock, "MPI_Irecv (item)");
         send_header(rank, header);
         if (header.has_sums) {
             Operation send{Operation::Kind::Send, rank, item.rows, {}, starting_sums(item), {}, header.tag, {}};
@@ -304,12 +305,16 @@ private:
     }
 
     // A rank gave an item back unfinished: it was asked to stop (by a signal
-    // of its own, or by rank 0). Its first `rows_kept` rows are whole (their
-    // sums at `sums`) and kept; the whole job stops.
-    void item_abandoned(uint64_t tag, uint32_t rows_kept, const float* sums) {
+    // of its own, or by rank 0). Its first `rows_kept` rows are whole, and
+    // its other rows the first `samples_kept` samples (their sums at `sums`),
+    // and are kept; the whole job stops.
+    void item_abandoned(uint64_t tag, uint32_t rows_kept, uint32_t samples_kept, const float* sums) {
         const WorkItem item = take_item(tag);
-        queue_.complete_part(item, rows_kept, sums);
-        result_.samples += uint64_t(rows_kept) * width_ * item.samples.count();
+        queue_.complete_part(item, rows_kept, samples_kept, sums);
+        rows_kept = std::min(rows_kept, item.rows.count());
+        samples_kept = std::min(samples_kept, item.samples.count());
+        result_.samples += uint64_t(width_) * (uint64_t(rows_kept) * item.samples.count() +
+                                               uint64_t(item.rows.count() - rows_kept) * samples_kept);
         if (!queue_.stopped()) begin_stop();
     }
 
@@ -336,10 +341,17 @@ private:
             std::vector<float> buffer = std::move(result_buffers_.at(operation.tag));
             result_buffers_.erase(operation.tag);
             const WorkItem& item = items_out_.at(operation.tag).item;
-            // Fewer rows than dealt: abandoned after a stop, with the sums of
-            // the leading rows it finished.
-            if (size_t(operation.received) < size_t(item.rows.count()) * row_floats_) {
-                item_abandoned(operation.tag, uint32_t(size_t(operation.received) / row_floats_), buffer.data());
+            // Abandoned after a stop (kTagResult): fewer rows than dealt, the
+            // leading rows it finished; or every row and what each kept.
+            const size_t whole = size_t(item.rows.count()) * row_floats_;
+            if (size_t(operation.received) < whole) {
+                item_abandoned(operation.tag, uint32_t(size_t(operation.received) / row_floats_), 0, buffer.data());
+                break;
+            }
+            if (size_t(operation.received) == whole + kPartTrailerFloats) {
+                uint32_t kept[kPartTrailerFloats];
+                std::memcpy(kept, buffer.data() + whole, sizeof kept);
+                item_abandoned(operation.tag, kept[0], kept[1], buffer.data());
                 break;
             }
             progress_.counter().fetch_add(uint64_t(item.rows.count()) * width_ * item.samples.count(),

@@ -1,5 +1,7 @@
 #include "mpi/farm_worker.h"
 
+#include <cstring>
+
 #include "core/errors.h"
 #include "mpi/farm_messages.h"
 #include "render/interrupt.h"
@@ -89,9 +91,15 @@ private:
         bool any = false;
         for (FinishedBand& band : worker_.take_finished()) {
             any = true;
+            if (band.abandoned && band.samples_kept > 0) {
+                const uint32_t words[kPartTrailerFloats] = {band.rows_kept, band.samples_kept};
+                float trailer[kPartTrailerFloats];
+                std::memcpy(trailer, words, sizeof trailer);
+                band.sums.insert(band.sums.end(), trailer, trailer + kPartTrailerFloats);
+            }
             Operation send{Operation::Kind::Send, 0, band.rows, {}, std::move(band.sums), {}};
             const float* data = send.sums.data();
-            const int count = int(send.sums.size());  // abandoned: the rows kept (none, or a leading part)
+            const int count = int(send.sums.size());  // abandoned: what was kept (see kTagResult)
             report_.bytes_sent += size_t(count) * sizeof(float);
             post_send(operations_, std::move(send), data, count, MPI_FLOAT, kTagResult, context_.clock,
                       "MPI_Isend (item)");

@@ -280,14 +280,21 @@ void FrameQueue::abandon(const WorkItem& item) {
     --items_out_;
 }
 
-void FrameQueue::complete_part(const WorkItem& item, uint32_t rows_done, const float* sums) {
+void FrameQueue::complete_part(const WorkItem& item, uint32_t rows_done, uint32_t samples_done, const float* sums) {
     rows_done = std::min(rows_done, item.rows.count());
+    samples_done = std::min(samples_done, item.samples.count());
     WorkItem done = item, rest = item;
     done.rows.end = rest.rows.begin = item.rows.begin + rows_done;
-    if (rows_done == item.rows.count()) return complete(item, sums);
+    if (rows_done == item.rows.count() || samples_done == item.samples.count()) return complete(item, sums);
     if (rows_done > 0) {
         complete(done, sums);
         ++items_out_;  // one item came back: abandon() below counts it
+    }
+    if (samples_done > 0) {
+        WorkItem part = rest;
+        part.samples.end = part.samples.begin + samples_done;
+        complete(part, sums + size_t(rows_done) * options_.width * open_frame(item.slot).accumulator->record_floats());
+        ++items_out_;
     }
     abandon(rest);
 }

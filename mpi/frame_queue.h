@@ -98,8 +98,11 @@ public:
     // (a checkpoint saves those; resume renders the item again).
     void abandon(const WorkItem& item);
     // An item given up after a stop with its first `rows_done` rows whole
-    // (their sums at `sums`): those complete, the rest is abandoned.
-    void complete_part(const WorkItem& item, uint32_t rows_done, const float* sums);
+    // (their sums at `sums`): those complete. The other rows keep the first
+    // `samples_done` of the item's samples (their sums follow, when
+    // nonzero: a GPU's sample passes finished before the stop) and are
+    // abandoned from there.
+    void complete_part(const WorkItem& item, uint32_t rows_done, uint32_t samples_done, const float* sums);
 
     // Frames now complete (every sample of every row), oldest first; the caller
     // writes each and then closes it.

@@ -128,6 +128,35 @@ same_bytes_adaptive() {
 }
 step cli_adaptive_cuda_equals_cpu same_bytes_adaptive
 
+# A stop while the GPU renders a band keeps the band's sample passes that
+# finished (one process, and a GPU worker rank under mpirun); the resumed
+# image equals the uninterrupted one.
+stop_keeps_gpu_passes() {
+  local args=(configs/spheres.yaml --width 96 --height 54 --spp 4000000 --backend cuda)
+  cd "$root" || return 1
+  "$build/farmrt" "${args[@]}" --quiet -o "$build/stop_full.pfm" || return 1
+  local launcher
+  for launcher in one mpirun; do
+    local run=("$build/farmrt")
+    [ "$launcher" = mpirun ] && run=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      OMPI_MCA_mca_base_param_files="$root/mpi/openmpi-mca-params.conf" mpirun -n 2 "$build/farmrt")
+    rm -f "$build/stop_part.pfm" "$build/stop_part.pfm.checkpoint"
+    "${run[@]}" "${args[@]}" -o "$build/stop_part.pfm" 2>"$build/stop_$launcher.log" &
+    local pid=$!
+    sleep 4
+    if [ "$launcher" = mpirun ]; then pkill -USR1 -f "farmrt configs/spheres.yaml" ; else kill -TERM $pid; fi
+    wait $pid
+    local rc=$?
+    tail -n 1 "$build/stop_$launcher.log"
+    [ $rc -eq 75 ] || { echo "$launcher: exit $rc"; return 1; }
+    grep -Eq "1 checkpoint saved with [0-9.e+]+ pixel samples" "$build/stop_$launcher.log" ||
+      { echo "$launcher: no checkpoint kept"; return 1; }
+    "${run[@]}" "${args[@]}" --quiet --resume -o "$build/stop_part.pfm" || return 1
+    cmp "$build/stop_full.pfm" "$build/stop_part.pfm" || return 1
+  done
+}
+step stop_keeps_gpu_passes stop_keeps_gpu_passes
+
 # Frame log, time limit, previews and AOVs under mpirun with a GPU rank
 # (auto: rank 0 takes the GPU, ranks 1 and 2 the CPU).
 frame_reports_with_gpu_rank() {

@@ -24,6 +24,10 @@ void request_stop() { g_stop = 1; }
 
 bool stop_requested() { return g_stop != 0; }
 
+void withdraw_stop_request() {
+    if (g_signal == 0) g_stop = 0;
+}
+
 const volatile int* stop_flag() { return &g_stop; }
 
 void* stop_flag_page() { return const_cast<int*>(g_stop_page); }

@@ -18,6 +18,9 @@ int interrupt_signal();
 void request_stop();
 // True once a stop signal arrived or request_stop() was called.
 bool stop_requested();
+// Clears a stop that request_stop() asked for, for a process that renders
+// again after it (tests); a job never takes a stop back.
+void withdraw_stop_request();
 // The flag stop_requested() reads, for a backend that must watch it from
 // elsewhere (the GPU reads it through mapped host memory between launches).
 const volatile int* stop_flag();

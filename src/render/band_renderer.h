@@ -63,6 +63,11 @@ public:
     // those (checkpointed) and renders the rest again on resume. Backends
     // that abandon bands whole answer 0.
     virtual uint32_t rows_finished_at_stop() const { return 0; }
+    // After a stop cut a band short: how many of its first samples every
+    // pixel of its other rows has complete in those `sums`. A backend that
+    // renders a band in passes over all its rows (the GPU) keeps the passes
+    // finished before the stop; 0 = none.
+    virtual uint32_t samples_finished_at_stop() const { return 0; }
 
     // For the farm's dealer (mpi/band_schedule.h). What this backend is worth
     // in CPU threads of the same node, as a first guess before it has

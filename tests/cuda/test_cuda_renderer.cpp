@@ -9,10 +9,12 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cmd/backends.h"
 #include "core/errors.h"
+#include "core/stop_flag.h"
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_renderer.h"
 #include "cuda/wide_bvh_gpu.h"
@@ -455,6 +457,38 @@ TEST(CudaGpu, AsynchronousBandsCompleteInOrderAndCountProgress) {
     // An empty band completes too.
     gpu.submit(scene.frame, RowRange{3, 3}, SampleRange{0, 5}, bands[4].data(), nullptr);
     EXPECT_EQ(gpu.complete_oldest(), bands[4].data());
+}
+
+// A stop in the middle of a band keeps the launches whose sums were added
+// before it: every pixel then holds exactly its first k samples, the sums
+// of a band rendered with k samples, and the farm checkpoints them.
+TEST(CudaGpu, StopKeepsTheLaunchesFinishedBeforeIt) {
+    REQUIRE_GPU();
+    const uint32_t width = 64, height = 32, spp = 4000;
+    const TestScene scene = load_test_scene("tiny.yaml", width, height, spp);
+    CudaOptions options;
+    options.samples_per_launch = width * height;  // one sample per launch
+    CudaRenderer gpu(scene.description.scene.view(), options);
+    std::vector<float> sums(size_t(width) * height * 3, 0.0f);
+    std::atomic<uint64_t> done{0};
+    gpu.submit(scene.frame, RowRange{0, height}, SampleRange{0, spp}, sums.data(), &done);
+    std::thread stopper([&done, width, height] {
+        while (done.load() < uint64_t(width) * height * 10) std::this_thread::yield();
+        request_stop();
+    });
+    EXPECT_EQ(gpu.complete_oldest(), sums.data());
+    stopper.join();
+    const uint32_t kept = gpu.samples_finished_at_stop();
+    withdraw_stop_request();
+    EXPECT_GE(kept, 10u);
+    ASSERT_LT(kept, spp) << "the band ended before the stop: nothing to test";
+    std::vector<float> reference(sums.size(), 0.0f);
+    gpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, reference.data(), nullptr);
+    EXPECT_TRUE(same_bits(reference, sums)) << kept << " samples kept";
+    CpuRenderer cpu(scene.description.scene.view(), 0, 16);
+    std::vector<float> on_cpu(sums.size(), 0.0f);
+    cpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, on_cpu.data(), nullptr);
+    EXPECT_TRUE(same_bits(on_cpu, sums)) << kept << " samples kept";
 }
 
 TEST(CudaGpu, ErrorsAreOneLine) {
