@@ -209,6 +209,7 @@ private:
             prepared_ = std::make_unique<PreparedJob>(prepare_job(std::move(job_.description), rank_command_line, phases_));
             phases_ = prepared_->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
+            options.ranks_on_node = std::max(1, mpi_.ranks_on_node());
             if (options.threads <= 0) options.threads = default_threads(mpi_, backends_, options.backend);
             const auto setup_start = Clock::now();
             renderer_ = backends_.make_renderer(prepared_->description.scene, options);

@@ -157,6 +157,46 @@ stop_keeps_gpu_passes() {
 }
 step stop_keeps_gpu_passes stop_keeps_gpu_passes
 
+# Several GPUs in one process (and the cores beside them): the CPU's bytes,
+# AOVs and adaptive sampling included; two ranks of one node each driving
+# every GPU (--gpus all); a stop and resume across the group. Skipped with
+# fewer than 2 GPUs.
+several_gpus_one_process() {
+  local count
+  count=$(nvidia-smi -L | grep -c '^GPU')
+  [ "$count" -ge 2 ] || { echo "one GPU: skipped"; return 0; }
+  cd "$root" || return 1
+  local args=(configs/interior.yaml --width 240 --height 135 --spp 96 --min-spp 8 --noise-threshold 0.05 --quiet
+              --aov albedo,normal,depth,samples,variance)
+  "$build/farmrt" "${args[@]}" --backend cpu -o "$build/group_cpu.pfm" || return 1
+  local run
+  for run in "cuda --gpus 0,1" "auto" "cuda --gpus 1,0" "auto --gpus all --threads 3"; do
+    # shellcheck disable=SC2086
+    "$build/farmrt" "${args[@]}" --backend $run -o "$build/group_gpu.pfm" || return 1
+    for aov in "" .albedo .normal .depth .samples .variance; do
+      cmp "$build/group_cpu$aov.pfm" "$build/group_gpu$aov.pfm" || { echo "--backend $run: $aov differs"; return 1; }
+    done
+  done
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_param_files="$root/mpi/openmpi-mca-params.conf" \
+    mpirun -n 2 "$build/farmrt" "${args[@]}" --backend auto --gpus all -o "$build/group_ranks.pfm" || return 1
+  cmp "$build/group_cpu.pfm" "$build/group_ranks.pfm" || return 1
+  # Stopped while the group renders, then resumed: the uninterrupted bytes.
+  local big=(configs/spheres.yaml --width 320 --height 180 --spp 400000 --backend auto)
+  "$build/farmrt" "${big[@]}" --quiet -o "$build/group_full.pfm" || return 1
+  rm -f "$build/group_part.pfm" "$build/group_part.pfm.checkpoint"
+  "$build/farmrt" "${big[@]}" -o "$build/group_part.pfm" 2>"$build/group_stop.log" &
+  local pid=$!
+  sleep 3
+  kill -TERM $pid
+  wait $pid
+  local rc=$?
+  tail -n 1 "$build/group_stop.log"
+  [ $rc -eq 75 ] || { echo "stop: exit $rc"; return 1; }
+  "$build/farmrt" "${big[@]}" --quiet --resume -o "$build/group_part.pfm" || return 1
+  cmp "$build/group_full.pfm" "$build/group_part.pfm"
+}
+step several_gpus_one_process several_gpus_one_process
+
 # Frame log, time limit, previews and AOVs under mpirun with a GPU rank
 # (auto: rank 0 takes the GPU, ranks 1 and 2 the CPU).
 frame_reports_with_gpu_rank() {

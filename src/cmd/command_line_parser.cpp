@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <iterator>
@@ -24,6 +25,31 @@ long parse_integer_option(const std::string& option, const std::string& text, lo
                          std::to_string(hi) + ", got '" + text + "'");
     }
     return value;
+}
+
+// "0,2" or "all" (every visible GPU): indices among the devices this
+// process sees (CUDA_VISIBLE_DEVICES applies), each once.
+std::vector<int> parse_gpu_list(const std::string& option, const std::string& text) {
+    if (text == "all") return {};
+    std::vector<int> gpus;
+    size_t start = 0;
+    for (;;) {
+        const size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        int gpu = 0;
+        try {
+            gpu = int(parse_integer_option(option, item, 0, 1023));
+        } catch (const InputError&) {
+            throw InputError(option + ": expected all or GPU numbers such as 0,2, got '" + one_line(text) + "'");
+        }
+        if (std::find(gpus.begin(), gpus.end(), gpu) != gpus.end()) {
+            throw InputError(option + ": GPU " + std::to_string(gpu) + " is named twice");
+        }
+        gpus.push_back(gpu);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return gpus;
 }
 
 FailureInjection parse_failure_injection(const std::string& option, const std::string& text) {
@@ -109,6 +135,9 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
             throw InputError("--backend: expected cpu, cuda or auto, got '" + value + "'");
         }
         cl.backend = value;
+    } else if (name == "--gpus") {
+        cl.gpus = parse_gpu_list(name, value);
+        cl.gpus_given = true;
     } else if (name == "--gpu-math") {
         if (value != "exact" && value != "fast") throw InputError("--gpu-math: expected exact or fast, got '" + value + "'");
         cl.gpu_math = value;
@@ -183,7 +212,11 @@ const OptionSpec kOptions[] = {
     {"--simd", "LEVEL", "Execution",
      "CPU instruction set: off (scalar), auto (default: the widest this CPU has), sse4.2, avx2, avx512"},
     {"--backend", "B", "Execution",
-     "cpu, cuda or auto (default: auto, the GPU of this node-local rank if it has one, else the CPU)"},
+     "cpu, cuda or auto (default: auto: a process alone on its node renders on every GPU of --gpus and the cores "
+     "they leave; with several ranks a node, each takes the GPU of its node-local rank, else the CPU); cuda: GPUs only"},
+    {"--gpus", "LIST", "Execution",
+     "the GPUs to render on: all (default for a process alone on its node) or numbers such as 0,2 (of those "
+     "CUDA_VISIBLE_DEVICES shows); given, every rank renders on them, however many ranks share the node"},
     {"--gpu-math", "M", "Execution", "exact (default: GPU images bit-identical to CPU images) or fast (fused multiply-add)"},
     {"--linear-list", nullptr, "Execution", "no BVH: test every primitive (benchmark baseline)"},
     {"--schedule", "S", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",

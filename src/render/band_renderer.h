@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/integrator.h"
 #include "render/tuning.h"
@@ -104,6 +105,9 @@ struct RendererOptions {
     int tile_size = 16;            // CPU tile edge in pixels
     std::string simd = "auto";     // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
     std::string gpu_math = "exact";  // exact: GPU sums bit-identical to the CPU's | fast: fused multiply-add
+    std::vector<int> gpus;           // the GPUs to render on; empty = all this process sees
+    bool gpus_given = false;         // --gpus given: every rank uses those, however many share the node
+    int ranks_on_node = 1;           // this process's node's ranks: one alone uses every device
     Tuning tuning;                   // measurement switches (render/tuning.h)
 };
 

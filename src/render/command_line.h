@@ -28,6 +28,8 @@ struct CommandLine {
     std::string simd = "auto";  // --simd: off | auto | sse4.2 | avx2 | avx512
     std::string backend = "auto";     // cpu | cuda | auto
     std::string gpu_math = "exact";   // exact | fast
+    std::vector<int> gpus;            // --gpus: empty = every visible GPU
+    bool gpus_given = false;          // --gpus given (all included)
     std::string stats_file;
     bool quiet = false;
     bool linear_list = false;  // benchmark baseline: no BVH

@@ -154,6 +154,8 @@ RendererOptions make_renderer_options(const CommandLine& command_line) {
     options.simd = command_line.simd;
     options.backend = command_line.backend;
     options.gpu_math = command_line.gpu_math;
+    options.gpus = command_line.gpus;
+    options.gpus_given = command_line.gpus_given;
     options.tuning = command_line.tuning;
     return options;
 }

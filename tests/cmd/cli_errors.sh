@@ -43,6 +43,13 @@ expect_error "no arguments" "no scene file given \(usage: farmrt SCENE.yaml \[op
 expect_error "unknown option" "--bogus: unknown option \(see farmrt --help\)" "$good" --bogus
 expect_error "missing option value" "--spp: missing value" "$good" --spp
 expect_error "two scene files" "b.yaml: unexpected argument; the scene file is 'a.yaml' .*" a.yaml b.yaml
+expect_error "--gpus not a list" "--gpus: expected all or GPU numbers such as 0,2, got 'x'" "$good" --gpus x
+expect_error "--gpus empty item" "--gpus: expected all or GPU numbers such as 0,2, got '1,,2'" "$good" --gpus 1,,2
+expect_error "--gpus twice the same" "--gpus: GPU 0 is named twice" "$good" --gpus 0,0
+expect_error "--gpus with the CPU backend" "--gpus: (the CPU backend renders on no GPU \(--backend cpu\)|this farmrt was built without CUDA .*)" \
+    "$good" --backend cpu --gpus 1
+expect_error "--gpus beyond the GPUs" "--gpus: (GPU 999 does not exist: this process sees .*|this farmrt was built without CUDA .*)" \
+    "$good" --gpus 999
 expect_error "bad --threads" "--threads: expected an integer between 1 and 4096, got '0'" "$good" --threads 0
 expect_error "zero --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got '0'" "$good" --rank-timeout 0
 expect_error "bad --rank-timeout" "--rank-timeout: expected seconds between 1 and 10000000, got 'soon'" "$good" --rank-timeout=soon

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# One process driving every GPU of a node (render/device_group.h) against one
+# GPU, against one rank per GPU under mpirun, and two "nodes" of two GPUs
+# each (two ranks, each seeing two GPUs through CUDA_VISIBLE_DEVICES). Each
+# configuration runs REPEATS times, interleaved; the table gives medians of
+# the render phase (--stats), of the whole command's wall time, and the peak
+# host memory, and says whether every run of a size wrote the same bytes.
+#
+#   scripts/bench/node_gpus.sh BUILD_DIR OUT_DIR
+# Environment (defaults): SIZES ("1200x675:4096 3840x2160:1024"), SCENE
+# (configs/spheres.yaml), REPEATS (3), CONFIGS ("g1 g2 g4 g4cpu ranks4 nodes2x2"),
+# MPIEXEC (mpirun).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:?usage: bench/node_gpus.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: bench/node_gpus.sh BUILD_DIR OUT_DIR}
+farmrt=$(cd "$build" && pwd)/farmrt
+sizes=${SIZES:-"1200x675:4096 3840x2160:1024"}
+scene=${SCENE:-configs/spheres.yaml}
+repeats=${REPEATS:-3}
+configs=${CONFIGS:-"g1 g2 g4 g4cpu ranks4 nodes2x2"}
+mpiexec=${MPIEXEC:-mpirun}
+mkdir -p "$out/runs"
+export OMPI_MCA_mca_base_param_files=$PWD/mpi/openmpi-mca-params.conf
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+[ "$gpus" -ge 1 ] || { echo "node_gpus: no GPU visible" >&2; exit 1; }
+
+# Two ranks, each given two GPUs of its own (a node of two GPUs each).
+wrapper=$out/two_gpus_a_rank.sh
+cat >"$wrapper" <<'SH'
+#!/usr/bin/env bash
+first=$((${OMPI_COMM_WORLD_LOCAL_RANK:-0} * 2))
+CUDA_VISIBLE_DEVICES=$first,$((first + 1)) exec "$@"
+SH
+chmod +x "$wrapper"
+
+identical=yes
+for size in $sizes; do
+    width=${size%%x*} rest=${size#*x}
+    height=${rest%%:*} spp=${size##*:}
+    reference=""
+    for repeat in $(seq "$repeats"); do
+        for config in $configs; do
+            args=("$scene" --width "$width" --height "$height" --spp "$spp" --quiet)
+            case $config in
+                g1) run=("$farmrt" --backend cuda --gpus 0) ;;
+                g2) [ "$gpus" -ge 2 ] || continue; run=("$farmrt" --backend cuda --gpus 0,1) ;;
+                g4) [ "$gpus" -ge 4 ] || continue; run=("$farmrt" --backend cuda --gpus 0,1,2,3) ;;
+                g4cpu) [ "$gpus" -ge 4 ] || continue; run=("$farmrt" --backend auto --gpus 0,1,2,3) ;;
+                ranks4) [ "$gpus" -ge 4 ] || continue; run=("$mpiexec" -n 4 "$farmrt" --backend cuda) ;;
+                nodes2x2) [ "$gpus" -ge 4 ] || continue; run=("$mpiexec" -n 2 "$wrapper" "$farmrt" --backend cuda --gpus all) ;;
+                *) echo "unknown config $config" >&2; exit 2 ;;
+            esac
+            name="${width}x${height}_${spp}_${config}_${repeat}"
+            start=$(date +%s.%N)
+            "${run[@]}" "${args[@]}" -o "$out/runs/$name.pfm" --stats "$out/runs/$name.json" 2>"$out/runs/$name.err"
+            end=$(date +%s.%N)
+            python3 -c "print($end - $start)" >"$out/runs/$name.wall"
+            if [ -z "$reference" ]; then
+                reference=$out/runs/$name.pfm
+            else
+                cmp -s "$reference" "$out/runs/$name.pfm" || { identical=no; echo "node_gpus: $name differs" >&2; }
+                rm -f "$out/runs/$name.pfm"
+            fi
+            echo "node_gpus: $name: $(cat "$out/runs/$name.wall") s" >&2
+        done
+    done
+    rm -f "$reference"
+done
+
+export BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) BENCH_GPUS=$gpus BENCH_CORES=$(nproc)
+export BENCH_GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+export BENCH_FARMRT="$("$farmrt" --version)" BENCH_IDENTICAL=$identical BENCH_SCENE=$scene
+export BENCH_COMMAND="scripts/bench/node_gpus.sh $build $out (SIZES=\"$sizes\" REPEATS=$repeats)"
+python3 - "$out" <<'PY'
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+e = os.environ
+runs = {}
+for path in glob.glob(os.path.join(out, "runs", "*.json")):
+    size, spp, config, repeat = os.path.basename(path)[:-5].split("_")
+    report = json.load(open(path))
+    report["wall"] = float(open(path[:-5] + ".wall").read())
+    runs.setdefault((size, int(spp), config), []).append(report)
+order = ["g1", "g2", "g4", "g4cpu", "ranks4", "nodes2x2"]
+label = {"g1": "1 process, 1 GPU", "g2": "1 process, 2 GPUs", "g4": "1 process, 4 GPUs",
+         "g4cpu": "1 process, 4 GPUs + CPU", "ranks4": "4 ranks, 1 GPU each", "nodes2x2": "2 ranks, 2 GPUs each"}
+lines = ["# One process, every GPU of the node\n",
+         "- date: %s; machine: %s x %s, %s cores" % (e["BENCH_DATE"], e["BENCH_GPUS"], e["BENCH_GPU"], e["BENCH_CORES"]),
+         "- farmrt: %s; scene %s, exact math" % (e["BENCH_FARMRT"], e["BENCH_SCENE"]),
+         "- command: `%s`" % e["BENCH_COMMAND"],
+         "- every run of a size wrote the same image bytes: %s\n" % e["BENCH_IDENTICAL"],
+         "Medians. render = the render phase; wall = the whole command (mpirun included); speed-up over one GPU in one process.\n",
+         "| size | spp | configuration | render (s) | speed-up | wall (s) | wall speed-up | set-up (s) | peak host memory (MiB) | CPU share |",
+         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.index(k[2]))):
+    size, spp, config = key
+    rs = runs[key]
+    render = statistics.median(r["render_seconds"] for r in rs)
+    wall = statistics.median(r["wall"] for r in rs)
+    setup = statistics.median(r["per_rank"][0]["setup_seconds"] for r in rs)
+    memory = statistics.median(r["peak_resident_bytes"] for r in rs) / 2**20
+    base = runs.get((size, spp, "g1"))
+    b_render = statistics.median(r["render_seconds"] for r in base) if base else render
+    b_wall = statistics.median(r["wall"] for r in base) if base else wall
+    backend = rs[0]["per_rank"][0]["backend"]
+    cpu = "-"
+    if "cpu" in backend and "devices" in backend:
+        cpu = "see backend"
+    lines.append("| %s | %d | %s | %.3f | %.2fx | %.2f | %.2fx | %.2f | %.0f | %s |" % (
+        size, spp, label[config], render, b_render / render, wall, b_wall / wall, setup, memory, cpu))
+text = "\n".join(lines) + "\n"
+open(os.path.join(out, "node_gpus.md"), "w").write(text)
+print(text)
+PY
