@@ -100,12 +100,16 @@ bool DeviceGroup::take_piece(size_t device, Band*& band, size_t& piece) {
         const uint32_t remaining = b->rows.end - b->next_row;
         const double share = share_of(device);
         const BandRenderer& renderer = *devices_[device].renderer;
-        // A piece that fills the device, and otherwise half its share of
-        // what is left (guided: pieces shrink as the band ends).
+        // A piece that fills the device, and otherwise its share of what is
+        // left over four times the pieces it keeps submitted (guided: pieces
+        // shrink as the band ends, and what the devices have taken but not
+        // started stays about a quarter of what is left, so that rows dear
+        // to render cannot pile up on one device).
         const uint64_t items_per_row =
             uint64_t(b->frame.width) * (renderer.item_is_sample() ? std::max(b->samples.count(), 1u) : 1u);
         const uint64_t filling = (renderer.min_band_items() + items_per_row - 1) / items_per_row;
-        uint64_t rows = uint64_t(std::ceil(double(remaining) * share / 2));
+        const double pieces = 4.0 * std::max(1, renderer.bands_in_flight());
+        uint64_t rows = uint64_t(std::ceil(double(remaining) * share / pieces));
         rows = std::clamp<uint64_t>(std::max<uint64_t>(rows, filling), 1, remaining);
         // A device much slower than the others (the cores beside GPUs)
         // takes rows only while the others have enough left to finish
@@ -141,7 +145,9 @@ void DeviceGroup::drive(size_t device) {
             while (in_flight.size() < slots) {
                 Band* band = nullptr;
                 size_t piece = 0;
+                RowRange rows;
                 {
+                    // Pieces are added by every device's thread: read only under the lock.
                     std::unique_lock<std::mutex> lock(mutex_);
                     if (in_flight.empty()) {
                         work_ready_.wait(lock, [&] { return closing_ || take_piece(device, band, piece); });
@@ -149,8 +155,8 @@ void DeviceGroup::drive(size_t device) {
                     } else if (!take_piece(device, band, piece)) {
                         break;
                     }
+                    rows = band->pieces[piece].rows;
                 }
-                const RowRange rows = band->pieces[piece].rows;
                 const size_t offset = size_t(rows.begin - band->rows.begin) * band->frame.width *
                                       band->frame.sampling.record_floats;
                 if (in_flight.empty()) busy_since = Clock::now();
@@ -162,12 +168,13 @@ void DeviceGroup::drive(size_t device) {
             renderer.complete_oldest();
             const Submitted done = in_flight.front();
             in_flight.pop_front();
-            Piece& piece = done.band->pieces[done.piece];
-            const uint32_t kept =
-                stop_requested() ? std::min(renderer.rows_finished_at_stop(), piece.rows.count()) : piece.rows.count();
+            const bool stopped = stop_requested();
+            const uint32_t finished_at_stop = renderer.rows_finished_at_stop();
             const Clock::time_point now = Clock::now();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
+                Piece& piece = done.band->pieces[done.piece];
+                const uint32_t kept = stopped ? std::min(finished_at_stop, piece.rows.count()) : piece.rows.count();
                 piece.finished = true;
                 piece.rows_kept = kept;
                 --done.band->unfinished;

@@ -2,9 +2,10 @@
 // the farm as one renderer: the farm deals a band to the process, and the
 // group deals the band's rows to its devices. Each device has a host thread
 // of its own that takes the next rows of the oldest band still holding some,
-// as many as its share of the group's measured speed gives it (a quarter of
-// its share of the band at a time, so a fast device takes more pieces, a
-// slow one small ones, and the band ends together), and keeps as many pieces
+// as many as its share of the group's measured speed gives it (its share of
+// what is left over four times the pieces it keeps submitted: pieces shrink
+// as the band ends, a fast device takes more of them, a slow one small ones,
+// and the devices end together), and keeps as many pieces
 // submitted as it renders at once (BandRenderer::bands_in_flight). A band is
 // complete when all its pieces are; bands complete in submission order.
 //

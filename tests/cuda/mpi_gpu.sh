@@ -30,7 +30,7 @@ echo "GPUs visible: $gpus; GPU ranks used: $gpu_ranks"
 
 # check NAME EXPECTED_BACKENDS ARGS...: renders, compares the bytes with the
 # CPU-only job, and checks each rank's backend in --stats (a space-separated
-# list of prefixes, rank by rank).
+# list of prefixes, rank by rank, "_" standing for a space).
 check() {
     local name=$1 expected=$2
     shift 2
@@ -48,15 +48,19 @@ ranks = report["per_rank"]
 backends = [r["backend"] for r in ranks]
 assert len(backends) == len(expected), (backends, expected)
 for rank, (backend, prefix) in enumerate(zip(backends, expected)):
-    assert backend.startswith(prefix), "rank %d: backend %r, expected %r" % (rank, backend, prefix)
+    assert backend.replace(" ", "_").startswith(prefix), "rank %d: backend %r, expected %r" % (rank, backend, prefix)
 assert sum(r["samples"] for r in ranks) == report["samples"], "samples do not add up"
 print("ok: %s: %s" % (sys.argv[3], "; ".join("rank %d %s: %d bands, %d samples" % (
     r["rank"], r["backend"].split(" (")[0], r["bands"], r["samples"]) for r in ranks)))
 PY
 }
 
-# One GPU rank, then one rank per GPU: each rank its own GPU.
-check "1 GPU rank" "cuda:0" "$mpiexec" -n 1 "$farmrt" "$scene" "${size[@]}" --backend cuda
+# One GPU rank (--gpus 0); one rank alone on its node, on every GPU; then
+# one rank per GPU: each rank its own GPU.
+check "1 GPU rank" "cuda:0" "$mpiexec" -n 1 "$farmrt" "$scene" "${size[@]}" --backend cuda --gpus 0
+if [ "$gpus" -ge 2 ]; then
+    check "1 rank, every GPU" "${gpus}_devices:_cuda:0" "$mpiexec" -n 1 "$farmrt" "$scene" "${size[@]}" --backend cuda
+fi
 if [ "$gpu_ranks" -ge 2 ]; then
     check "2 GPU ranks" "cuda:0 cuda:1" "$mpiexec" -n 2 "$farmrt" "$scene" "${size[@]}" --backend cuda
 fi
