@@ -54,7 +54,8 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     options.width = settings.width;
     options.height = settings.height;
     options.spp = settings.spp;
-    options.ranks = context.mpi.size();
+    // The dealer's workers: rank 0's devices, then the other ranks.
+    options.ranks = int(context.renderer.devices().size()) + context.mpi.size() - 1;
     options.schedule = context.schedule;
     options.band_rows = context.band_rows;
     options.pass_samples = command_line.pass_samples;
@@ -112,11 +113,18 @@ public:
           queue_(options_, job.frames, [this](const FrameTask& task) { return open_frame(task); }),
           frame_settings_(job.description),
           progress_(job.samples_to_render, command_line.quiet),
-          local_(context.renderer, context.failure, &progress_.counter(), wake_),
+          devices_(context.renderer.devices()),
           ranks_(size_t(context.mpi.size())),
           preview_(PreviewOptions{command_line.preview_file, command_line.preview_interval}, settings_.encoding,
                    settings_.data_type) {
         for (int rank = 0; rank < context.mpi.size(); ++rank) ranks_[size_t(rank)].memory.rank = rank;
+        // Each device of rank 0 is a worker of its own, on a thread of its
+        // own (an injected failure goes to the first).
+        for (size_t d = 0; d < devices_.size(); ++d) {
+            locals_.push_back(std::make_unique<BandWorker>(*devices_[d], d == 0 ? context.failure : FailureInjection{},
+                                                           &progress_.counter(), wake_));
+        }
+        local_done_.assign(devices_.size(), false);
         ping_bytes_.resize(size_t(context.mpi.size()));
         result_.dealer = dealer_json(options_);
         ranks_[0].told_done = true;
@@ -132,12 +140,14 @@ public:
         feed_local();
         PollBackoff backoff;
         for (;;) {
-            local_.rethrow_failure();
             bool activity = false;
-            for (FinishedBand& band : local_.take_finished()) {
-                activity = true;
-                if (band.abandoned) item_abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
-                else item_done(band.tag, band.sums.data());
+            for (auto& local : locals_) {
+                local->rethrow_failure();
+                for (FinishedBand& band : local->take_finished()) {
+                    activity = true;
+                    if (band.abandoned) item_abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
+                    else item_done(band.tag, band.sums.data());
+                }
             }
             for (Operation& operation : operations_.test(context_.clock)) {
                 activity = true;
@@ -167,7 +177,23 @@ public:
     }
 
     void record(TimePoint& first_start, TimePoint& last_end) {
-        record_rendering(local_, report_, first_start, last_end);
+        bool any = false;
+        double busy = 0;
+        uint64_t bands = 0, samples = 0;
+        for (auto& local : locals_) {
+            if (local->bands_done() == 0) continue;
+            TimePoint start{}, end{};
+            record_rendering(*local, report_, start, end);
+            first_start = any ? std::min(first_start, start) : start;
+            last_end = any ? std::max(last_end, end) : end;
+            any = true;
+            busy = std::max(busy, report_.busy);
+            bands += report_.bands;
+            samples += report_.samples;
+        }
+        report_.busy = busy;
+        report_.bands = bands;
+        report_.samples = samples;
     }
 
 private:
@@ -188,7 +214,10 @@ private:
     bool finished() const {
         const bool everyone_told =
             std::all_of(ranks_.begin(), ranks_.end(), [](const RankState& rank) { return rank.told_done; });
-        return queue_.finished() && local_done_ && local_.unfinished() == 0 && everyone_told &&
+        const bool locals_done = std::all_of(locals_.begin(), locals_.end(), [](const auto& local) {
+            return local->unfinished() == 0;
+        }) && std::all_of(local_done_.begin(), local_done_.end(), [](bool done) { return done; });
+        return queue_.finished() && locals_done && everyone_told &&
                operations_.size() == ping_receives_;
     }
 
@@ -231,9 +260,9 @@ private:
     void answer(int rank, int unfinished) {
         RankState& state = ranks_[size_t(rank)];
         WorkItem item;
-        const FrameQueue::Answer outcome = queue_.next(rank, unfinished, item);
+        const FrameQueue::Answer outcome = queue_.next(worker_of(rank), unfinished, item);
         // A rank with a free slot (idle, or a GPU with one band left) is held.
-        state.deferred = outcome == FrameQueue::Answer::Defer && queue_.has_free_slot(rank, unfinished);
+        state.deferred = outcome == FrameQueue::Answer::Defer && queue_.has_free_slot(worker_of(rank), unfinished);
         state.deferred_unfinished = unfinished;
         if (state.deferred) return;
         WorkHeader header;
@@ -279,18 +308,24 @@ private:
         }
     }
 
-    // Keeps one item queued behind the one rank 0 renders.
+    // The dealer's worker of another rank: after rank 0's devices.
+    int worker_of(int rank) const { return int(devices_.size()) + rank - 1; }
+
+    // Keeps one item queued behind the one each of rank 0's devices renders.
     void feed_local() {
-        if (local_done_ || local_.queued() > 0) return;
-        queue_.describe_rank(0, ability_of(context_.renderer));
-        queue_.report_speed(0, context_.renderer.threads(), local_.samples_per_second());
-        WorkItem item;
-        const FrameQueue::Answer outcome = queue_.next(0, int(local_.unfinished()), item);
-        if (outcome == FrameQueue::Answer::Done) local_done_ = true;
-        if (outcome != FrameQueue::Answer::Item) return;
-        const uint64_t tag = next_tag_++;
-        items_out_.emplace(tag, Outstanding{item, 0});
-        local_.push(WorkTask{frame_settings_.get(item.frame), item.rows, item.samples, starting_sums(item), tag});
+        for (size_t d = 0; d < locals_.size(); ++d) {
+            BandWorker& local = *locals_[d];
+            if (local_done_[d] || local.queued() > 0) continue;
+            queue_.describe_rank(int(d), ability_of(*devices_[d]));
+            queue_.report_speed(int(d), devices_[d]->threads(), local.samples_per_second());
+            WorkItem item;
+            const FrameQueue::Answer outcome = queue_.next(int(d), int(local.unfinished()), item);
+            if (outcome == FrameQueue::Answer::Done) local_done_[d] = true;
+            if (outcome != FrameQueue::Answer::Item) continue;
+            const uint64_t tag = next_tag_++;
+            items_out_.emplace(tag, Outstanding{item, 0});
+            local.push(WorkTask{frame_settings_.get(item.frame), item.rows, item.samples, starting_sums(item), tag});
+        }
     }
 
     void item_done(uint64_t tag, const float* sums) {
@@ -333,8 +368,8 @@ private:
         switch (operation.kind) {
         case Operation::Kind::RequestReceive:
             ranks_[size_t(rank)].memory = memory_of(rank, *operation.request);
-            queue_.describe_rank(rank, ability_of(*operation.request));
-            queue_.report_speed(rank, operation.request->threads, operation.request->samples_per_second);
+            queue_.describe_rank(worker_of(rank), ability_of(*operation.request));
+            queue_.report_speed(worker_of(rank), operation.request->threads, operation.request->samples_per_second);
             answer(rank, operation.request->unfinished);
             break;
         case Operation::Kind::ResultReceive: {
@@ -561,13 +596,14 @@ private:
     FrameSettingsCache frame_settings_;
     ProgressReporter progress_;
     WakeSignal wake_;
-    BandWorker local_;
+    std::vector<BandRenderer*> devices_;                 // rank 0's: each a worker of the dealer
+    std::vector<std::unique_ptr<BandWorker>> locals_;  // one per device
     OperationSet operations_;
     std::unordered_map<uint64_t, Outstanding> items_out_;                // tag -> item
     std::unordered_map<uint64_t, std::vector<float>> result_buffers_;  // tag -> receive buffer
     std::vector<RankState> ranks_;
     uint64_t next_tag_ = 1;
-    bool local_done_ = false;
+    std::vector<bool> local_done_;  // per device: told there is no more
     uint64_t items_completed_ = 0;
     TimePoint start_{}, last_checkpoint_{}, last_watch_{}, stop_time_{};
     bool previewed_any_ = false;

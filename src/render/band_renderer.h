@@ -91,6 +91,9 @@ public:
         (void)frame, (void)samples, (void)albedo, (void)normal, (void)depth;
         return false;
     }
+    // The devices this renderer drives, for a farm that deals work to each
+    // itself (render/device_group.h's members); a single device is its own.
+    virtual std::vector<BandRenderer*> devices() { return {this}; }
     // For --frame-log: whether this backend is a GPU, and its memory in use.
     virtual bool has_gpu() const { return false; }
     virtual uint64_t gpu_memory_used_bytes() const { return 0; }

@@ -3,7 +3,7 @@
 // group deals the band's rows to its devices. Each device has a host thread
 // of its own that takes the next rows of the oldest band still holding some,
 // as many as its share of the group's measured speed gives it (its share of
-// what is left over four times the pieces it keeps submitted: pieces shrink
+// what is left over twice the pieces it keeps submitted: pieces shrink
 // as the band ends, a fast device takes more of them, a slow one small ones,
 // and the devices end together), and keeps as many pieces
 // submitted as it renders at once (BandRenderer::bands_in_flight). A band is
@@ -58,6 +58,9 @@ public:
     bool has_gpu() const override;
     uint64_t gpu_memory_used_bytes() const override;
 
+    // The members: a caller that deals to them itself must then submit no
+    // band to the group.
+    std::vector<BandRenderer*> devices() override;
     size_t device_count() const { return devices_.size(); }
     // Each device's pixel samples rendered so far (reports, tests).
     std::vector<uint64_t> samples_by_device() const;

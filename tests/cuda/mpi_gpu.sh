@@ -66,9 +66,12 @@ if [ "$gpu_ranks" -ge 2 ]; then
 fi
 
 # Hybrid: --backend auto gives the first ranks of the node the GPUs and the
-# others the CPU tracer. Guided bands (CPU ranks may be left little), then
+# others the CPU tracer (the ranks see gpu_ranks GPUs, however many the
+# machine has). Guided bands (CPU ranks may be left little), then
 # fixed small bands and passes, so that CPU and GPU ranks both take rows and
 # a row's sums go from one kind of rank to the other between passes.
+CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpu_ranks - 1)))
+export CUDA_VISIBLE_DEVICES
 expected=""
 for ((rank = 0; rank < gpu_ranks; ++rank)); do expected+="cuda:$rank "; done
 expected+="cpu cpu"
