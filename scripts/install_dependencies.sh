@@ -24,6 +24,7 @@ case "${1:-}" in
             python3-matplotlib
             clang libclang-rt-14-dev libomp-dev
             slurm-wlm slurmctld slurmd slurm-client munge
+            iproute2
         ) ;;
     "") ;;
     *) echo "install_dependencies: unknown option $1 (expected --tests or nothing)" >&2; exit 2 ;;
