@@ -67,6 +67,7 @@ void DynamicScheduler::report_speed(int rank, int threads, double samples_per_se
     if (rank < 0 || rank >= ranks_) return;
     abilities_[size_t(rank)].threads = std::max(threads, 1);
     if (std::isfinite(samples_per_second) && samples_per_second > 0) speeds_[size_t(rank)] = samples_per_second;
+    pooled_.valid = false;
 }
 
 void DynamicScheduler::describe_rank(int rank, const RankAbility& ability) {
@@ -77,6 +78,7 @@ void DynamicScheduler::describe_rank(int rank, const RankAbility& ability) {
     mine.slots = std::clamp(ability.slots, 1, 64);
     mine.min_band_items = ability.min_band_items;
     mine.item_is_sample = ability.item_is_sample;
+    pooled_.valid = false;
 }
 
 namespace {
@@ -92,21 +94,35 @@ bool guessed(const RankAbility& ability) {
 
 }  // namespace
 
+const DynamicScheduler::Pooled& DynamicScheduler::pooled() const {
+    // Once per change of what the ranks told, not once per rank asked
+    // about: with a thousand ranks, every weight summing over every rank
+    // made a request cost milliseconds of rank 0's time.
+    if (pooled_.valid) return pooled_;
+    Pooled pooled;
+    for (int r = 0; r < ranks_; ++r) {
+        const double speed = speeds_[size_t(r)];
+        if (speed <= 0) continue;
+        pooled.all_speed += speed;
+        pooled.all_threads += equivalents_of(abilities_[size_t(r)]);
+        if (!guessed(abilities_[size_t(r)])) {
+            pooled.cpu_speed += speed;
+            pooled.cpu_threads += abilities_[size_t(r)].threads;
+        }
+    }
+    pooled.valid = true;
+    pooled_ = pooled;
+    for (int r = 0; r < ranks_; ++r) pooled_.total_weight += weight(r);
+    return pooled_;
+}
+
 double DynamicScheduler::weight(int rank) const {
     // A rank that has measured its speed weighs that; one that has not yet
     // weighs its thread equivalents at the measured ranks' mean speed per
     // thread (CPU ranks' when there are any: a GPU's guess is rough).
-    double cpu_speed = 0, cpu_threads = 0, all_speed = 0, all_threads = 0;
-    for (int r = 0; r < ranks_; ++r) {
-        const double speed = speeds_[size_t(r)];
-        if (speed <= 0) continue;
-        all_speed += speed;
-        all_threads += equivalents_of(abilities_[size_t(r)]);
-        if (!guessed(abilities_[size_t(r)])) {
-            cpu_speed += speed;
-            cpu_threads += abilities_[size_t(r)].threads;
-        }
-    }
+    const Pooled& speeds = pooled();
+    const double cpu_speed = speeds.cpu_speed, cpu_threads = speeds.cpu_threads;
+    const double all_speed = speeds.all_speed, all_threads = speeds.all_threads;
     const RankAbility& ability = abilities_[size_t(rank)];
     const double per_thread = cpu_threads > 0 ? cpu_speed / cpu_threads
                               : all_threads > 0 ? all_speed / all_threads
@@ -128,6 +144,8 @@ double DynamicScheduler::weight(int rank) const {
 uint32_t DynamicScheduler::floor_rows(int rank) const {
     const RankAbility& ability = abilities_[size_t(rank)];
     if (ability.min_band_items == 0) return 1;
+    const double samples_per_second = weight(rank);
+    const double row_seconds = samples_per_second > 0 ? double(width_) * band_samples_ / samples_per_second : 0;
     // Enough work items to fill the rank: a row holds width x samples of them
     // when an item is a sample, so with per-sample items a GPU is filled by a
     // row or two of a long pass; a floor counted in pixels (113 rows of 1200
@@ -138,11 +156,7 @@ uint32_t DynamicScheduler::floor_rows(int rank) const {
     // And long enough (kMinBandSeconds at the rank's speed) that the band in
     // flight hides the next one's request and launches: rows of a short pass
     // at 3840 pixels take a GPU about a millisecond.
-    const double samples_per_second = weight(rank);
-    if (samples_per_second > 0) {
-        const double row_seconds = double(width_) * band_samples_ / samples_per_second;
-        rows = std::max(rows, std::ceil(kMinBandSeconds / row_seconds));
-    }
+    if (row_seconds > 0) rows = std::max(rows, std::ceil(kMinBandSeconds / row_seconds));
     return uint32_t(std::clamp(rows, 1.0, double(max_rows_)));
 }
 
@@ -193,8 +207,7 @@ uint32_t DynamicScheduler::band_rows(int rank, uint64_t rows_left) const {
     if (predetermined_) return max_rows_;  // a rank takes its own bands whole
     if (fixed_band_rows_) return fixed_band_rows_;
     if (rank < 0 || rank >= ranks_) return max_rows_;
-    double total = 0;
-    for (int r = 0; r < ranks_; ++r) total += weight(r);
+    const double total = pooled().total_weight;
     const double share = total > 0 ? weight(rank) / total : 1.0 / ranks_;
     // A third of the fair share: rows differ in cost (sky rows are cheap,
     // the ones below them several times dearer), so a band sized by rows

@@ -94,7 +94,10 @@ public:
 
     // Tuning (FrameQueueOptions): how CPU ranks are weighed, and the guided
     // band as a fraction 1/divisor of the asking rank's fair share.
-    void set_weighting(SpeedWeighting weighting) { weighting_ = weighting; }
+    void set_weighting(SpeedWeighting weighting) {
+        weighting_ = weighting;
+        pooled_.valid = false;
+    }
     void set_band_divisor(double divisor) { band_divisor_ = divisor >= 1 ? divisor : 3; }
     // False: busy ranks are never told "not now" (a round that another round
     // follows: a look-ahead band held at its end only shifts that round's rows).
@@ -115,7 +118,16 @@ public:
     void deal_predetermined(Schedule schedule, uint32_t band_rows);
 
 private:
+    // The measured ranks' speeds and threads, pooled, and every rank's
+    // weight summed: kept until a rank tells something new.
+    struct Pooled {
+        bool valid = false;
+        double cpu_speed = 0, cpu_threads = 0, all_speed = 0, all_threads = 0;
+        double total_weight = 0;
+    };
+    const Pooled& pooled() const;
     double weight(int rank) const;
+    mutable Pooled pooled_;
 
     uint32_t height_;
     uint32_t next_row_ = 0;
