@@ -25,6 +25,7 @@
 #include "mpi/farm_summary.h"
 #include "mpi/farm_worker.h"
 #include "mpi/job_message.h"
+#include "render/frame_log.h"
 #include "render/interrupt.h"
 #include "render/progress.h"
 #include "render/render_job.h"
@@ -293,6 +294,8 @@ private:
 
     std::vector<RankReport> gather_reports() {
         report_.communicating = clock_.seconds;
+        report_.peak_resident_bytes = peak_resident_bytes();
+        if (renderer_) report_.gpu_memory_bytes = renderer_->gpu_memory_used_bytes();
         std::vector<RankReport> reports(root_ ? size_t(mpi_.size()) : 0);
         if (mpi_.size() == 1) {
             reports[0] = report_;

@@ -60,7 +60,9 @@ std::string ranks_json(const std::vector<RankReport>& ranks) {
             .add("first_band_wait_seconds", r.first_band_wait)
             .add("tail_wait_seconds", r.tail_wait)
             .add("communicating_seconds", r.communicating)
-            .add("bytes_sent", r.bytes_sent);
+            .add("bytes_sent", r.bytes_sent)
+            .add("peak_resident_bytes", r.peak_resident_bytes);
+        if (r.gpu_memory_bytes > 0) o.add("gpu_memory_bytes", r.gpu_memory_bytes);
         if (r.requests > 0) {
             o.add("requests", r.requests)
                 .add("request_latency_mean_seconds", r.request_latency_mean)

@@ -25,6 +25,8 @@ struct RankReport {
     double tail_wait = 0;        // last band's end to the end of the render phase (part of waiting)
     double request_latency_mean = 0, request_latency_max = 0;  // dynamic: request to band, seconds
     uint64_t requests = 0;
+    uint64_t peak_resident_bytes = 0;  // the rank's high-water mark at the end (getrusage)
+    uint64_t gpu_memory_bytes = 0;     // a GPU rank's device memory in use at the end
 
     void set_host(const std::string& text);
     void set_backend(const std::string& text);

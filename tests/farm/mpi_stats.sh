@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 "$mpiexec" -n 3 "$farmrt" "$source_dir/configs/tiny.yaml" --width 64 --height 40 --spp 4 --quiet \
     --threads 1 --schedule dynamic -o "$work/out.pfm" --stats "$work/stats.json"
 python3 - "$work/stats.json" <<'PY'
-import json, sys
+import json, os, sys
 report = json.load(open(sys.argv[1]))
 ranks = report["per_rank"]
 assert report["ranks"] == 3 and len(ranks) == 3, report["ranks"]
@@ -20,6 +20,8 @@ for r in ranks:
     for key in keys:
         assert key in r, (key, r)
     assert r["threads"] == 1 and r["host"] and r["backend"]
+    # Each rank's own peak memory: at least the scene and its process, at most the machine.
+    assert 1 << 20 < r["peak_resident_bytes"] < os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), r
     assert r["busy_seconds"] >= 0 and r["waiting_seconds"] >= 0 and r["communicating_seconds"] >= 0
 assert sum(r["samples"] for r in ranks) == report["samples"] == 64 * 40 * 4
 assert sum(r["bands"] for r in ranks) == report["bands"]
