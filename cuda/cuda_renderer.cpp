@@ -337,7 +337,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     }
     const uint32_t pixel_count = uint32_t(band_pixels);
     const size_t floats = size_t(pixel_count) * frame.sampling.record_floats;
-    // At least a farm band's worth (16 MiB, mpi/band_schedule.h's limit) at
+    // At least a farm band's worth (16 MiB, render/band_schedule.h's limit) at
     // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
     if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
     next_slot_ = (next_slot_ + 1) % kSlots;

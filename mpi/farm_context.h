@@ -5,8 +5,8 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "mpi/band_schedule.h"
-#include "mpi/band_worker.h"
+#include "render/band_schedule.h"
+#include "render/band_worker.h"
 #include "mpi/farm_report.h"
 #include "mpi/mpi_session.h"
 #include "render/band_renderer.h"

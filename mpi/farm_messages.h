@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "mpi/band_schedule.h"
+#include "render/band_schedule.h"
 #include "mpi/mpi_session.h"
 #include "render/band_renderer.h"
 #include "render/frame_log.h"

@@ -12,7 +12,7 @@
 #include "io/image_output.h"
 #include "io/scene_identity.h"
 #include "mpi/farm_messages.h"
-#include "mpi/frame_queue.h"
+#include "render/frame_queue.h"
 #include "render/aov_pass.h"
 #include "render/frame_log.h"
 #include "render/interrupt.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi/band_schedule.h"
+#include "render/band_schedule.h"
 #include "mpi/farm_report.h"
 #include "mpi/farm_root.h"
 #include "render/band_renderer.h"

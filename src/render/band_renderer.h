@@ -70,7 +70,7 @@ public:
     // finished before the stop; 0 = none.
     virtual uint32_t samples_finished_at_stop() const { return 0; }
 
-    // For the farm's dealer (mpi/band_schedule.h). What this backend is worth
+    // For the farm's dealer (render/band_schedule.h). What this backend is worth
     // in CPU threads of the same node, as a first guess before it has
     // measured its speed (a GPU is worth hundreds; guessing it too slow would
     // hand CPU ranks bands that outlast the job).

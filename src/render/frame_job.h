@@ -6,7 +6,7 @@
 //  - FrameAccumulator: one frame's sums and per-row sample counts; hands out
 //    the next pass's work (rows x samples) and makes checkpoints. It starts
 //    fresh or from a checkpoint; either way the final sums are the same floats.
-// The MPI layer's frame farm (mpi/frame_queue.h, mpi/farm_job.cpp) hands the
+// The MPI layer's frame farm (render/frame_queue.h, mpi/farm_job.cpp) hands the
 // passes out to ranks, checkpoints and writes the frames.
 #pragma once
 

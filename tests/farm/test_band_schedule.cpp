@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "mpi/band_schedule.h"
+#include "render/band_schedule.h"
 
 namespace farmrt {
 namespace {

@@ -20,7 +20,7 @@
 #include <random>
 #include <string>
 
-#include "mpi/frame_queue.h"
+#include "render/frame_queue.h"
 
 namespace farmrt {
 namespace {

@@ -10,7 +10,7 @@
 #include <map>
 #include <random>
 
-#include "mpi/frame_queue.h"
+#include "render/frame_queue.h"
 
 namespace farmrt {
 namespace {

@@ -26,7 +26,7 @@
 #include <memory>
 #include <vector>
 
-#include "mpi/band_schedule.h"
+#include "render/band_schedule.h"
 #include "render/frame_job.h"
 
 namespace farmrt {

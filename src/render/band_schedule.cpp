@@ -1,4 +1,4 @@
-#include "mpi/band_schedule.h"
+#include "render/band_schedule.h"
 
 #include <algorithm>
 #include <cmath>

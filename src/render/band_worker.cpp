@@ -1,4 +1,4 @@
-#include "mpi/band_worker.h"
+#include "render/band_worker.h"
 
 #include <algorithm>
 #include <csignal>

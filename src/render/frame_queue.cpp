@@ -1,4 +1,4 @@
-#include "mpi/frame_queue.h"
+#include "render/frame_queue.h"
 
 #include <algorithm>
 #include <cstring>
