@@ -2,8 +2,10 @@
 // frame settings of each frame, and how a rank's render thread is recorded.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_map>
+#include <vector>
 
 #include "render/band_schedule.h"
 #include "render/band_worker.h"
@@ -50,15 +52,24 @@ private:
     std::unordered_map<uint32_t, FrameSettings> cache_;
 };
 
-// What a rank's render thread did, into its report; `first_start` and
-// `last_end` are when its first item started and its last ended.
-inline void record_rendering(const BandWorker& worker, RankReport& report, TimePoint& first_start,
-                             TimePoint& last_end) {
-    first_start = worker.first_start();
-    last_end = worker.last_end();
-    report.busy = worker.busy_seconds();
-    report.bands = worker.bands_done();
-    report.samples = worker.samples_done();
+// What a rank's render threads (one per device) did, into its report: the
+// busiest one's busy time, every thread's bands and samples; `first_start`
+// and `last_end` are when the first item started and the last ended (epoch
+// when none did).
+inline void record_rendering(const std::vector<const BandWorker*>& workers, RankReport& report,
+                             TimePoint& first_start, TimePoint& last_end) {
+    bool any = false;
+    report.busy = 0;
+    report.bands = report.samples = 0;
+    for (const BandWorker* worker : workers) {
+        report.bands += worker->bands_done();
+        report.samples += worker->samples_done();
+        if (worker->bands_done() == 0) continue;
+        report.busy = std::max(report.busy, worker->busy_seconds());
+        first_start = any ? std::min(first_start, worker->first_start()) : worker->first_start();
+        last_end = any ? std::max(last_end, worker->last_end()) : worker->last_end();
+        any = true;
+    }
 }
 
 }  // namespace farmrt

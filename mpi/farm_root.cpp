@@ -177,23 +177,9 @@ public:
     }
 
     void record(TimePoint& first_start, TimePoint& last_end) {
-        bool any = false;
-        double busy = 0;
-        uint64_t bands = 0, samples = 0;
-        for (auto& local : locals_) {
-            if (local->bands_done() == 0) continue;
-            TimePoint start{}, end{};
-            record_rendering(*local, report_, start, end);
-            first_start = any ? std::min(first_start, start) : start;
-            last_end = any ? std::max(last_end, end) : end;
-            any = true;
-            busy = std::max(busy, report_.busy);
-            bands += report_.bands;
-            samples += report_.samples;
-        }
-        report_.busy = busy;
-        report_.bands = bands;
-        report_.samples = samples;
+        std::vector<const BandWorker*> workers;
+        for (const auto& local : locals_) workers.push_back(local.get());
+        record_rendering(workers, report_, first_start, last_end);
     }
 
 private:

@@ -49,7 +49,7 @@ public:
     }
 
     void record(TimePoint& first_start, TimePoint& last_end) {
-        record_rendering(worker_, report_, first_start, last_end);
+        record_rendering({&worker_}, report_, first_start, last_end);
         report_.request_latency_mean = idle_requests_ ? latency_sum_ / double(idle_requests_) : 0.0;
     }
 

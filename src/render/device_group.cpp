@@ -23,7 +23,6 @@ DeviceGroup::DeviceGroup(std::vector<std::unique_ptr<BandRenderer>> devices) {
     if (devices.empty()) throw RenderError("a device group needs at least one device");
     devices_.resize(devices.size());
     for (size_t d = 0; d < devices.size(); ++d) devices_[d].renderer = std::move(devices[d]);
-    for (size_t d = 0; d < devices_.size(); ++d) devices_[d].thread = std::thread([this, d] { drive(d); });
 }
 
 DeviceGroup::~DeviceGroup() {
@@ -53,6 +52,11 @@ void DeviceGroup::submit(const FrameSettings& frame, RowRange rows, SampleRange 
     band->sums = sums;
     band->samples_done = samples_done;
     band->next_row = rows.begin;
+    // The devices' threads start with the first band: a caller that deals
+    // to the members itself (rank 0, through devices()) never starts them.
+    if (!devices_[0].thread.joinable()) {
+        for (size_t d = 0; d < devices_.size(); ++d) devices_[d].thread = std::thread([this, d] { drive(d); });
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (failure_) std::rethrow_exception(failure_);

@@ -31,7 +31,8 @@ namespace farmrt {
 
 class DeviceGroup : public BandRenderer {
 public:
-    // At least one device; each is driven from its own thread from here on.
+    // At least one device; each is driven from a thread of its own from the
+    // first band submitted on.
     explicit DeviceGroup(std::vector<std::unique_ptr<BandRenderer>> devices);
     ~DeviceGroup() override;
     DeviceGroup(const DeviceGroup&) = delete;
