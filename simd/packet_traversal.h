@@ -35,7 +35,7 @@ struct PacketTraversal {
     static bool usable(const WideBvhView<N>& bvh) { return bvh.spheres_only; }
 
     struct Rays {
-        Float origin[3], direction[3], inverse_direction[3];
+        LaneVec3<Float> origin, direction, inverse_direction;
         Float time, length_squared, t_min;
         int near_plane[3], far_plane[3];  // shared: every ray has the same direction signs
         uint32_t lanes;                    // rays in use, as bits
@@ -77,10 +77,10 @@ struct PacketTraversal {
             }
             out.near_plane[axis] = 2 * axis + negative;
             out.far_plane[axis] = 2 * axis + 1 - negative;
-            out.origin[axis] = L::load(values[axis]);
-            out.direction[axis] = L::load(values[3 + axis]);
-            out.inverse_direction[axis] = L::load(values[6 + axis]);
         }
+        out.origin = LaneVec3<Float>{L::load(values[0]), L::load(values[1]), L::load(values[2])};
+        out.direction = LaneVec3<Float>{L::load(values[3]), L::load(values[4]), L::load(values[5])};
+        out.inverse_direction = LaneVec3<Float>{L::load(values[6]), L::load(values[7]), L::load(values[8])};
         out.time = L::load(values[9]);
         out.length_squared = L::load(values[10]);
         out.t_min = Float(t_min);
@@ -96,30 +96,25 @@ struct PacketTraversal {
                                                 int sphere_count, uint32_t lanes, const Rays& rays,
                                                 ClosestLanes& closest) {
         for (int j = 0; j < sphere_count; ++j) {
-            // center_at(time) = center + time * velocity (the centre itself
-            // unless `moving`); oc = center - origin.
-            Float cx(p.center[0][j]), cy(p.center[1][j]), cz(p.center[2][j]);
+            // center_at(time) (the centre itself unless `moving`), then the filter.
+            LaneVec3<Float> center{Float(p.center[0][j]), Float(p.center[1][j]), Float(p.center[2][j])};
             if (moving) {
-                cx = cx + Float(p.velocity[0][j]) * rays.time;
-                cy = cy + Float(p.velocity[1][j]) * rays.time;
-                cz = cz + Float(p.velocity[2][j]) * rays.time;
+                center = sphere_center_at(
+                    center, {Float(p.velocity[0][j]), Float(p.velocity[1][j]), Float(p.velocity[2][j])}, rays.time);
             }
-            const Float ocx = cx - rays.origin[0], ocy = cy - rays.origin[1], ocz = cz - rays.origin[2];
-            const Float& a = rays.length_squared;
-            const Float h = (rays.direction[0] * ocx + rays.direction[1] * ocy) + rays.direction[2] * ocz;
-            const Float oc_squared = (ocx * ocx + ocy * ocy) + ocz * ocz;
             const uint32_t candidates =
-                mask_bits(sphere_filter_passes(a, h, oc_squared, Float(p.radius[j]))) & lanes;
+                mask_bits(sphere_filter(center, Float(p.radius[j]), rays.origin, rays.direction, rays.length_squared)) &
+                lanes;
             if (candidates == 0) continue;
             const Int flipped_ref(int32_t(p.ref[j] ^ kSignFlip));
             const Mask below = xsimd::bool_cast(flipped_ref < closest.flipped_ref);
-            const Float t_max = xsimd::select(below, closest.t_inclusive, closest.t);
+            const Float t_max = hit_bound(below, closest.t, closest.t_inclusive);
             // The lanes that pass the filter get intersect_sphere's double
             // test, in scalar code, on the same centre values.
             alignas(64) float centers[3][N], t_maxes[N], roots[N] = {};
-            cx.store_aligned(centers[0]);
-            cy.store_aligned(centers[1]);
-            cz.store_aligned(centers[2]);
+            center.x.store_aligned(centers[0]);
+            center.y.store_aligned(centers[1]);
+            center.z.store_aligned(centers[2]);
             t_max.store_aligned(t_maxes);
             uint32_t accepted = 0;
             for (uint32_t bits = candidates; bits; bits &= bits - 1) {
@@ -135,8 +130,8 @@ struct PacketTraversal {
             // hit_within_bounds (src/core/primitives.h) in every lane: the slab
             // test of the sphere's own box within [t_min, root].
             const LaneBox& box = boxes[j];
-            const float planes[6] = {box.lower[0], box.upper[0], box.lower[1],
-                                     box.upper[1], box.lower[2], box.upper[2]};
+            const float planes[6] = {box.rows[0][0], box.rows[1][0], box.rows[0][1],
+                                     box.rows[1][1], box.rows[0][2], box.rows[1][2]};
             Float entry;
             accepted &= mask_bits(overlaps(planes, rays, root, entry));
             if (accepted == 0) continue;
@@ -213,15 +208,11 @@ struct PacketTraversal {
     // upper x, lower y, ... as WideNode::bounds) and every ray: whether each
     // ray is in the box somewhere in [t_min, t_max], its entry in `entry`.
     static FARMRT_INLINE Mask overlaps(const float* planes, const Rays& rays, const Float& t_max, Float& entry) {
-        const Float tx0 = (Float(planes[rays.near_plane[0]]) - rays.origin[0]) * rays.inverse_direction[0];
-        const Float tx1 = (Float(planes[rays.far_plane[0]]) - rays.origin[0]) * rays.inverse_direction[0];
-        const Float ty0 = (Float(planes[rays.near_plane[1]]) - rays.origin[1]) * rays.inverse_direction[1];
-        const Float ty1 = (Float(planes[rays.far_plane[1]]) - rays.origin[1]) * rays.inverse_direction[1];
-        const Float tz0 = (Float(planes[rays.near_plane[2]]) - rays.origin[2]) * rays.inverse_direction[2];
-        const Float tz1 = (Float(planes[rays.far_plane[2]]) - rays.origin[2]) * rays.inverse_direction[2];
-        entry = xsimd::max(xsimd::max(tx0, ty0), xsimd::max(tz0, rays.t_min));
-        const Float exit = xsimd::min(xsimd::min(tx1, ty1), xsimd::min(tz1, t_max)) * Float(kExitWidening);
-        return entry <= exit;
+        const LaneVec3<Float> near{Float(planes[rays.near_plane[0]]), Float(planes[rays.near_plane[1]]),
+                                   Float(planes[rays.near_plane[2]])};
+        const LaneVec3<Float> far{Float(planes[rays.far_plane[0]]), Float(planes[rays.far_plane[1]]),
+                                  Float(planes[rays.far_plane[2]])};
+        return slab_test(near, far, rays.origin, rays.inverse_direction, rays.t_min, t_max, entry);
     }
 
     // Tests the node's children against the rays in `lanes` (test_children,

@@ -1,8 +1,9 @@
-// Philox4x32-10 (src/core/sampler.h) for several blocks of one sample at once, one
-// block per 64-bit lane: each lane keeps a 32-bit word in its low half, and
-// the 32 x 32 -> 64-bit multiply of the low halves (pmuludq) gives a word's
-// high and low product halves in one lane. Only the low 32 bits of a lane are
-// ever read, so the high halves may hold anything. Included by the kernel
+// Philox4x32-10 for several blocks of one sample at once: the core's rounds
+// (philox4x32_10_rounds, src/core/sampler.h) over batches of 64-bit lanes, one
+// block per lane. Each lane keeps a 32-bit word in its low half, and the
+// 32 x 32 -> 64-bit multiply of the low halves (pmuludq) gives a word's high
+// and low product halves in one lane. Only the low 32 bits of a lane are ever
+// read, so the high halves may hold anything. Included by the kernel
 // translation units only (internal linkage, like wide_traversal.h).
 #pragma once
 
@@ -44,6 +45,22 @@ FARMRT_INLINE xsimd::batch<uint64_t, xsimd::avx512bw> high_halves(xsimd::batch<u
 }
 #endif
 
+}  // namespace
+}  // namespace simd
+
+// Batches of 64-bit lanes as the core's lane type of 32-bit words.
+template <class Arch>
+struct LaneOps<xsimd::batch<uint64_t, Arch>> {
+    using Words = xsimd::batch<uint64_t, Arch>;
+    static FARMRT_INLINE void multiply_high_low(const Words& a, const Words& b, Words& high, Words& low) {
+        low = simd::multiply_low_halves(a, b);
+        high = simd::high_halves(low);
+    }
+};
+
+namespace simd {
+namespace {
+
 template <class Arch>
 struct PhiloxLanes {
     using Words = xsimd::batch<uint64_t, Arch>;
@@ -57,18 +74,7 @@ struct PhiloxLanes {
         alignas(64) uint64_t block_index[kBlocks];
         for (int i = 0; i < kBlocks; ++i) block_index[i] = uint64_t(i);
         Words v0(pixel), v1(sample), v2 = Words::load_aligned(block_index), v3(key.frame);
-        uint32_t key0 = static_cast<uint32_t>(key.seed), key1 = static_cast<uint32_t>(key.seed >> 32);
-        const Words m0(0xD2511F53u), m1(0xCD9E8D57u);
-        for (int round = 0; round < 10; ++round) {
-            const Words p0 = multiply_low_halves(v0, m0);  // high0:low0
-            const Words p1 = multiply_low_halves(v2, m1);  // high1:low1
-            v0 = high_halves(p1) ^ v1 ^ Words(uint64_t(key0));
-            v1 = p1;
-            v2 = high_halves(p0) ^ v3 ^ Words(uint64_t(key1));
-            v3 = p0;
-            key0 += 0x9E3779B9u;
-            key1 += 0xBB67AE85u;
-        }
+        philox4x32_10_rounds(v0, v1, v2, v3, static_cast<uint32_t>(key.seed), static_cast<uint32_t>(key.seed >> 32));
         v0.store_aligned(words);
         v1.store_aligned(words + kMaxLaneBlocks);
         v2.store_aligned(words + 2 * kMaxLaneBlocks);

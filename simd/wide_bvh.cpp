@@ -310,7 +310,7 @@ private:
     }
 
     static LaneBox lane_box(const Aabb& box) {
-        return LaneBox{{box.lower.x, box.lower.y, box.lower.z, 0.0f}, {box.upper.x, box.upper.y, box.upper.z, 0.0f}};
+        return LaneBox{{{box.lower.x, box.lower.y, box.lower.z, 0.0f}, {box.upper.x, box.upper.y, box.upper.z, 0.0f}}};
     }
 
     static void throw_too_large(const char* what) {

@@ -66,14 +66,13 @@ struct alignas(64) TrianglePacket {
 };
 
 // One packet lane's box (bounds_of in src/core/primitives.h), as two rows of
-// four floats (x, y, z, 0) that one 128-bit load each brings in, for the
-// hit_within_bounds check of an accepted hit (wide_traversal.h): building
-// the box from the packet's lanes at each accepted hit cost 5% of a frame
-// (results/simd.md). Kept apart from the packets, which every
-// leaf visit reads, since only accepted hits read these.
+// four floats (x, y, z, 0), for the hit_within_bounds check of an accepted
+// hit (wide_traversal.h), which picks each axis' near and far plane by row:
+// building the box from the packet's lanes at each accepted hit cost 5% of a
+// frame (results/simd.md). Kept apart from the packets, which every leaf
+// visit reads, since only accepted hits read these.
 struct alignas(32) LaneBox {
-    float lower[4];
-    float upper[4];
+    float rows[2][4];  // rows[0]: the lower corner, rows[1]: the upper
 };
 
 // What the kernels read: plain pointers, like SceneView.

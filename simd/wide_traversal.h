@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "core/occlusion.h"
+#include "simd/lane_batches.h"
 #include "simd/simd_kernels.h"
 #include "simd/wide_bvh.h"
 
@@ -63,48 +64,52 @@ FARMRT_INLINE int lowest_bit(uint32_t bits) { return __builtin_ctz(bits); }
 template <class Arch>
 struct RayLanes {
     using Float = typename Lanes<Arch>::Float;
-    Float origin[3], direction[3], inverse_direction[3];
+    LaneVec3<Float> origin, direction, inverse_direction;
     Float time, direction_length_squared, t_min;
     int near_plane[3], far_plane[3];  // rows of WideNode::bounds
     TriangleRayFrame triangle_frame;  // the watertight triangle test's permutation and shear
+    LaneVec3<Float> origin_in_triangle_frame;  // the origin permuted by triangle_frame
     Float shear_x, shear_y, shear_z;
     Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
     // RayBoxTester's values, one row per 128-bit register (x, y, z, 0), for
     // lane_hit_within_bounds.
     __m128 box_origin, box_inverse_direction, box_negative;
     float scalar_t_min;
-    float scalar_direction_length_squared;
 
     // `triangles`: whether the scene has triangle packets (the watertight
     // test's per-ray frame costs three divisions, so sphere scenes skip it).
     FARMRT_INLINE RayLanes(const Ray& ray, float t_min_, bool triangles) {
         const RayBoxTester box_tester(ray);
         // RayBoxTester's reciprocal and sign test, in every lane.
+        origin = LaneVec3<Float>{Float(ray.origin.x), Float(ray.origin.y), Float(ray.origin.z)};
+        direction = LaneVec3<Float>{Float(ray.direction.x), Float(ray.direction.y), Float(ray.direction.z)};
+        const Vec3& inverse = box_tester.inverse_direction;
+        inverse_direction = LaneVec3<Float>{Float(inverse.x), Float(inverse.y), Float(inverse.z)};
         for (int axis = 0; axis < 3; ++axis) {
-            origin[axis] = Float(ray.origin[axis]);
-            direction[axis] = Float(ray.direction[axis]);
-            inverse_direction[axis] = Float(box_tester.inverse_direction[axis]);
             const int negative = box_tester.direction_negative[axis];
             near_plane[axis] = 2 * axis + negative;
             far_plane[axis] = 2 * axis + 1 - negative;
         }
-        const Vec3& inverse = box_tester.inverse_direction;
         box_origin = _mm_setr_ps(ray.origin.x, ray.origin.y, ray.origin.z, 0.0f);
         box_inverse_direction = _mm_setr_ps(inverse.x, inverse.y, inverse.z, 0.0f);
         box_negative = _mm_cmplt_ps(box_inverse_direction, _mm_setzero_ps());  // as direction_negative
         time = Float(ray.time);
-        scalar_direction_length_squared = length_squared(ray.direction);
-        direction_length_squared = Float(scalar_direction_length_squared);
+        direction_length_squared = Float(length_squared(ray.direction));
         t_min = Float(t_min_);
         scalar = ray;
         scalar_t_min = t_min_;
         if (triangles) {
             triangle_frame = triangle_ray_frame(ray.direction);
+            const TriangleRayFrame& f = triangle_frame;
+            const float o[3] = {ray.origin.x, ray.origin.y, ray.origin.z};
+            origin_in_triangle_frame = LaneVec3<Float>{Float(o[f.kx]), Float(o[f.ky]), Float(o[f.kz])};
             shear_x = Float(triangle_frame.shear_x);
             shear_y = Float(triangle_frame.shear_y);
             shear_z = Float(triangle_frame.shear_z);
         } else {
             triangle_frame = TriangleRayFrame{0, 1, 2, 0.0f, 0.0f, 0.0f, false};
+            origin_in_triangle_frame = origin;
+            shear_x = shear_y = shear_z = Float(0.0f);
         }
     }
 };
@@ -158,8 +163,17 @@ struct Closest {
 template <class Arch>
 FARMRT_INLINE typename Lanes<Arch>::Float lane_bounds(const uint32_t* refs, const Closest& closest) {
     using Float = typename Lanes<Arch>::Float;
-    return xsimd::select(Lanes<Arch>::refs_below(refs, closest.ref), Float(closest.t_inclusive), Float(closest.t));
+    return hit_bound(Lanes<Arch>::refs_below(refs, closest.ref), Float(closest.t), Float(closest.t_inclusive));
 }
+
+// lane_bounds as the core's deferred bound (triangle_hit asks for it only when
+// some lane passes the edge test).
+template <class Arch>
+struct PacketBound {
+    const uint32_t* refs;
+    const Closest& closest;
+    FARMRT_INLINE typename Lanes<Arch>::Float operator()() const { return lane_bounds<Arch>(refs, closest); }
+};
 
 // Every lane in `bits` hit closer than the closest hit (by the scalar rule);
 // keep the smallest (t, ref) among them.
@@ -185,7 +199,7 @@ FARMRT_INLINE void take_closest(uint32_t bits, const typename Lanes<Arch>::Float
     }
     for (; bits; bits &= bits - 1) {
         const int lane = lowest_bit(bits);
-        if (ts[lane] < best_t || (ts[lane] == best_t && refs[lane] < best_ref)) {
+        if (hit_precedes(ts[lane], refs[lane], best_t, best_ref)) {
             best = lane;
             best_t = ts[lane];
             best_ref = refs[lane];
@@ -217,28 +231,19 @@ FARMRT_INLINE Triangle packet_lane_triangle(const TrianglePacket<W>& p, int lane
 }
 
 // hit_within_bounds (src/core/primitives.h) for a packet lane's box (built by
-// bounds_of, so the scalar core's box), one axis per lane of a 128-bit
-// register: RayBoxTester::entry's operations on the same values in the same
-// order (max(max(x, y), max(z, t_min)), the exits likewise), so the same
-// answer from a third of the instructions.
+// bounds_of, so the scalar core's box): the six plane distances, three axes
+// per 128-bit operation, then the core's slab_overlap on them. (Picking the
+// planes in scalar code cost sphere scenes 3-4% of a frame.)
 template <class Arch>
 FARMRT_INLINE bool lane_hit_within_bounds(const RayLanes<Arch>& ray, const LaneBox& box, float t) {
-    const __m128 lower = _mm_load_ps(box.lower), upper = _mm_load_ps(box.upper);
+    const __m128 lower = _mm_load_ps(box.rows[0]), upper = _mm_load_ps(box.rows[1]);
     const __m128 near = _mm_blendv_ps(lower, upper, ray.box_negative);
     const __m128 far = _mm_blendv_ps(upper, lower, ray.box_negative);
-    // (t_x, t_y, t_z, bound): the planes' distances, t_min or t in the last lane.
-    const __m128 entries = _mm_blend_ps(_mm_mul_ps(_mm_sub_ps(near, ray.box_origin), ray.box_inverse_direction),
-                                        _mm_set1_ps(ray.scalar_t_min), 8);
-    const __m128 exits =
-        _mm_blend_ps(_mm_mul_ps(_mm_sub_ps(far, ray.box_origin), ray.box_inverse_direction), _mm_set1_ps(t), 8);
-    // (x, z) against (y, bound), then the two results.
-    const __m128 entry_pairs = _mm_max_ps(_mm_shuffle_ps(entries, entries, _MM_SHUFFLE(2, 0, 2, 0)),
-                                          _mm_shuffle_ps(entries, entries, _MM_SHUFFLE(3, 1, 3, 1)));
-    const __m128 exit_pairs = _mm_min_ps(_mm_shuffle_ps(exits, exits, _MM_SHUFFLE(2, 0, 2, 0)),
-                                         _mm_shuffle_ps(exits, exits, _MM_SHUFFLE(3, 1, 3, 1)));
-    const float entry = _mm_cvtss_f32(_mm_max_ss(entry_pairs, _mm_movehdup_ps(entry_pairs)));
-    const float exit = _mm_cvtss_f32(_mm_min_ss(exit_pairs, _mm_movehdup_ps(exit_pairs))) * kSlabExitWidening;
-    return entry <= exit;
+    alignas(16) float entries[4], exits[4];
+    _mm_store_ps(entries, _mm_mul_ps(_mm_sub_ps(near, ray.box_origin), ray.box_inverse_direction));
+    _mm_store_ps(exits, _mm_mul_ps(_mm_sub_ps(far, ray.box_origin), ray.box_inverse_direction));
+    float entry;
+    return slab_overlap(entries[0], exits[0], entries[1], exits[1], entries[2], exits[2], ray.scalar_t_min, t, entry);
 }
 
 // The lanes of `bits` whose hit at `t` passes hit_within_bounds, as the
@@ -263,31 +268,27 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* box
                                     const RayLanes<Arch>& ray, Closest& closest) {
     using L = Lanes<Arch>;
     using Float = typename L::Float;
-    // center_at(time) = center + time * velocity (the centre itself unless
-    // `moving`); oc = center - origin.
-    Float cx = L::load(p.center[0]), cy = L::load(p.center[1]), cz = L::load(p.center[2]);
+    // center_at(time) (the centre itself unless `moving`), then the filter.
+    LaneVec3<Float> center{L::load(p.center[0]), L::load(p.center[1]), L::load(p.center[2])};
     if (moving) {
-        cx = cx + L::load(p.velocity[0]) * ray.time;
-        cy = cy + L::load(p.velocity[1]) * ray.time;
-        cz = cz + L::load(p.velocity[2]) * ray.time;
+        center = sphere_center_at(center, {L::load(p.velocity[0]), L::load(p.velocity[1]), L::load(p.velocity[2])},
+                                  ray.time);
     }
-    const Float ocx = cx - ray.origin[0], ocy = cy - ray.origin[1], ocz = cz - ray.origin[2];
-    const Float& a = ray.direction_length_squared;
-    const Float h = (ray.direction[0] * ocx + ray.direction[1] * ocy) + ray.direction[2] * ocz;
-    const Float oc_squared = (ocx * ocx + ocy * ocy) + ocz * ocz;
-    const uint32_t candidates = mask_bits(sphere_filter_passes(a, h, oc_squared, L::load(p.radius))) & lanes;
+    const uint32_t candidates =
+        mask_bits(sphere_filter(center, L::load(p.radius), ray.origin, ray.direction, ray.direction_length_squared)) &
+        lanes;
     if (candidates == 0) return;
     // The lanes that pass the filter (one or two of a leaf, usually: the
     // spheres the ray meets) get intersect_sphere's double test, in scalar
     // code, on the same centre values.
     alignas(64) float centers[3][Lanes<Arch>::kWidth];
-    cx.store_aligned(centers[0]);
-    cy.store_aligned(centers[1]);
-    cz.store_aligned(centers[2]);
+    center.x.store_aligned(centers[0]);
+    center.y.store_aligned(centers[1]);
+    center.z.store_aligned(centers[2]);
     for (uint32_t bits = candidates; bits; bits &= bits - 1) {
         const int lane = lowest_bit(bits);
         const uint32_t ref = p.ref[lane];
-        const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
+        const float t_max = hit_bound(ref < closest.ref, closest.t, closest.t_inclusive);
         float root;
         const Vec3 center(centers[0][lane], centers[1][lane], centers[2][lane]);
         if (!intersect_sphere_exact(center, p.radius[lane], ray.scalar, ray.scalar_t_min, t_max, root)) continue;
@@ -296,32 +297,30 @@ FARMRT_INLINE void intersect_packet(const SpherePacket<W>& p, const LaneBox* box
     }
 }
 
+// A quad packet as the core's QuadSource (one quad per lane).
+template <class Arch, int W>
+struct QuadPacketLanes {
+    using L = Lanes<Arch>;
+    using Float = typename L::Float;
+    const QuadPacket<W>& p;
+    static FARMRT_INLINE LaneVec3<Float> load(const float (&v)[3][W]) {
+        return {L::load(v[0]), L::load(v[1]), L::load(v[2])};
+    }
+    FARMRT_INLINE LaneVec3<Float> normal() const { return load(p.normal); }
+    FARMRT_INLINE Float plane_offset() const { return L::load(p.plane_offset); }
+    FARMRT_INLINE LaneVec3<Float> corner() const { return load(p.corner); }
+    FARMRT_INLINE LaneVec3<Float> edge_u() const { return load(p.edge_u); }
+    FARMRT_INLINE LaneVec3<Float> edge_v() const { return load(p.edge_v); }
+    FARMRT_INLINE LaneVec3<Float> w() const { return load(p.w); }
+};
+
 template <class Arch, int W>
 FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const LaneBox* boxes, uint32_t lanes,
                                     const RayLanes<Arch>& ray, Closest& closest) {
-    using L = Lanes<Arch>;
-    using Float = typename L::Float;
-    using Mask = typename L::Mask;
-    const Float nx = L::load(p.normal[0]), ny = L::load(p.normal[1]), nz = L::load(p.normal[2]);
-    const Float denominator = (nx * ray.direction[0] + ny * ray.direction[1]) + nz * ray.direction[2];
-    Mask accept = ~(xsimd::abs(denominator) < Float(1e-8f));
-    const Float t =
-        (L::load(p.plane_offset) - ((nx * ray.origin[0] + ny * ray.origin[1]) + nz * ray.origin[2])) / denominator;
-    const Float t_max = lane_bounds<Arch>(p.ref, closest);
-    accept = accept & ~((t <= ray.t_min) | (t_max <= t));
-    if (xsimd::none(accept)) return;
-    // planar = ray.at(t) - corner
-    const Float px = (ray.origin[0] + ray.direction[0] * t) - L::load(p.corner[0]);
-    const Float py = (ray.origin[1] + ray.direction[1] * t) - L::load(p.corner[1]);
-    const Float pz = (ray.origin[2] + ray.direction[2] * t) - L::load(p.corner[2]);
-    const Float ux = L::load(p.edge_u[0]), uy = L::load(p.edge_u[1]), uz = L::load(p.edge_u[2]);
-    const Float vx = L::load(p.edge_v[0]), vy = L::load(p.edge_v[1]), vz = L::load(p.edge_v[2]);
-    const Float wx = L::load(p.w[0]), wy = L::load(p.w[1]), wz = L::load(p.w[2]);
-    // alpha = dot(w, cross(planar, edge_v)); beta = dot(w, cross(edge_u, planar))
-    const Float alpha = (wx * (py * vz - pz * vy) + wy * (pz * vx - px * vz)) + wz * (px * vy - py * vx);
-    const Float beta = (wx * (uy * pz - uz * py) + wy * (uz * px - ux * pz)) + wz * (ux * py - uy * px);
-    const Float lo(-kQuadEdgeTolerance), hi(1.0f + kQuadEdgeTolerance);
-    accept = accept & (alpha >= lo) & (alpha <= hi) & (beta >= lo) & (beta <= hi);
+    using Float = typename Lanes<Arch>::Float;
+    Float t(0.0f), alpha(0.0f), beta(0.0f);  // set by quad_hit where it accepts
+    const auto accept = quad_hit(QuadPacketLanes<Arch, W>{p}, ray.origin, ray.direction, ray.t_min,
+                                 lane_bounds<Arch>(p.ref, closest), t, alpha, beta);
     if (uint32_t bits = mask_bits(accept) & lanes) {
         if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) {
             take_closest<Arch>(bits, t, p.ref, &alpha, &beta, closest);
@@ -329,60 +328,52 @@ FARMRT_INLINE void intersect_packet(const QuadPacket<W>& p, const LaneBox* boxes
     }
 }
 
-// The watertight test of intersect_triangle (src/core/primitives.h), lane-wise.
-// Lanes with an edge function exactly 0 in float (the scalar test redecides
-// those in double) run the scalar function itself.
+// A triangle packet as the core's TriangleSource (one triangle per lane), its
+// vertices permuted by the ray's frame.
+template <class Arch, int W>
+struct TrianglePacketLanes {
+    using L = Lanes<Arch>;
+    using Float = typename L::Float;
+    const TrianglePacket<W>& p;
+    int kx, ky, kz;  // the ray frame's permutation
+    FARMRT_INLINE LaneVec3<Float> vertex(int i) const {
+        const float (&v)[3][W] = i == 0 ? p.vertex0 : (i == 1 ? p.vertex1 : p.vertex2);
+        return {L::load(v[kx]), L::load(v[ky]), L::load(v[kz])};
+    }
+};
+
+// The watertight test of intersect_triangle (src/core/primitives.h) with one
+// triangle per lane. Lanes with an edge function exactly 0 in float (the
+// scalar test redecides those in double) run the scalar function itself.
 template <class Arch, int W>
 FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const LaneBox* boxes, uint32_t lanes,
                                     const RayLanes<Arch>& ray, Closest& closest) {
-    using L = Lanes<Arch>;
-    using Float = typename L::Float;
-    using Mask = typename L::Mask;
+    using Float = typename Lanes<Arch>::Float;
     const TriangleRayFrame& frame = ray.triangle_frame;
     if (!frame.valid) return;
-    const int kx = frame.kx, ky = frame.ky, kz = frame.kz;
-    // Vertices relative to the origin, permuted, then sheared.
-    const Float p0z = L::load(p.vertex0[kz]) - ray.origin[kz];
-    const Float p1z = L::load(p.vertex1[kz]) - ray.origin[kz];
-    const Float p2z = L::load(p.vertex2[kz]) - ray.origin[kz];
-    const Float p0x = (L::load(p.vertex0[kx]) - ray.origin[kx]) + ray.shear_x * p0z;
-    const Float p0y = (L::load(p.vertex0[ky]) - ray.origin[ky]) + ray.shear_y * p0z;
-    const Float p1x = (L::load(p.vertex1[kx]) - ray.origin[kx]) + ray.shear_x * p1z;
-    const Float p1y = (L::load(p.vertex1[ky]) - ray.origin[ky]) + ray.shear_y * p1z;
-    const Float p2x = (L::load(p.vertex2[kx]) - ray.origin[kx]) + ray.shear_x * p2z;
-    const Float p2y = (L::load(p.vertex2[ky]) - ray.origin[ky]) + ray.shear_y * p2z;
-    const Float e0 = p1x * p2y - p1y * p2x;
-    const Float e1 = p2x * p0y - p2y * p0x;
-    const Float e2 = p0x * p1y - p0y * p1x;
-    const Float zero(0.0f);
-    const Mask on_edge = (e0 == zero) | (e1 == zero) | (e2 == zero);
-    const Mask mixed_signs = ((e0 < zero) | (e1 < zero) | (e2 < zero)) & ((e0 > zero) | (e1 > zero) | (e2 > zero));
-    const Float determinant = (e0 + e1) + e2;
-    Mask accept = ~on_edge & ~mixed_signs & (determinant != zero);
+    const TriangleInRayFrame<Float> f = triangle_in_ray_frame(TrianglePacketLanes<Arch, W>{p, frame.kx, frame.ky, frame.kz},
+                                                              ray.origin_in_triangle_frame, ray.shear_x, ray.shear_y);
+    const auto on_edge = on_triangle_edge(f);
     const uint32_t scalar_lanes = mask_bits(on_edge) & lanes;
-    if (xsimd::any(accept)) {
-        const Float scaled_t = (e0 * (ray.shear_z * p0z) + e1 * (ray.shear_z * p1z)) + e2 * (ray.shear_z * p2z);
-        const Float inverse_determinant = Float(1.0f) / determinant;
-        const Float t = scaled_t * inverse_determinant;
-        const Float t_max = lane_bounds<Arch>(p.ref, closest);
-        accept = accept & (t > ray.t_min) & (t < t_max);
-        if (uint32_t bits = mask_bits(accept) & lanes) {
-            if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) {
-                const Float b1 = e1 * inverse_determinant, b2 = e2 * inverse_determinant;
-                take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
-            }
+    Float t(0.0f), inverse_determinant(0.0f);  // set by triangle_hit where it accepts
+    const auto accept = triangle_hit(f, LaneOps<Float>::negate(on_edge), ray.shear_z, ray.t_min,
+                                     PacketBound<Arch>{p.ref, closest}, t, inverse_determinant);
+    if (uint32_t bits = mask_bits(accept) & lanes) {
+        if ((bits = hits_within_bounds<Arch>(bits, boxes, t, ray))) {
+            const Float b1 = f.e1 * inverse_determinant, b2 = f.e2 * inverse_determinant;
+            take_closest<Arch>(bits, t, p.ref, &b1, &b2, closest);
         }
     }
     for (uint32_t bits = scalar_lanes; bits; bits &= bits - 1) {
         const int lane = lowest_bit(bits);
         const Triangle triangle = packet_lane_triangle(p, lane);
         const uint32_t ref = p.ref[lane];
-        const float t_max = ref < closest.ref ? closest.t_inclusive : closest.t;
-        float t, b1, b2;
-        if (intersect_triangle(triangle, ray.scalar, ray.scalar_t_min, t_max, t, b1, b2) &&
-            lane_hit_within_bounds(ray, boxes[lane], t)) {
+        const float t_max = hit_bound(ref < closest.ref, closest.t, closest.t_inclusive);
+        float t_lane, b1, b2;
+        if (intersect_triangle(triangle, ray.scalar, ray.scalar_t_min, t_max, t_lane, b1, b2) &&
+            lane_hit_within_bounds(ray, boxes[lane], t_lane)) {
             Hit hit;
-            hit.t = t;
+            hit.t = t_lane;
             hit.primitive.bits = ref;
             hit.u = b1;
             hit.v = b2;
@@ -411,17 +402,14 @@ struct WideTraversal {
     // set when child i is entered within [t_min, t_max], entries in `entry`.
     static FARMRT_INLINE uint32_t test_children(const WideNode<N>& node, const RayLanes<Arch>& ray, float t_max,
                                                 float* entry) {
-        const Float tx0 = (L::load(node.bounds[ray.near_plane[0]]) - ray.origin[0]) * ray.inverse_direction[0];
-        const Float tx1 = (L::load(node.bounds[ray.far_plane[0]]) - ray.origin[0]) * ray.inverse_direction[0];
-        const Float ty0 = (L::load(node.bounds[ray.near_plane[1]]) - ray.origin[1]) * ray.inverse_direction[1];
-        const Float ty1 = (L::load(node.bounds[ray.far_plane[1]]) - ray.origin[1]) * ray.inverse_direction[1];
-        const Float tz0 = (L::load(node.bounds[ray.near_plane[2]]) - ray.origin[2]) * ray.inverse_direction[2];
-        const Float tz1 = (L::load(node.bounds[ray.far_plane[2]]) - ray.origin[2]) * ray.inverse_direction[2];
-        // xsimd max/min are maxps/minps: max(a, b) = a > b ? a : b, as max_float.
-        const Float t0 = xsimd::max(xsimd::max(tx0, ty0), xsimd::max(tz0, ray.t_min));
-        const Float t1 = xsimd::min(xsimd::min(tx1, ty1), xsimd::min(tz1, Float(t_max))) * Float(kExitWidening);
+        const LaneVec3<Float> near{L::load(node.bounds[ray.near_plane[0]]), L::load(node.bounds[ray.near_plane[1]]),
+                                   L::load(node.bounds[ray.near_plane[2]])};
+        const LaneVec3<Float> far{L::load(node.bounds[ray.far_plane[0]]), L::load(node.bounds[ray.far_plane[1]]),
+                                  L::load(node.bounds[ray.far_plane[2]])};
+        Float t0;
+        const auto entered = slab_test(near, far, ray.origin, ray.inverse_direction, ray.t_min, Float(t_max), t0);
         t0.store_aligned(entry);
-        return mask_bits(t0 <= t1);
+        return mask_bits(entered);
     }
 
     // kSpheresOnly: for wide BVHs whose leaves hold sphere packets only

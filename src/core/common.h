@@ -44,6 +44,20 @@ FARMRT_CPU_GPU FARMRT_INLINE float next_float_up(float x) {
     return x;
 #endif
 }
+// next_float_up for x >= +0, not NaN (a hit's distance: t > t_min >= 0, or
+// kInfinity): the next bit pattern, the same float in two instructions
+// (the closest-hit bound takes it for every primitive tested).
+FARMRT_CPU_GPU FARMRT_INLINE float next_float_up_nonnegative(float x) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(__float_as_uint(x) + 1u);
+#else
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    bits += 1u;
+    std::memcpy(&x, &bits, sizeof bits);
+    return x;
+#endif
+}
 // The largest float below a positive finite x (x > 0).
 FARMRT_CPU_GPU FARMRT_INLINE float next_float_down(float x) {
     uint32_t bits;

@@ -219,11 +219,26 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere_exact(const Vec3& center, flo
     return false;
 }
 
+// The centre at `time` (center_at, lane-wise) and the filter from it and the
+// ray: oc = centre - origin, a = |d|^2 (given: a ray's own constant).
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<Real> sphere_center_at(const LaneVec3<Real>& center,
+                                                             const LaneVec3<Real>& velocity, const Real& time) {
+    return center + velocity * time;
+}
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE auto sphere_filter(const LaneVec3<Real>& center, const Real& radius,
+                                                const LaneVec3<Real>& origin, const LaneVec3<Real>& direction,
+                                                const Real& direction_length_squared) {
+    const LaneVec3<Real> oc = center - origin;
+    return sphere_filter_passes(direction_length_squared, dot(direction, oc), dot(oc, oc), radius);
+}
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere(const Sphere& s, const Ray& ray, float t_min, float t_max,
                                                    float& t_out) {
     const Vec3 center = s.center_at(ray.time);
-    const Vec3 oc = center - ray.origin;
-    if (!sphere_filter_passes(length_squared(ray.direction), dot(ray.direction, oc), length_squared(oc), s.radius)) {
+    if (!sphere_filter(lanes_of(center), s.radius, lanes_of(ray.origin), lanes_of(ray.direction),
+                       length_squared(ray.direction))) {
         return false;
     }
     return intersect_sphere_exact(center, s.radius, ray, t_min, t_max, t_out);
@@ -236,17 +251,45 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_sphere(const Sphere& s, const Ray& r
 constexpr float kQuadEdgeTolerance = 1e-5f;
 static_assert(kQuadBoundsMargin >= 2.0f * kQuadEdgeTolerance, "bounds_of(Quad) must cover the accepted band");
 
+// The quad test over lanes. `QuadSource` gives the quad's vectors as lanes
+// (normal(), plane_offset(), corner(), edge_u(), edge_v(), w()), read only
+// when needed: one quad (scalar tracers, the GPU) or a packet of them (SIMD,
+// one quad per lane). Fills t, alpha, beta in the accepted lanes.
+template <class Real, class QuadSource>
+FARMRT_CPU_GPU FARMRT_INLINE LaneMask<Real> quad_hit(const QuadSource& quad, const LaneVec3<Real>& origin,
+                                                     const LaneVec3<Real>& direction, const Real& t_min,
+                                                     const Real& t_max, Real& t, Real& alpha, Real& beta) {
+    using Ops = LaneOps<Real>;
+    const LaneVec3<Real> normal = quad.normal();
+    const Real denominator = dot(normal, direction);
+    LaneMask<Real> accept = Ops::negate(Ops::abs(denominator) < Real(1e-8f));  // not parallel to the plane
+    if (Ops::none(accept)) return accept;
+    t = (quad.plane_offset() - dot(normal, origin)) / denominator;
+    accept = accept && Ops::negate(t <= t_min || t_max <= t);
+    if (Ops::none(accept)) return accept;
+    const LaneVec3<Real> planar = (origin + direction * t) - quad.corner();
+    const LaneVec3<Real> w = quad.w();
+    alpha = dot(w, cross(planar, quad.edge_v()));
+    beta = dot(w, cross(quad.edge_u(), planar));
+    const Real low(-kQuadEdgeTolerance), high(1.0f + kQuadEdgeTolerance);
+    return accept && alpha >= low && alpha <= high && beta >= low && beta <= high;
+}
+
+// One quad as a QuadSource.
+struct QuadLanes {
+    const Quad& quad;
+    FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> normal() const { return lanes_of(quad.normal); }
+    FARMRT_CPU_GPU FARMRT_INLINE float plane_offset() const { return quad.plane_offset; }
+    FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> corner() const { return lanes_of(quad.corner); }
+    FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> edge_u() const { return lanes_of(quad.edge_u); }
+    FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> edge_v() const { return lanes_of(quad.edge_v); }
+    FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> w() const { return lanes_of(quad.w); }
+};
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, float t_min, float t_max,
                                                  float& t_out, float& a_out, float& b_out) {
-    const float denominator = dot(q.normal, ray.direction);
-    if (fabsf(denominator) < 1e-8f) return false;  // parallel to the plane
-    const float t = (q.plane_offset - dot(q.normal, ray.origin)) / denominator;
-    if (t <= t_min || t_max <= t) return false;
-    const Vec3 planar = ray.at(t) - q.corner;
-    const float alpha = dot(q.w, cross(planar, q.edge_v));
-    const float beta = dot(q.w, cross(q.edge_u, planar));
-    if (!(alpha >= -kQuadEdgeTolerance && alpha <= 1.0f + kQuadEdgeTolerance && beta >= -kQuadEdgeTolerance &&
-          beta <= 1.0f + kQuadEdgeTolerance)) {
+    float t, alpha, beta;
+    if (!quad_hit(QuadLanes{q}, lanes_of(ray.origin), lanes_of(ray.direction), t_min, t_max, t, alpha, beta)) {
         return false;
     }
     t_out = t;
@@ -259,11 +302,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, 
 // on any backend, so that the same edge evaluated from either of the two
 // triangles sharing it gives exactly opposite values.
 FARMRT_CPU_GPU FARMRT_INLINE float difference_of_products(float a, float b, float c, float d) {
-#if defined(__CUDA_ARCH__)
-    return __fsub_rn(__fmul_rn(a, b), __fmul_rn(c, d));
-#else
-    return a * b - c * d;
-#endif
+    return LaneOps<float>::difference_of_products(a, b, c, d);
 }
 
 // Watertight ray/triangle intersection (Woop, Benthin and Wald, "Watertight
@@ -296,39 +335,104 @@ FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& dir
     return f;
 }
 
+// The watertight test over lanes, in two steps, so that a tracer can redecide
+// the lanes whose edge functions are exactly 0 in float (below: in double).
+// First the vertices relative to the origin in the ray's frame: permuted by
+// the frame (`vertex(i)` of a TriangleSource gives vertex i's (kx, ky, kz)
+// components as lanes; `origin` is permuted alike) and sheared in x and y.
+template <class Real>
+struct TriangleInRayFrame {
+    LaneVec3<Real> p0, p1, p2;
+    Real e0, e1, e2;  // the edge functions
+};
+
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<Real> sheared_into_ray_frame(const LaneVec3<Real>& vertex,
+                                                                   const LaneVec3<Real>& origin, const Real& shear_x,
+                                                                   const Real& shear_y) {
+    const LaneVec3<Real> a = vertex - origin;
+    return {a.x + shear_x * a.z, a.y + shear_y * a.z, a.z};
+}
+
+template <class Real, class TriangleSource>
+FARMRT_CPU_GPU FARMRT_INLINE TriangleInRayFrame<Real> triangle_in_ray_frame(const TriangleSource& triangle,
+                                                                           const LaneVec3<Real>& origin,
+                                                                           const Real& shear_x, const Real& shear_y) {
+    using Ops = LaneOps<Real>;
+    TriangleInRayFrame<Real> f;
+    f.p0 = sheared_into_ray_frame(triangle.vertex(0), origin, shear_x, shear_y);
+    f.p1 = sheared_into_ray_frame(triangle.vertex(1), origin, shear_x, shear_y);
+    f.p2 = sheared_into_ray_frame(triangle.vertex(2), origin, shear_x, shear_y);
+    f.e0 = Ops::difference_of_products(f.p1.x, f.p2.y, f.p1.y, f.p2.x);
+    f.e1 = Ops::difference_of_products(f.p2.x, f.p0.y, f.p2.y, f.p0.x);
+    f.e2 = Ops::difference_of_products(f.p0.x, f.p1.y, f.p0.y, f.p1.x);
+    return f;
+}
+
+// Lanes with an edge function exactly 0 in float.
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE LaneMask<Real> on_triangle_edge(const TriangleInRayFrame<Real>& f) {
+    const Real zero(0.0f);
+    return f.e0 == zero || f.e1 == zero || f.e2 == zero;
+}
+
+// Then the decision, within the lanes of `accept`: the edge functions share a
+// sign and t is in (t_min, t_max). `t_max()` gives the bound, asked only for
+// lanes that pass the edge test (most packets of a leaf do not, and the
+// SIMD tracer's bound costs a load and a compare). The barycentrics are e1 and
+// e2 times the `inverse_determinant` it fills.
+template <class Real, class Bound>
+FARMRT_CPU_GPU FARMRT_INLINE LaneMask<Real> triangle_hit(const TriangleInRayFrame<Real>& f, LaneMask<Real> accept,
+                                                         const Real& shear_z, const Real& t_min, const Bound& t_max,
+                                                         Real& t, Real& inverse_determinant) {
+    using Ops = LaneOps<Real>;
+    const Real zero(0.0f);
+    const LaneMask<Real> mixed_signs =
+        (f.e0 < zero || f.e1 < zero || f.e2 < zero) && (f.e0 > zero || f.e1 > zero || f.e2 > zero);
+    const Real determinant = f.e0 + f.e1 + f.e2;
+    accept = accept && Ops::negate(mixed_signs) && determinant != zero;
+    if (Ops::none(accept)) return accept;
+    const Real scaled_t = f.e0 * (shear_z * f.p0.z) + f.e1 * (shear_z * f.p1.z) + f.e2 * (shear_z * f.p2.z);
+    inverse_determinant = Real(1.0f) / determinant;
+    t = scaled_t * inverse_determinant;
+    return accept && t > t_min && t < t_max();
+}
+
+// A bound known beforehand, as triangle_hit's `t_max`.
+template <class Real>
+struct FixedBound {
+    Real t;
+    FARMRT_CPU_GPU FARMRT_INLINE Real operator()() const { return t; }
+};
+
+// One triangle as a TriangleSource.
+struct TriangleLanes {
+    const Triangle& triangle;
+    const TriangleRayFrame& frame;
+    FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> vertex(int i) const {
+        const Vec3& v = i == 0 ? triangle.vertex0 : (i == 1 ? triangle.vertex1 : triangle.vertex2);
+        return {v[frame.kx], v[frame.ky], v[frame.kz]};
+    }
+};
+
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const Ray& ray, float t_min, float t_max,
                                                      float& t_out, float& b1_out, float& b2_out) {
     const TriangleRayFrame frame = triangle_ray_frame(ray.direction);
     if (!frame.valid) return false;
-    const int kx = frame.kx, ky = frame.ky, kz = frame.kz;
-    const Vec3 a0 = tri.vertex0 - ray.origin, a1 = tri.vertex1 - ray.origin, a2 = tri.vertex2 - ray.origin;
-    Vec3 p0(a0[kx], a0[ky], a0[kz]), p1(a1[kx], a1[ky], a1[kz]), p2(a2[kx], a2[ky], a2[kz]);
-    const float shear_x = frame.shear_x, shear_y = frame.shear_y, shear_z = frame.shear_z;
-    p0.x += shear_x * p0.z;
-    p0.y += shear_y * p0.z;
-    p1.x += shear_x * p1.z;
-    p1.y += shear_y * p1.z;
-    p2.x += shear_x * p2.z;
-    p2.y += shear_y * p2.z;
-    float e0 = difference_of_products(p1.x, p2.y, p1.y, p2.x);
-    float e1 = difference_of_products(p2.x, p0.y, p2.y, p0.x);
-    float e2 = difference_of_products(p0.x, p1.y, p0.y, p1.x);
+    const LaneVec3<float> origin{ray.origin[frame.kx], ray.origin[frame.ky], ray.origin[frame.kz]};
+    TriangleInRayFrame<float> f = triangle_in_ray_frame(TriangleLanes{tri, frame}, origin, frame.shear_x,
+                                                        frame.shear_y);
     // Exactly on an edge in float: decide in double, as the paper does.
-    if (e0 == 0.0f || e1 == 0.0f || e2 == 0.0f) {
-        e0 = float(double(p1.x) * double(p2.y) - double(p1.y) * double(p2.x));
-        e1 = float(double(p2.x) * double(p0.y) - double(p2.y) * double(p0.x));
-        e2 = float(double(p0.x) * double(p1.y) - double(p0.y) * double(p1.x));
+    if (on_triangle_edge(f)) {
+        f.e0 = float(double(f.p1.x) * double(f.p2.y) - double(f.p1.y) * double(f.p2.x));
+        f.e1 = float(double(f.p2.x) * double(f.p0.y) - double(f.p2.y) * double(f.p0.x));
+        f.e2 = float(double(f.p0.x) * double(f.p1.y) - double(f.p0.y) * double(f.p1.x));
     }
-    if ((e0 < 0.0f || e1 < 0.0f || e2 < 0.0f) && (e0 > 0.0f || e1 > 0.0f || e2 > 0.0f)) return false;
-    const float determinant = e0 + e1 + e2;
-    if (determinant == 0.0f) return false;
-    const float scaled_t = e0 * (shear_z * p0.z) + e1 * (shear_z * p1.z) + e2 * (shear_z * p2.z);
-    const float inverse_determinant = 1.0f / determinant;
-    const float t = scaled_t * inverse_determinant;
-    if (!(t > t_min && t < t_max)) return false;
+    float t, inverse_determinant;
+    if (!triangle_hit(f, true, frame.shear_z, t_min, FixedBound<float>{t_max}, t, inverse_determinant)) return false;
     t_out = t;
-    b1_out = e1 * inverse_determinant;
-    b2_out = e2 * inverse_determinant;
+    b1_out = f.e1 * inverse_determinant;
+    b2_out = f.e2 * inverse_determinant;
     return true;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/common.h"
+#include "core/lanes.h"
 
 namespace farmrt {
 
@@ -29,29 +30,48 @@ struct PhiloxBlock {
     uint32_t v[4];
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE void multiply_high_low(uint32_t a, uint32_t b, uint32_t& high, uint32_t& low) {
+// 32-bit words as a lane type (lanes.h): the 32 x 32 -> 64-bit product's
+// halves. simd/philox_lanes.h adds the batches of 64-bit lanes that each
+// carry one word in their low half.
+template <>
+struct LaneOps<uint32_t> {
+    FARMRT_CPU_GPU static FARMRT_INLINE void multiply_high_low(uint32_t a, uint32_t b, uint32_t& high,
+                                                               uint32_t& low) {
 #if defined(__CUDA_ARCH__)
-    // The same bits as the 64-bit product below; written as two 32-bit
-    // multiplies because nvcc otherwise widens the whole Philox state to
-    // 64-bit integer operations (twice the instructions).
-    high = __umulhi(a, b);
-    low = a * b;
+        // The same bits as the 64-bit product below; written as two 32-bit
+        // multiplies because nvcc otherwise widens the whole Philox state to
+        // 64-bit integer operations (twice the instructions).
+        high = __umulhi(a, b);
+        low = a * b;
 #else
-    const uint64_t product = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
-    high = static_cast<uint32_t>(product >> 32);
-    low = static_cast<uint32_t>(product);
+        const uint64_t product = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
+        high = static_cast<uint32_t>(product >> 32);
+        low = static_cast<uint32_t>(product);
 #endif
-}
+    }
+};
 
-FARMRT_CPU_GPU FARMRT_INLINE PhiloxBlock philox4x32_10(PhiloxBlock counter, uint32_t key0, uint32_t key1) {
+// Philox4x32-10's ten rounds over a lane type of words, written once: one
+// block (Word = uint32_t: the scalar tracers and the GPU) or several blocks
+// at once (the SIMD sampler's batches, one block per lane).
+template <class Word>
+FARMRT_CPU_GPU FARMRT_INLINE void philox4x32_10_rounds(Word& v0, Word& v1, Word& v2, Word& v3, uint32_t key0,
+                                                       uint32_t key1) {
     for (int round = 0; round < 10; ++round) {
-        uint32_t high0, low0, high1, low1;
-        multiply_high_low(0xD2511F53u, counter.v[0], high0, low0);
-        multiply_high_low(0xCD9E8D57u, counter.v[2], high1, low1);
-        counter = PhiloxBlock{{high1 ^ counter.v[1] ^ key0, low1, high0 ^ counter.v[3] ^ key1, low0}};
+        Word high0, low0, high1, low1;
+        LaneOps<Word>::multiply_high_low(Word(0xD2511F53u), v0, high0, low0);
+        LaneOps<Word>::multiply_high_low(Word(0xCD9E8D57u), v2, high1, low1);
+        v0 = high1 ^ v1 ^ Word(key0);
+        v1 = low1;
+        v2 = high0 ^ v3 ^ Word(key1);
+        v3 = low0;
         key0 += 0x9E3779B9u;
         key1 += 0xBB67AE85u;
     }
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE PhiloxBlock philox4x32_10(PhiloxBlock counter, uint32_t key0, uint32_t key1) {
+    philox4x32_10_rounds(counter.v[0], counter.v[1], counter.v[2], counter.v[3], key0, key1);
     return counter;
 }
 

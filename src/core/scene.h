@@ -158,16 +158,32 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t top_level_key(const Hit& hit) {
     return hit.instance == kNoInstance ? hit.primitive.bits : PrimitiveRef::make(PrimitiveType::Instance, hit.instance).bits;
 }
 
+// The rule as an order: whether a hit (t, key) comes before (other_t,
+// other_key). For tracers that choose among several accepted hits at once.
+FARMRT_CPU_GPU FARMRT_INLINE bool hit_precedes(float t, uint32_t key, float other_t, uint32_t other_key) {
+    return t < other_t || (t == other_t && key < other_key);
+}
+
+// The rule as a bound, over lanes (lanes.h): the t_max that a primitive is
+// tested against, given the closest hit's t and the float above it. One whose
+// key is below the closest hit's (`key_below`) may take a hit at that very t.
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE Real hit_bound(const LaneMask<Real>& key_below, const Real& closest_t,
+                                            const Real& closest_t_up) {
+    return LaneOps<Real>::select(key_below, closest_t_up, closest_t);
+}
+
 // The t_max for testing top-level primitive `ref` against the closest hit so far.
 FARMRT_CPU_GPU FARMRT_INLINE float closest_hit_bound(const Hit& hit, PrimitiveRef ref) {
-    return ref.bits < top_level_key(hit) ? next_float_up(hit.t) : hit.t;
+    return hit_bound(ref.bits < top_level_key(hit), hit.t, next_float_up_nonnegative(hit.t));
 }
 
 // The t_max for testing primitive `ref` inside instance `instance`.
 FARMRT_CPU_GPU FARMRT_INLINE float instance_hit_bound(const Hit& hit, uint32_t instance, PrimitiveRef ref) {
-    if (hit.instance == instance) return ref.bits < hit.primitive.bits ? next_float_up(hit.t) : hit.t;
-    return PrimitiveRef::make(PrimitiveType::Instance, instance).bits < top_level_key(hit) ? next_float_up(hit.t)
-                                                                                           : hit.t;
+    const bool key_below = hit.instance == instance
+                               ? ref.bits < hit.primitive.bits
+                               : PrimitiveRef::make(PrimitiveType::Instance, instance).bits < top_level_key(hit);
+    return hit_bound(key_below, hit.t, next_float_up_nonnegative(hit.t));
 }
 
 // One sphere, quad or triangle (never an instance) against (t_min, t_max): the
