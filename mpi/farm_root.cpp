@@ -246,19 +246,19 @@ private:
     void answer(int rank, int unfinished) {
         RankState& state = ranks_[size_t(rank)];
         WorkItem item;
-        const FrameQueue::Answer outcome = queue_.next(worker_of(rank), unfinished, item);
+        const DealAnswer outcome = queue_.next(worker_of(rank), unfinished, item);
         // A rank with a free slot (idle, or a GPU with one band left) is held.
-        state.deferred = outcome == FrameQueue::Answer::Defer && queue_.has_free_slot(worker_of(rank), unfinished);
+        state.deferred = outcome == DealAnswer::NotNow && queue_.has_free_slot(worker_of(rank), unfinished);
         state.deferred_unfinished = unfinished;
         if (state.deferred) return;
         WorkHeader header;
-        if (outcome == FrameQueue::Answer::Defer) {
+        if (outcome == DealAnswer::NotNow) {
             header.row_begin = header.row_end = kNotNow;
             send_header(rank, header);
             post_request_receive(rank);
             return;
         }
-        if (outcome == FrameQueue::Answer::Done) {
+        if (outcome == DealAnswer::Done) {
             state.told_done = true;
             send_header(rank, header);
             return;
@@ -305,9 +305,9 @@ private:
             queue_.describe_rank(int(d), ability_of(*devices_[d]));
             queue_.report_speed(int(d), devices_[d]->threads(), local.samples_per_second());
             WorkItem item;
-            const FrameQueue::Answer outcome = queue_.next(int(d), int(local.unfinished()), item);
-            if (outcome == FrameQueue::Answer::Done) local_done_[d] = true;
-            if (outcome != FrameQueue::Answer::Item) continue;
+            const DealAnswer outcome = queue_.next(int(d), int(local.unfinished()), item);
+            if (outcome == DealAnswer::Done) local_done_[d] = true;
+            if (outcome != DealAnswer::Work) continue;
             const uint64_t tag = next_tag_++;
             items_out_.emplace(tag, Outstanding{item, 0});
             local.push(WorkTask{frame_settings_.get(item.frame), item.rows, item.samples, starting_sums(item), tag});

@@ -235,23 +235,23 @@ void DynamicScheduler::deal_predetermined(Schedule schedule, uint32_t band_rows)
     }
 }
 
-DynamicScheduler::Answer DynamicScheduler::next(int rank, int unfinished, RowRange& band) {
-    if (rows_left() == 0) return Answer::Done;
+DealAnswer DynamicScheduler::next(int rank, int unfinished, RowRange& band) {
+    if (rows_left() == 0) return DealAnswer::Done;
     if (predetermined_) {
         if (rank < 0 || rank >= ranks_ || rank_next_[size_t(rank)] == rank_bands_[size_t(rank)].size()) {
-            return Answer::NotNow;  // this rank's bands are dealt; others' are not
+            return DealAnswer::NotNow;  // this rank's bands are dealt; others' are not
         }
         band = rank_bands_[size_t(rank)][rank_next_[size_t(rank)]++];
         predetermined_rows_left_ -= band.count();
-        return Answer::Band;
+        return DealAnswer::Work;
     }
-    if (endgame_ && !has_free_slot(rank, unfinished) && in_endgame()) return Answer::NotNow;
-    if (!fixed_band_rows_ && too_slow_for_the_rest(rank)) return Answer::NotNow;
+    if (endgame_ && !has_free_slot(rank, unfinished) && in_endgame()) return DealAnswer::NotNow;
+    if (!fixed_band_rows_ && too_slow_for_the_rest(rank)) return DealAnswer::NotNow;
     const uint32_t rows = band_rows(rank, rows_left());
     band.begin = next_row_;
     band.end = next_row_ + std::min(rows, rows_left());
     next_row_ = band.end;
-    return Answer::Band;
+    return DealAnswer::Work;
 }
 
 }  // namespace farmrt

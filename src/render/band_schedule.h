@@ -34,6 +34,11 @@ std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, in
 // What a rank's backend is like, told with each of its requests
 // (BandRenderer's threads, thread_equivalents, bands_in_flight, min_band_items,
 // item_is_sample).
+// What a dealer answers a rank that asks for work, the frame queue and the
+// band schedule alike: work to render, nothing now (ask again once something
+// changes), or nothing any more.
+enum class DealAnswer { Work, NotNow, Done };
+
 struct RankAbility {
     int threads = 1;
     double thread_equivalents = 0;  // first guess of its speed in CPU threads; 0 = threads
@@ -74,13 +79,12 @@ public:
     void describe_rank(int rank, const RankAbility& ability);
     const RankAbility& ability(int rank) const { return abilities_[size_t(rank)]; }
 
-    enum class Answer { Band, NotNow, Done };
     // A request from `rank`, which holds `unfinished` bands. Ranks ask for
     // their next band while rendering one, to hide the round trip; near the
     // end that look-ahead would strand work on a busy rank, so then a busy
     // rank (one holding as many bands as it renders at once, its slots) is
     // told "not now" and asks again once it has a free slot.
-    Answer next(int rank, int unfinished, RowRange& band);
+    DealAnswer next(int rank, int unfinished, RowRange& band);
     // True when a rank holding `unfinished` bands has a slot free (it would
     // start a new band at once).
     bool has_free_slot(int rank, int unfinished) const;

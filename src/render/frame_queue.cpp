@@ -180,23 +180,23 @@ bool FrameQueue::hand_out_pending(OpenFrame& frame, int rank, WorkItem& item) {
 
 FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item) {
     for (;;) {
-        if (hand_out_pending(frame, rank, item)) return Try::Item;
+        if (hand_out_pending(frame, rank, item)) return Try::Work;
         if (!frame.dealer && !start_round(frame)) return Try::Exhausted;
         RowRange band;
-        const DynamicScheduler::Answer answer = frame.dealer->next(rank, in_flight, band);
-        if (answer == DynamicScheduler::Answer::Band) {
+        const DealAnswer answer = frame.dealer->next(rank, in_flight, band);
+        if (answer == DealAnswer::Work) {
             frame.pending.push_back(band);
             continue;
         }
-        if (answer == DynamicScheduler::Answer::NotNow) return Try::Defer;
+        if (answer == DealAnswer::NotNow) return Try::NotNow;
         // The round's rows are all dealt; those still pending wait for their items.
-        if (!frame.pending.empty()) return Try::Defer;
+        if (!frame.pending.empty()) return Try::NotNow;
         frame.dealer.reset();
     }
 }
 
-FrameQueue::Answer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
-    if (stopped_) return Answer::Done;
+DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
+    if (stopped_) return DealAnswer::Done;
     bool waiting = false;
     for (size_t i = 0;; ++i) {
         if (i == open_frames_.size()) {
@@ -220,7 +220,7 @@ FrameQueue::Answer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
         }
         OpenFrame& frame = *open_frames_[i];
         const Try outcome = try_frame(frame, rank, in_flight, item);
-        if (outcome == Try::Item) {
+        if (outcome == Try::Work) {
             for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) {
                 frame.out[row] = 1;
                 frame.scheduled[row] = item.samples.end;
@@ -230,13 +230,13 @@ FrameQueue::Answer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
                 clock_started_ = true;
                 first_item_time_ = std::chrono::steady_clock::now();
             }
-            return Answer::Item;
+            return DealAnswer::Work;
         }
-        if (outcome == Try::Defer) waiting = true;
+        if (outcome == Try::NotNow) waiting = true;
     }
     // Nothing to start now: wait while work remains (items out, rounds to come).
-    if (waiting || items_out_ > 0 || next_task_ < tasks_.size()) return Answer::Defer;
-    return Answer::Done;
+    if (waiting || items_out_ > 0 || next_task_ < tasks_.size()) return DealAnswer::NotNow;
+    return DealAnswer::Done;
 }
 
 FrameQueue::OpenFrame& FrameQueue::open_frame(uint32_t slot) {

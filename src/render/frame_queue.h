@@ -84,12 +84,11 @@ public:
     // True when a rank holding `unfinished` items would start a new one at once.
     bool has_free_slot(int rank, int unfinished) const;
 
-    enum class Answer { Item, Defer, Done };
     // A request from `rank`, which holds `unfinished` items (rendering or
-    // queued). Defer: nothing to start now (rows still out, the end of a
+    // queued). NotNow: nothing to start now (rows still out, the end of a
     // round kept for idle ranks): ask again later. Done: no more work for
     // anyone (or stopped).
-    Answer next(int rank, int unfinished, WorkItem& item);
+    DealAnswer next(int rank, int unfinished, WorkItem& item);
     // The item's starting sums (rows x width x 3 floats); unchanged while it is out.
     const float* starting_sums(const WorkItem& item) const;
     // The item's rows after its samples were added to starting_sums.
@@ -125,7 +124,7 @@ public:
 
 private:
     struct OpenFrame;
-    enum class Try { Item, Defer, Exhausted };
+    enum class Try { Work, NotNow, Exhausted };
     Try try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item);
     bool hand_out_pending(OpenFrame& frame, int rank, WorkItem& item);
     bool start_round(OpenFrame& frame);

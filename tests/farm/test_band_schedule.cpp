@@ -106,16 +106,16 @@ std::vector<RowRange> simulate_dynamic(uint32_t height, int ranks, uint32_t fixe
         if (in_flight[size_t(rank)] > 0 && random() % 2) --in_flight[size_t(rank)];  // a band comes back
         RowRange band;
         switch (scheduler.next(rank, in_flight[size_t(rank)], band)) {
-        case DynamicScheduler::Answer::Band:
+        case DealAnswer::Work:
             bands.push_back(band);
             ++in_flight[size_t(rank)];
             break;
-        case DynamicScheduler::Answer::NotNow:
+        case DealAnswer::NotNow:
             EXPECT_GT(in_flight[size_t(rank)], 0);
             EXPECT_TRUE(scheduler.in_endgame());
             in_flight[size_t(rank)] = 0;  // it asks again once idle
             break;
-        case DynamicScheduler::Answer::Done:
+        case DealAnswer::Done:
             done[size_t(rank)] = true;
             ++finished;
             break;
@@ -145,7 +145,7 @@ TEST(BandSchedule, GuidedBandsShrinkToOneRow) {
     RowRange band;
     uint32_t previous = 675;
     std::vector<uint32_t> sizes;
-    while (scheduler.next(0, 0, band) == DynamicScheduler::Answer::Band) {
+    while (scheduler.next(0, 0, band) == DealAnswer::Work) {
         EXPECT_LE(band.count(), previous);
         previous = band.count();
         sizes.push_back(band.count());
@@ -164,8 +164,8 @@ TEST(BandSchedule, GuidedBandsFollowMeasuredSpeed) {
     scheduler.describe_rank(3, gpu_like);
     scheduler.report_speed(3, 1, 1e7);  // a fast (GPU-like) rank: measured 10x a CPU rank
     RowRange slow, fast;
-    ASSERT_EQ(scheduler.next(0, 0, slow), DynamicScheduler::Answer::Band);
-    ASSERT_EQ(scheduler.next(3, 0, fast), DynamicScheduler::Answer::Band);
+    ASSERT_EQ(scheduler.next(0, 0, slow), DealAnswer::Work);
+    ASSERT_EQ(scheduler.next(3, 0, fast), DealAnswer::Work);
     EXPECT_GT(fast.count(), 3 * slow.count());
     // Before any measurement, threads are the guess.
     DynamicScheduler fresh(1000, 1200, 2, 0);
@@ -202,10 +202,10 @@ TEST(BandSchedule, CpuRanksAreWeighedByThreadsNotByTheRowsTheyRendered) {
 TEST(BandSchedule, LookAheadIsRefusedOnlyAtTheEnd) {
     DynamicScheduler scheduler(100, 1200, 2, 0);
     RowRange band;
-    EXPECT_EQ(scheduler.next(0, 1, band), DynamicScheduler::Answer::Band);  // busy rank, plenty left
+    EXPECT_EQ(scheduler.next(0, 1, band), DealAnswer::Work);  // busy rank, plenty left
     while (!scheduler.in_endgame()) scheduler.next(1, 0, band);
-    EXPECT_EQ(scheduler.next(0, 1, band), DynamicScheduler::Answer::NotNow);
-    EXPECT_EQ(scheduler.next(0, 0, band), DynamicScheduler::Answer::Band);  // idle rank
+    EXPECT_EQ(scheduler.next(0, 1, band), DealAnswer::NotNow);
+    EXPECT_EQ(scheduler.next(0, 0, band), DealAnswer::Work);  // idle rank
 }
 
 
@@ -233,10 +233,10 @@ TEST(BandSchedule, GpuRankWithAFreeSlotGetsBandsToTheEnd) {
     scheduler.describe_rank(0, gpu_ability(64));
     scheduler.describe_rank(1, cpu_ability(1000));  // as fast: never "too slow for the rest"
     RowRange band;
-    while (!scheduler.in_endgame()) ASSERT_EQ(scheduler.next(1, 0, band), DynamicScheduler::Answer::Band);
-    EXPECT_EQ(scheduler.next(0, 1, band), DynamicScheduler::Answer::Band);
-    EXPECT_EQ(scheduler.next(0, 2, band), DynamicScheduler::Answer::NotNow);
-    EXPECT_EQ(scheduler.next(1, 1, band), DynamicScheduler::Answer::NotNow);
+    while (!scheduler.in_endgame()) ASSERT_EQ(scheduler.next(1, 0, band), DealAnswer::Work);
+    EXPECT_EQ(scheduler.next(0, 1, band), DealAnswer::Work);
+    EXPECT_EQ(scheduler.next(0, 2, band), DealAnswer::NotNow);
+    EXPECT_EQ(scheduler.next(1, 1, band), DealAnswer::NotNow);
     EXPECT_TRUE(scheduler.has_free_slot(0, 1));
     EXPECT_FALSE(scheduler.has_free_slot(1, 1));
 }
@@ -250,7 +250,7 @@ TEST(BandSchedule, GpuBandsFillTheGpu) {
     RowRange band;
     std::vector<RowRange> bands;
     int rank = 0;
-    while (scheduler.next(rank, 0, band) == DynamicScheduler::Answer::Band) {
+    while (scheduler.next(rank, 0, band) == DealAnswer::Work) {
         bands.push_back(band);
         rank ^= 1;
     }
@@ -259,7 +259,7 @@ TEST(BandSchedule, GpuBandsFillTheGpu) {
     // A fixed --band is the user's choice and wins.
     DynamicScheduler fixed(675, 1200, 2, 5);
     fixed.describe_rank(0, gpu_ability());
-    ASSERT_EQ(fixed.next(0, 0, band), DynamicScheduler::Answer::Band);
+    ASSERT_EQ(fixed.next(0, 0, band), DealAnswer::Work);
     EXPECT_EQ(band.count(), 5u);
 }
 
@@ -271,8 +271,8 @@ TEST(BandSchedule, GpuGuessKeepsCpuBandsSmallBeforeAnyMeasurement) {
     scheduler.describe_rank(1, gpu_ability());
     scheduler.describe_rank(2, cpu_ability(30));
     RowRange cpu, gpu;
-    ASSERT_EQ(scheduler.next(2, 0, cpu), DynamicScheduler::Answer::Band);
-    ASSERT_EQ(scheduler.next(0, 0, gpu), DynamicScheduler::Answer::Band);
+    ASSERT_EQ(scheduler.next(2, 0, cpu), DealAnswer::Work);
+    ASSERT_EQ(scheduler.next(0, 0, gpu), DealAnswer::Work);
     EXPECT_LE(cpu.count(), 11u);   // 2160 x 30 / 2142 / 3 = 10.1
     EXPECT_GE(gpu.count(), 350u);  // a sixth of the frame: 2150 x 1056 / 2142 / 3
 }
@@ -290,13 +290,13 @@ TEST(BandSchedule, UnderMeasuredGpuIsNotTakenForSlowerThanItsGuess) {
     scheduler.report_speed(0, 1, 1056 * per_thread / 10);  // measured 10x too slow
     scheduler.report_speed(1, 1, 1056 * per_thread / 10);
     RowRange cpu;
-    ASSERT_EQ(scheduler.next(2, 0, cpu), DynamicScheduler::Answer::Band);
+    ASSERT_EQ(scheduler.next(2, 0, cpu), DealAnswer::Work);
     EXPECT_LE(cpu.count(), 11u);
     // Measured faster than the guess: the measurement counts.
     scheduler.report_speed(0, 1, 1056 * per_thread * 4);
     scheduler.report_speed(1, 1, 1056 * per_thread * 4);
     RowRange smaller;
-    ASSERT_EQ(scheduler.next(2, 0, smaller), DynamicScheduler::Answer::Band);
+    ASSERT_EQ(scheduler.next(2, 0, smaller), DealAnswer::Work);
     EXPECT_LE(smaller.count(), 3u);
 }
 
@@ -363,9 +363,9 @@ SimulatedJob simulate_job(uint32_t height, uint32_t width, const std::vector<dou
                 if (s.measured_time > 0) scheduler.report_speed(r, ranks[size_t(r)].ability.threads, s.work / s.measured_time);
                 RowRange band;
                 const auto answer = scheduler.next(r, unfinished, band);
-                s.not_now = answer == DynamicScheduler::Answer::NotNow;
-                if (answer == DynamicScheduler::Answer::Done) s.done = true;
-                if (answer == DynamicScheduler::Answer::Band) {
+                s.not_now = answer == DealAnswer::NotNow;
+                if (answer == DealAnswer::Done) s.done = true;
+                if (answer == DealAnswer::Work) {
                     const double time = band_time(r, band).second;
                     if (std::getenv("FARMRT_SIMULATION_TRACE")) {
                         std::printf("t=%.4f rank %d rows %u-%u (%u) time %.4f held %d\n", now, r, band.begin, band.end,

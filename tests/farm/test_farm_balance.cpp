@@ -78,7 +78,7 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         uint64_t order;
         Kind kind;
         int rank;
-        FrameQueue::Answer answer;
+        DealAnswer answer;
         WorkItem item;
         int unfinished;
         double speed;
@@ -126,9 +126,9 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
     // Rank 0 answers a request (at once, or holds an idle rank's).
     const auto answer = [&](int r, int unfinished) {
         WorkItem item;
-        const FrameQueue::Answer outcome = queue.next(r, unfinished, item);
+        const DealAnswer outcome = queue.next(r, unfinished, item);
         Rank& rank = ranks[size_t(r)];
-        rank.deferred = outcome == FrameQueue::Answer::Defer && queue.has_free_slot(r, unfinished);
+        rank.deferred = outcome == DealAnswer::NotNow && queue.has_free_slot(r, unfinished);
         rank.deferred_unfinished = unfinished;
         if (rank.deferred) return;
         ++root_messages;
@@ -139,9 +139,9 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         if (local.done || local.held.size() > 1) return;
         describe(0);
         WorkItem item;
-        const FrameQueue::Answer outcome = queue.next(0, int(local.held.size()), item);
-        if (outcome == FrameQueue::Answer::Done) local.done = true;
-        if (outcome == FrameQueue::Answer::Item) take(0, item);
+        const DealAnswer outcome = queue.next(0, int(local.held.size()), item);
+        if (outcome == DealAnswer::Done) local.done = true;
+        if (outcome == DealAnswer::Work) take(0, item);
     };
     const auto maybe_request = [&](int r) {
         Rank& rank = ranks[size_t(r)];
@@ -176,9 +176,9 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
             break;
         case AnswerArrives:
             rank.request_out = false;
-            rank.ask_when_idle = event.answer == FrameQueue::Answer::Defer;
-            if (event.answer == FrameQueue::Answer::Done) rank.done = true;
-            if (event.answer == FrameQueue::Answer::Item) take(event.rank, event.item);
+            rank.ask_when_idle = event.answer == DealAnswer::NotNow;
+            if (event.answer == DealAnswer::Done) rank.done = true;
+            if (event.answer == DealAnswer::Work) take(event.rank, event.item);
             maybe_request(event.rank);
             break;
         case ItemDone: {
@@ -344,7 +344,7 @@ Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, 
 }
 
 TEST(FarmBalance, GpuRanksShareAStillEvenly) {
-    // The 4 x H200 run of the 2026-11-22 H100 measurements (results/runs/2026-11-22_h200x4-and-h100/h200x4):
+    // A 4 x H200 run with the floor counted in pixels (results/runs/2026-11-22_h200x4-and-h100/h200x4):
     // imbalance 1.22 at 1200x675 4096 spp and 1.11 at 3840x2160 1024 spp,
     // with GPU ranks waiting at the end on the dealer's floor of a band.
     struct Case {
@@ -431,7 +431,7 @@ std::vector<SampleRange> rounds_of(int ranks, uint32_t spp, uint32_t pass_sample
     std::vector<float> sums(size_t(options.width) * options.height * 3, 0.0f);
     std::vector<SampleRange> rounds;
     WorkItem item;
-    while (queue.next(ranks - 1, 0, item) == FrameQueue::Answer::Item) {
+    while (queue.next(ranks - 1, 0, item) == DealAnswer::Work) {
         if (rounds.empty() || rounds.back().begin != item.samples.begin) rounds.push_back(item.samples);
         queue.complete(item, sums.data());
     }

@@ -92,9 +92,9 @@ void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& si
         }
         if (done[size_t(rank)]) continue;
         WorkItem item;
-        const FrameQueue::Answer answer = queue.next(rank, int(mine.size()), item);
-        if (answer == FrameQueue::Answer::Done) done[size_t(rank)] = true;
-        if (answer != FrameQueue::Answer::Item) continue;
+        const DealAnswer answer = queue.next(rank, int(mine.size()), item);
+        if (answer == DealAnswer::Done) done[size_t(rank)] = true;
+        if (answer != DealAnswer::Work) continue;
         ASSERT_LT(item.rows.begin, item.rows.end);
         ASSERT_LE(item.rows.end, kHeight);
         ASSERT_LT(item.samples.begin, item.samples.end);
