@@ -134,7 +134,7 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
 #if defined(FARMRT_CUDA_EXPERIMENTS)
         // The 4-wide BVH over the CPU's leaves (CudaOptions::exact_wide_bvh),
         // capped and not: 7% faster on the H100 but not bit-identical (a
-        // sphere's computed hit can lie before its box: results/cuda_notes.md).
+        // sphere's computed hit can lie before its box: results/cuda.md).
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, true>(false),
 #endif

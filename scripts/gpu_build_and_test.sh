@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds farmrt with the CUDA backend and runs every test on a GPU machine,
 # then runs compute-sanitizer (memcheck, initcheck) over the GPU tests and the
-# test scenes. Made for the team's GPU machine (CUDA 13, CMake, Open MPI,
+# test scenes. Made for a GPU machine (CUDA 13, CMake, Open MPI,
 # yaml-cpp, GoogleTest; no OpenImageIO, no package registry: the header-only
 # Debian packages it lacks are unpacked under .deps/root on a Debian machine
 # and carried there:

@@ -2,7 +2,7 @@
 // for bit. The independent sampler's first Philox blocks of a sample are
 // computed together by the level's kernel (one block per 64-bit lane: simd/philox_lanes.h) instead of
 // one 10-round Philox call after another. Philox was about a quarter of the
-// SIMD frame's time outside traversal (results/simd_notes.md).
+// SIMD frame's time outside traversal when this was written (perf, dev VM).
 #pragma once
 
 #include "core/sampler.h"

@@ -3,7 +3,7 @@
 # all threads (tests/farmrt_bvh_benchmark), then samples per second of farmrt
 # on the mesh, stress, Cornell and textured scenes for every CPU tracer (scalar
 # and each SIMD level this CPU has) and, where the build has CUDA and the node
-# a GPU, the GPU with exact and fast math. Made for the team's GPU machine (16
+# a GPU, the GPU with exact and fast math. Made for a GPU machine (16
 # cores, one H200, no OpenImageIO: writes .pfm) and kept within a time budget.
 #
 #   scripts/bench/scenes.sh BUILD_DIR OUT_DIR
