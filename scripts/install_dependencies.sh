@@ -6,7 +6,8 @@
 # tools (iconvert, ...) and find_package(OpenImageIO) fails when they are missing.
 # assimp-testmodels: real glTF, OBJ and PLY models, valid and broken, that the
 # model import tests read (data only, 20 MB).
-# clang, its runtime and OpenMP: scripts/fuzz.sh builds the libFuzzer targets with clang.
+# clang, its runtime and OpenMP: scripts/fuzz.sh builds the libFuzzer targets with clang;
+# clang-format: scripts/test.sh checks the tree against .clang-format.
 # slurm-wlm and munge: tests/slurm/run_slurm_test.sh stands up a one-node Slurm
 # cluster from them (the ctest farm_slurm_cluster); their services are not
 # started by the install (see policy-rc.d below), the test runs its own daemons.
@@ -22,7 +23,7 @@ case "${1:-}" in
             libgtest-dev libgmock-dev libbenchmark-dev
             assimp-testmodels
             python3-matplotlib
-            clang libclang-rt-14-dev libomp-dev
+            clang libclang-rt-14-dev libomp-dev clang-format
             slurm-wlm slurmctld slurmd slurm-client munge
             iproute2
         ) ;;
