@@ -97,8 +97,8 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     const bool own_bvh = rebuild_bvh_for_gpu(scene, own_nodes, own_refs);
     // Exact math (exact_wide_bvh): the 4-wide BVH collapsed from the CPU's own
     // BVH, spheres only (the kernel compiled for it).
-    const bool exact_wide = !options_.fast_math && options_.exact_wide_bvh && scene.quad_count == 0 &&
-                            scene.triangle_count == 0;
+    const bool exact_wide =
+        !options_.fast_math && options_.exact_wide_bvh && scene.quad_count == 0 && scene.triangle_count == 0;
     const bool use_wide = (options_.fast_math || exact_wide) && options_.wide_bvh && options_.specialize_geometry &&
                           scene.instance_count == 0 &&
                           (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
@@ -224,8 +224,8 @@ void CudaRenderer::map_stop_flag() {
     // Once per process (every renderer shares the page; registering it again
     // is an API error that compute-sanitizer reports); portable: any device may read it.
     static const cudaError_t registered = [] {
-        const cudaError_t result = cudaHostRegister(stop_flag_page(), kStopFlagPageBytes,
-                                                    cudaHostRegisterMapped | cudaHostRegisterPortable);
+        const cudaError_t result =
+            cudaHostRegister(stop_flag_page(), kStopFlagPageBytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
         if (result != cudaSuccess) (void)cudaGetLastError();  // the runtime keeps the last error for the next check
         return result == cudaErrorHostMemoryAlreadyRegistered ? cudaSuccess : result;
     }();
@@ -407,10 +407,12 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         const uint64_t chunk_count =
             band.radiance ? (uint64_t(launch_samples) + band.chunk_samples - 1) / band.chunk_samples * pixel_count
                           : (uint64_t(pixel_count) + band.chunk_pixels - 1) / band.chunk_pixels;
-        const uint64_t needed_blocks = (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
+        const uint64_t needed_blocks =
+            (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
         const bool naive = frame.integrator == Integrator::Naive && naive_kernel_ != nullptr;
         const PathKernelEntry* kernel = naive ? naive_kernel_ : kernel_;
-        unsigned grid_blocks = unsigned(std::min<uint64_t>(unsigned(naive ? naive_grid_blocks_ : grid_blocks_), needed_blocks));
+        unsigned grid_blocks =
+            unsigned(std::min<uint64_t>(unsigned(naive ? naive_grid_blocks_ : grid_blocks_), needed_blocks));
         if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
         if (options_.schedule == PathSchedule::Dynamic) {
             check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");
@@ -430,7 +432,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                   "launching the sample sums");
         }
         if (samples_done) {
-            slot.progress.push_back(ProgressStep{samples_done, uint64_t(pixel_count) * (band.sample_end - band.sample_begin)});
+            slot.progress.push_back(
+                ProgressStep{samples_done, uint64_t(pixel_count) * (band.sample_end - band.sample_begin)});
             check(cudaLaunchHostFunc(slot.stream, advance_progress, &slot.progress.back()), "queueing progress");
         }
     }
@@ -439,9 +442,9 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                           slot.stream),
           "copying band sums back");
     if (band.radiance) {
-        check(cudaMemcpyAsync(slot.samples_added, slot.passes + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                              slot.stream),
-              "copying the samples added back");
+        check(
+            cudaMemcpyAsync(slot.samples_added, slot.passes + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, slot.stream),
+            "copying the samples added back");
     }
     check(cudaEventRecord(slot.copied, slot.stream), "recording an event");
 }
@@ -461,8 +464,8 @@ float* CudaRenderer::complete_oldest() {
 
 void CudaRenderer::finish(Slot& slot) {
     slot.busy = false;
-    const std::string what = "rendering rows " + std::to_string(slot.rows.begin) + "-" +
-                             std::to_string(slot.rows.end) + " (a kernel fault shows here)";
+    const std::string what = "rendering rows " + std::to_string(slot.rows.begin) + "-" + std::to_string(slot.rows.end) +
+                             " (a kernel fault shows here)";
     check(cudaEventSynchronize(slot.copied), what.c_str());
     float milliseconds = 0;
     check(cudaEventElapsedTime(&milliseconds, slot.kernel_start, slot.kernel_end), "timing a kernel");
@@ -474,8 +477,7 @@ void CudaRenderer::finish(Slot& slot) {
 void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                           std::atomic<uint64_t>* samples_done) {
     submit(frame, rows, samples, sums, samples_done);
-    while (complete_oldest() != nullptr) {
-    }
+    while (complete_oldest() != nullptr) {}
 }
 
 PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) const {
@@ -515,11 +517,14 @@ bool CudaRenderer::first_hit_features(const FrameSettings& frame, uint32_t sampl
         error = launch_first_hit_features(stream, device_scene_, frame, samples, buffer, buffer + pixels * 3,
                                           buffer + pixels * 6);
     }
-    if (error == cudaSuccess) error = cudaMemcpyAsync(albedo, buffer, pixels * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream);
+    if (error == cudaSuccess)
+        error = cudaMemcpyAsync(albedo, buffer, pixels * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream);
     if (error == cudaSuccess) {
-        error = cudaMemcpyAsync(normal, buffer + pixels * 3, pixels * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream);
+        error =
+            cudaMemcpyAsync(normal, buffer + pixels * 3, pixels * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream);
     }
-    if (error == cudaSuccess) error = cudaMemcpyAsync(depth, buffer + pixels * 6, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream);
+    if (error == cudaSuccess)
+        error = cudaMemcpyAsync(depth, buffer + pixels * 6, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream);
     if (buffer != nullptr) (void)cudaFreeAsync(buffer, stream);
     const cudaError_t synchronized = cudaStreamSynchronize(stream);
     (void)cudaStreamDestroy(stream);

@@ -21,7 +21,7 @@ struct CudaOptions {
     bool fast_math = false;  // false: sums bit-identical to the CPU tracer
     PathSchedule schedule = PathSchedule::Dynamic;
     int block_size = 128;
-    int chunk_pixels = 1;    // per-pixel items: pixels a thread takes at a time
+    int chunk_pixels = 1;  // per-pixel items: pixels a thread takes at a time
     // Per-sample work items (BandLaunch::radiance): a thread takes
     // chunk_samples samples of one pixel at a time and stores each sample's
     // radiance; a second kernel adds them to the sums in sample order (the
@@ -42,8 +42,8 @@ struct CudaOptions {
     // Dynamic schedule: lanes of a warp that need work in the same step
     // fetch consecutive chunks with one atomic (BandLaunch::warp_fetch).
     bool warp_fetch = false;
-    int blocks_per_sm = 0;   // resident blocks per multiprocessor; 0 = as many as fit
-    int max_grid_blocks = 0; // tests: cap the grid (0 = none) so that threads take many pixels
+    int blocks_per_sm = 0;    // resident blocks per multiprocessor; 0 = as many as fit
+    int max_grid_blocks = 0;  // tests: cap the grid (0 = none) so that threads take many pixels
     // Upper bound on pixels x samples per kernel launch: a band is split into
     // sample passes so that progress advances during long renders.
     uint64_t samples_per_launch = uint64_t(1) << 31;
@@ -137,11 +137,12 @@ private:
         cudaEvent_t kernel_start = nullptr, kernel_end = nullptr, copied = nullptr;
         float* device_sums = nullptr;
         float* pinned_sums = nullptr;
-        size_t capacity = 0;  // floats in each buffer
-        float* radiance = nullptr;   // per-sample items' radiance (device)
+        size_t capacity = 0;           // floats in each buffer
+        float* radiance = nullptr;     // per-sample items' radiance (device)
         size_t radiance_capacity = 0;  // floats
         uint32_t* next_chunk = nullptr;
-        uint32_t* active_pixels = nullptr;  // adaptive sampling's list (BandLaunch::active_pixels), capacity / 3 entries
+        uint32_t* active_pixels =
+            nullptr;  // adaptive sampling's list (BandLaunch::active_pixels), capacity / 3 entries
         uint32_t* active_count = nullptr;
         uint32_t* passes = nullptr;         // device: launch_sum_sample_radiance's gate and samples added
         uint32_t* samples_added = nullptr;  // pinned: the samples added, copied back with the sums
@@ -176,8 +177,8 @@ private:
     SceneView device_scene_;
     std::vector<void*> allocations_;
     std::array<Slot, kSlots> slots_;
-    std::deque<size_t> in_flight_;   // slot indices, oldest first
-    std::deque<float*> completed_;   // finished by submit() while waiting for a free slot
+    std::deque<size_t> in_flight_;  // slot indices, oldest first
+    std::deque<float*> completed_;  // finished by submit() while waiting for a free slot
     size_t next_slot_ = 0;
     int grid_blocks_ = 0;
     size_t sample_buffer_bytes_ = 0;  // per slot (CudaOptions::sample_buffer_bytes resolved)

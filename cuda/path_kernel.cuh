@@ -155,8 +155,7 @@ struct QueryOf<Traits, true> {
 // kNaiveOnly: a kernel for frames of the book's estimator only, without the
 // registers of next-event estimation; the others run either (FrameSettings::integrator).
 template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
-__device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame,
-                                           const BandLaunch& band) {
+__device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame, const BandLaunch& band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
     const uint32_t chunk_count = chunk_count_of<kSamples>(band);
     const uint32_t chunk_items = kSamples ? 1u : band.chunk_pixels;
@@ -170,7 +169,8 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     const auto closest_hit = QueryOf<Traits, kWide>::make(band);
     PixelWork work;
     if (!begin_run<kSamples>(frame, band, item, work) &&
-        !next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end, work)) {
+        !next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end,
+                            work)) {
         return;
     }
     PixelSampler sampler(frame.key, 0, 0);
@@ -245,7 +245,8 @@ cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t strea
 template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, int kMinBlocks>
 cudaError_t launch_bounded(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                            const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks>
+        <<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 

@@ -29,7 +29,7 @@ struct BandLaunch {
     uint32_t row_begin = 0;
     uint32_t pixel_count = 0;
     uint32_t sample_begin = 0, sample_end = 0;
-    uint32_t chunk_pixels = 1;      // consecutive pixels a thread takes at a time
+    uint32_t chunk_pixels = 1;  // consecutive pixels a thread takes at a time
     PathSchedule schedule = PathSchedule::Dynamic;
     // Work item i is pixel i of the band, or pixel pixel_count - 1 - i: the
     // last rows first. Threads that run out of work idle until the slowest
@@ -37,8 +37,8 @@ struct BandLaunch {
     // ones; in most scenes the sky is at the top.
     bool last_rows_first = false;
     const WideBvhNode* wide_nodes = nullptr;  // device: the 4-wide BVH (kernels with PathKernelVariant::wide_bvh)
-    float* sums = nullptr;          // device: pixel_count records (FrameSettings::sampling), added to in place
-    uint32_t* next_chunk = nullptr; // device: zero before a dynamic launch
+    float* sums = nullptr;           // device: pixel_count records (FrameSettings::sampling), added to in place
+    uint32_t* next_chunk = nullptr;  // device: zero before a dynamic launch
     // Per-sample work items: when set, the kernel stores each sample's
     // radiance here, (sample - sample_begin) * pixel_count + pixel RGB
     // triples, instead of adding to `sums`; sum_sample_radiance then adds them
@@ -118,8 +118,7 @@ struct PathKernelVariant {
 constexpr int kRegisterCap64 = -1;
 
 using PathKernelLauncher = cudaError_t (*)(unsigned grid_blocks, unsigned block_size, cudaStream_t stream,
-                                           const SceneView& scene, const FrameSettings& frame,
-                                           const BandLaunch& band);
+                                           const SceneView& scene, const FrameSettings& frame, const BandLaunch& band);
 
 // One compiled variant: the kernel function (for occupancy and attribute
 // queries) and its launch.

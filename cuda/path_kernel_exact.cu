@@ -15,16 +15,16 @@ namespace {
 // or flushed denormals, as the CPU adds and decides. A pixel that adaptive
 // sampling leaves out of the launch (its record, before the launch, says so
 // as it did to the path kernel) has no radiance in it.
-__global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count,
-                                    PixelSampling sampling, uint32_t sample_begin, uint32_t samples,
-                                    const uint32_t* gate) {
+__global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count, PixelSampling sampling,
+                                    uint32_t sample_begin, uint32_t samples, const uint32_t* gate) {
     if (gate != nullptr && *gate == 0) return;
     const uint32_t floats = sampling.record_floats;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
         float* record = sums + size_t(pixel) * floats;
         float total[kStatisticsFloats];
         path_kernel_exact::copy_record(total, record, floats);
-        if (sampling.adaptive() && adaptive_run_end(total, sampling, sample_begin, sample_begin + samples) == sample_begin) {
+        if (sampling.adaptive() &&
+            adaptive_run_end(total, sampling, sample_begin, sample_begin + samples) == sample_begin) {
             continue;
         }
         for (uint32_t s = 0; s < samples; ++s) {

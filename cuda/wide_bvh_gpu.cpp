@@ -20,7 +20,8 @@ public:
         if (3 * depth + 1 > kWideBvhStackSize) ok_ = false;  // at most 3 net pushes per level, 4 at the last
         // The largest-area collapse shared with the CPU's wide BVH; binary leaves stay leaves.
         std::vector<uint32_t> children;
-        open_largest_area_children(nodes_, binary, 4, [](uint32_t) { return false; }, children);
+        open_largest_area_children(
+            nodes_, binary, 4, [](uint32_t) { return false; }, children);
         for (size_t i = 0; i < 4; ++i) {
             WideBvhChild child{};
             if (i >= children.size()) {

@@ -56,8 +56,8 @@ private:
 // busiest one's busy time, every thread's bands and samples; `first_start`
 // and `last_end` are when the first item started and the last ended (epoch
 // when none did).
-inline void record_rendering(const std::vector<const BandWorker*>& workers, RankReport& report,
-                             TimePoint& first_start, TimePoint& last_end) {
+inline void record_rendering(const std::vector<const BandWorker*>& workers, RankReport& report, TimePoint& first_start,
+                             TimePoint& last_end) {
     bool any = false;
     report.busy = 0;
     report.bands = report.samples = 0;

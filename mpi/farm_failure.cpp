@@ -23,7 +23,8 @@ std::string describe_memory() {
     const uint64_t peak_bytes = peak_resident_bytes();
     const std::string peak = peak_bytes > 0 ? std::to_string(peak_bytes >> 20) + " MiB" : "?";
     const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-    const std::string machine = pages > 0 && page_size > 0 ? std::to_string((uint64_t(pages) * uint64_t(page_size)) >> 20) + " MiB" : "?";
+    const std::string machine =
+        pages > 0 && page_size > 0 ? std::to_string((uint64_t(pages) * uint64_t(page_size)) >> 20) + " MiB" : "?";
     return "peak resident " + peak + " of the machine's " + machine;
 }
 
@@ -56,8 +57,7 @@ void print_error(const MpiSession& mpi, std::exception_ptr error) {
         what = std::string("the system refused a resource (threads or files): ") + e.what();
     } catch (const std::exception& e) {
         what = e.what();
-    } catch (...) {
-    }
+    } catch (...) {}
     const std::string who = mpi.who();
     std::fprintf(stderr, "%s%s%s\n", prefix, who.empty() ? "" : (who + ": ").c_str(), one_line(what).c_str());
     std::fflush(stderr);

@@ -58,8 +58,7 @@ int default_threads(const MpiSession& mpi, const Backends& backends, const std::
 uint64_t bvh_hash(const Scene& scene) {
     const auto& nodes = scene.nodes();
     const auto& refs = scene.primitive_refs();
-    return fnv1a(refs.data(), refs.size() * sizeof(PrimitiveRef),
-                 fnv1a(nodes.data(), nodes.size() * sizeof(BvhNode)));
+    return fnv1a(refs.data(), refs.size() * sizeof(PrimitiveRef), fnv1a(nodes.data(), nodes.size() * sizeof(BvhNode)));
 }
 
 void broadcast_bytes(std::vector<char>& bytes, MpiClock& clock) {
@@ -136,15 +135,17 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
         if (!std::filesystem::exists(task.checkpoint, error)) continue;
         if (!command_line.resume) {
             if (!command_line.quiet) {
-                std::fprintf(stderr, "farmrt: note: %s starts afresh; its checkpoint %s will be replaced (--resume continues it)\n",
-                             task.output.c_str(), task.checkpoint.c_str());
+                std::fprintf(
+                    stderr,
+                    "farmrt: note: %s starts afresh; its checkpoint %s will be replaced (--resume continues it)\n",
+                    task.output.c_str(), task.checkpoint.c_str());
             }
             continue;
         }
         // Read and checked now, so that a corrupt or mismatched checkpoint stops the job before it starts.
-        auto accumulator = std::make_unique<FrameAccumulator>(settings.width, settings.height, settings.spp,
-                                                              frame_identity(description, task.frame),
-                                                              pixel_record_floats(settings));
+        auto accumulator =
+            std::make_unique<FrameAccumulator>(settings.width, settings.height, settings.spp,
+                                               frame_identity(description, task.frame), pixel_record_floats(settings));
         accumulator->resume_from(task.checkpoint);
         plan.samples_to_render -= accumulator->samples_done();
         plan.resumed.emplace(task.frame, std::move(accumulator));
@@ -200,14 +201,17 @@ private:
         try {
             if (mpi_.size() > 1) {
                 broadcast_bytes(bytes_, clock_);
-                if (root_) report_.bytes_sent += bytes_.size();
-                else job_ = deserialize_job(bytes_);
+                if (root_)
+                    report_.bytes_sent += bytes_.size();
+                else
+                    job_ = deserialize_job(bytes_);
                 std::vector<char>().swap(bytes_);
             }
             schedule_ = parse_schedule(job_.options.schedule);
             CommandLine rank_command_line = command_line_;  // this rank's own backend options
             rank_command_line.linear_list = job_.options.linear_list;
-            prepared_ = std::make_unique<PreparedJob>(prepare_job(std::move(job_.description), rank_command_line, phases_));
+            prepared_ =
+                std::make_unique<PreparedJob>(prepare_job(std::move(job_.description), rank_command_line, phases_));
             phases_ = prepared_->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
             options.ranks_on_node = std::max(1, mpi_.ranks_on_node());
@@ -233,7 +237,7 @@ private:
     void render() {
         FailureInjection failure = command_line_.inject_failure;
         if (failure.rank != mpi_.rank()) failure = FailureInjection{};
-        const RenderContext context{mpi_,     clock_,     schedule_, band_rows_, prepared_->description.settings.spp,
+        const RenderContext context{mpi_,       clock_, schedule_, band_rows_, prepared_->description.settings.spp,
                                     *renderer_, failure};
         TimePoint first_start{}, last_end{};
         const auto render_start = Clock::now();
@@ -246,8 +250,8 @@ private:
                                    plan_.samples_to_render};
                 result_ = render_frames_as_root(context, frame_job, command_line_, report_, first_start, last_end);
             } else {
-                render_frames_as_worker(context, prepared_->description, report_, command_line_.rank_timeout, first_start,
-                                        last_end);
+                render_frames_as_worker(context, prepared_->description, report_, command_line_.rank_timeout,
+                                        first_start, last_end);
             }
             // Every rank has been told "no more" by now: rank 0 waits only for
             // their last messages, at most --rank-timeout (a rank stopped at the end).
@@ -273,8 +277,9 @@ private:
             if (root_) {
                 for (const RankReport& r : reports) {
                     if (r.bvh_hash != report_.bvh_hash) {
-                        throw RenderError("rank " + std::to_string(r.rank) + " (" + r.host +
-                                          ") built a different BVH than rank 0: are all ranks running the same farmrt build?");
+                        throw RenderError(
+                            "rank " + std::to_string(r.rank) + " (" + r.host +
+                            ") built a different BVH than rank 0: are all ranks running the same farmrt build?");
                     }
                 }
                 phases_.write = result_.write_seconds;
@@ -317,9 +322,18 @@ private:
         for (const FrameTask& task : plan_.planned) planned.push_back(task.frame);
         const std::string output =
             plan_.planned.size() == 1 ? plan_.planned[0].output : prepared_->description.settings.output;
-        return JobOutcome{prepared_->description, command_line_, *renderer_,        phases_,
-                          reports,                 result_,       mpi_.size(),       schedule_,
-                          band_rows_,              planned,       output,            frames_to_render_,
+        return JobOutcome{prepared_->description,
+                          command_line_,
+                          *renderer_,
+                          phases_,
+                          reports,
+                          result_,
+                          mpi_.size(),
+                          schedule_,
+                          band_rows_,
+                          planned,
+                          output,
+                          frames_to_render_,
                           resumed_frames_};
     }
 

@@ -92,7 +92,8 @@ void OperationSet::cancel(Operation::Kind kind, MpiClock& clock) {
         for (size_t i = 0; i < requests_.size(); ++i) {
             if (operations_[i].kind != kind) continue;
             check_mpi(MPI_Cancel(&requests_[i]), "MPI_Cancel");
-            check_mpi(MPI_Wait(&requests_[i], MPI_STATUS_IGNORE), "MPI_Wait (cancelled receive)");  // leaves MPI_REQUEST_NULL
+            check_mpi(MPI_Wait(&requests_[i], MPI_STATUS_IGNORE),
+                      "MPI_Wait (cancelled receive)");  // leaves MPI_REQUEST_NULL
         }
     }
     compact();
@@ -110,8 +111,8 @@ void OperationSet::compact() {
     operations_.resize(kept);
 }
 
-void post_send(OperationSet& operations, Operation operation, const void* buffer, int count, MPI_Datatype type,
-               int tag, MpiClock& clock, const char* what) {
+void post_send(OperationSet& operations, Operation operation, const void* buffer, int count, MPI_Datatype type, int tag,
+               MpiClock& clock, const char* what) {
     MPI_Request request;
     {
         MpiClock::Scope scope(clock);

@@ -18,7 +18,7 @@
 
 namespace farmrt {
 
-constexpr int kTagRequest = 1;   // rank -> 0: give me work (BandRequest)
+constexpr int kTagRequest = 1;  // rank -> 0: give me work (BandRequest)
 // rank -> 0: a work item's pixel records. Abandoned after a stop: those of
 // the leading rows kept (fewer, or none), or, when the other rows kept
 // their first samples (FinishedBand::samples_kept), every row's followed by
@@ -28,8 +28,8 @@ constexpr int kPartTrailerFloats = 2;
 constexpr int kTagWork = 4;      // 0 -> rank: WorkHeader; rows empty: no more (or kNotNow)
 constexpr int kTagWorkSums = 5;  // 0 -> rank: the item's starting sums (when has_sums)
 constexpr int kTagStop = 6;      // 0 -> rank: stop (a signal reached rank 0): abandon the items held
-constexpr int kTagPing = 7;      // are you alive? 0 -> a rank holding work, silent for a while; a rank -> 0, waiting for it
-constexpr int kTagPong = 8;      // yes, the other way
+constexpr int kTagPing = 7;  // are you alive? 0 -> a rank holding work, silent for a while; a rank -> 0, waiting for it
+constexpr int kTagPong = 8;  // yes, the other way
 // Seconds of silence before a ping.
 constexpr double kPingAfterSeconds = 5;
 
@@ -77,16 +77,24 @@ int count_of(RowRange rows, size_t row_floats);
 
 // A non-blocking operation in flight and what it carries.
 struct Operation {
-    enum class Kind { RequestReceive, ResultReceive, Send, WorkReceive, WorkSumsReceive, StopReceive, PingReceive,
-                      PongReceive } kind;
+    enum class Kind {
+        RequestReceive,
+        ResultReceive,
+        Send,
+        WorkReceive,
+        WorkSumsReceive,
+        StopReceive,
+        PingReceive,
+        PongReceive
+    } kind;
     int rank = 0;
     RowRange rows;
-    std::unique_ptr<BandRequest> request;    // RequestReceive buffer
-    std::vector<float> sums;                 // result Send buffer
-    std::unique_ptr<BandRequest> outgoing;   // request Send buffer
-    uint64_t tag = 0;                        // the work item
+    std::unique_ptr<BandRequest> request;          // RequestReceive buffer
+    std::vector<float> sums;                       // result Send buffer
+    std::unique_ptr<BandRequest> outgoing;         // request Send buffer
+    uint64_t tag = 0;                              // the work item
     std::unique_ptr<WorkHeader> header = nullptr;  // WorkReceive / header Send buffer
-    int received = 0;  // a completed receive: how many elements came (MPI_Get_count)
+    int received = 0;                              // a completed receive: how many elements came (MPI_Get_count)
 };
 
 // Operations tested together with MPI_Testsome.
@@ -109,8 +117,8 @@ private:
 };
 
 // Posts a non-blocking send or receive of `count` elements of `type` and adds it to `operations`.
-void post_send(OperationSet& operations, Operation operation, const void* buffer, int count, MPI_Datatype type,
-               int tag, MpiClock& clock, const char* what);
+void post_send(OperationSet& operations, Operation operation, const void* buffer, int count, MPI_Datatype type, int tag,
+               MpiClock& clock, const char* what);
 void post_receive(OperationSet& operations, Operation operation, void* buffer, int count, MPI_Datatype type, int tag,
                   MpiClock& clock, const char* what);
 

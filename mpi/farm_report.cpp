@@ -32,7 +32,8 @@ FarmSummary summarize(const std::vector<RankReport>& ranks, double render_second
         s.total_threads += r.threads;
         comm_sum += r.communicating;
         waiting_sum += r.waiting;
-        if (wall_seconds > 0) s.communication_fraction_max = std::max(s.communication_fraction_max, r.communicating / wall_seconds);
+        if (wall_seconds > 0)
+            s.communication_fraction_max = std::max(s.communication_fraction_max, r.communicating / wall_seconds);
     }
     const double n = double(ranks.size());
     s.load_imbalance = busy_sum > 0 ? busy_max / (busy_sum / n) : 1.0;

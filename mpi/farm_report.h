@@ -16,11 +16,11 @@ struct RankReport {
     uint64_t bands = 0;
     uint64_t samples = 0;
     uint64_t bytes_sent = 0;
-    uint64_t bvh_hash = 0;     // every rank must have built the same BVH
-    double setup = 0;          // job start to render start: scene, BVH, renderer
-    double busy = 0;           // inside BandRenderer::render
-    double waiting = 0;        // render phase with nothing to render
-    double communicating = 0;  // inside MPI calls (overlaps rendering)
+    uint64_t bvh_hash = 0;       // every rank must have built the same BVH
+    double setup = 0;            // job start to render start: scene, BVH, renderer
+    double busy = 0;             // inside BandRenderer::render
+    double waiting = 0;          // render phase with nothing to render
+    double communicating = 0;    // inside MPI calls (overlaps rendering)
     double first_band_wait = 0;  // render start to the first band's start (part of waiting)
     double tail_wait = 0;        // last band's end to the end of the render phase (part of waiting)
     double request_latency_mean = 0, request_latency_max = 0;  // dynamic: request to band, seconds
@@ -33,11 +33,11 @@ struct RankReport {
 };
 
 struct FarmSummary {
-    double load_imbalance = 1;          // max busy / mean busy
-    double parallel_efficiency = 1;     // rendering thread-seconds / (render wall * all threads)
-    double communication_fraction_max = 0;   // max over ranks of communicating / wall
+    double load_imbalance = 1;              // max busy / mean busy
+    double parallel_efficiency = 1;         // rendering thread-seconds / (render wall * all threads)
+    double communication_fraction_max = 0;  // max over ranks of communicating / wall
     double communication_fraction_mean = 0;
-    double waiting_fraction_mean = 0;        // mean waiting / render wall
+    double waiting_fraction_mean = 0;  // mean waiting / render wall
     int total_threads = 0;
 };
 

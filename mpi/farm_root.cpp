@@ -63,7 +63,8 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     options.time_limit_seconds = command_line.time_limit;
     // A frame ends at the first pass boundary after its limit: passes of a
     // quarter of the limit keep the overrun within about that.
-    if (command_line.time_limit > 0) options.round_seconds = std::min(options.round_seconds, command_line.time_limit / 4);
+    if (command_line.time_limit > 0)
+        options.round_seconds = std::min(options.round_seconds, command_line.time_limit / 4);
     // A stop keeps the bands finished (checkpointed) and loses those in
     // flight: bands of at most about 2 s keep a stop's loss to that.
     options.band_seconds = kBandSecondsLostToAStop;
@@ -92,11 +93,11 @@ struct RankState {
     bool deferred = false;        // its request is held until work comes back
     int deferred_unfinished = 0;  // what the held request said it holds
     bool told_done = false;
-    size_t items_held = 0;        // items sent to it and not yet back
-    TimePoint last_heard{};       // its last message
+    size_t items_held = 0;   // items sent to it and not yet back
+    TimePoint last_heard{};  // its last message
     bool ping_out = false;
     TimePoint ping_sent{};
-    RankMemory memory;            // as its last request told
+    RankMemory memory;  // as its last request told
 };
 
 class RootLoop {
@@ -145,8 +146,10 @@ public:
                 local->rethrow_failure();
                 for (FinishedBand& band : local->take_finished()) {
                     activity = true;
-                    if (band.abandoned) item_abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
-                    else item_done(band.tag, band.sums.data());
+                    if (band.abandoned)
+                        item_abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
+                    else
+                        item_done(band.tag, band.sums.data());
                 }
             }
             for (Operation& operation : operations_.test(context_.clock)) {
@@ -200,26 +203,25 @@ private:
     bool finished() const {
         const bool everyone_told =
             std::all_of(ranks_.begin(), ranks_.end(), [](const RankState& rank) { return rank.told_done; });
-        const bool locals_done = std::all_of(locals_.begin(), locals_.end(), [](const auto& local) {
-            return local->unfinished() == 0;
-        }) && std::all_of(local_done_.begin(), local_done_.end(), [](bool done) { return done; });
-        return queue_.finished() && locals_done && everyone_told &&
-               operations_.size() == ping_receives_;
+        const bool locals_done =
+            std::all_of(locals_.begin(), locals_.end(), [](const auto& local) { return local->unfinished() == 0; }) &&
+            std::all_of(local_done_.begin(), local_done_.end(), [](bool done) { return done; });
+        return queue_.finished() && locals_done && everyone_told && operations_.size() == ping_receives_;
     }
 
     void send_header(int rank, const WorkHeader& header) {
         auto buffer = std::make_unique<WorkHeader>(header);
         WorkHeader* data = buffer.get();
-        post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, header.tag, std::move(buffer)}, data,
-                  int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, context_.clock, "MPI_Isend (work)");
+        post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, header.tag, std::move(buffer)},
+                  data, int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, context_.clock, "MPI_Isend (work)");
         report_.bytes_sent += sizeof(WorkHeader);
     }
 
     // A worker waiting for rank 0 pings it now and then (farm_worker.cpp):
     // answered at once, from the loop, by a standing receive per rank.
     void post_ping_receive(int rank) {
-        post_receive(operations_, Operation{Operation::Kind::PingReceive, rank, {}, {}, {}, {}, 0, {}}, &ping_bytes_[size_t(rank)],
-                     1, MPI_BYTE, kTagPing, context_.clock, "MPI_Irecv (ping from a rank)");
+        post_receive(operations_, Operation{Operation::Kind::PingReceive, rank, {}, {}, {}, {}, 0, {}},
+                     &ping_bytes_[size_t(rank)], 1, MPI_BYTE, kTagPing, context_.clock, "MPI_Irecv (ping from a rank)");
         ++ping_receives_;
     }
 
@@ -274,7 +276,8 @@ private:
         ++state.items_held;
         std::vector<float>& buffer = result_buffers_[header.tag];
         buffer.resize(size_t(item.rows.count()) * row_floats_ + kPartTrailerFloats);
-        post_receive(operations_, Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, header.tag, {}},
+        post_receive(operations_,
+                     Operation{Operation::Kind::ResultReceive, rank, item.rows, {}, {}, {}, header.tag, {}},
                      buffer.data(), count_of(item.rows, row_floats_) + kPartTrailerFloats, MPI_FLOAT, kTagResult,
                      context_.clock, "MPI_Irecv (item)");
         send_header(rank, header);
@@ -383,8 +386,8 @@ private:
         case Operation::Kind::PongReceive: ranks_[size_t(rank)].ping_out = false; break;
         case Operation::Kind::PingReceive:
             --ping_receives_;
-            post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, 0, {}}, &signal_byte_, 1, MPI_BYTE,
-                      kTagPong, context_.clock, "MPI_Isend (pong)");
+            post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, 0, {}}, &signal_byte_, 1,
+                      MPI_BYTE, kTagPong, context_.clock, "MPI_Isend (pong)");
             post_ping_receive(rank);
             break;
         default: break;
@@ -422,12 +425,11 @@ private:
     void start_first_hits(uint32_t frame) {
         if (settings_.aovs.empty()) return;
         // On rank 0's GPU if it has one (while it renders), else its cores.
-        first_hits_[frame] = std::async(std::launch::async, [scene = job_.description.scene.view(),
-                                                             settings = frame_settings_.get(frame),
-                                                             aovs = settings_.aovs, spp = settings_.spp,
-                                                             device = &context_.renderer]() {
-            return render_first_hits(scene, settings, aovs, spp, device);
-        });
+        first_hits_[frame] = std::async(std::launch::async,
+                                        [scene = job_.description.scene.view(), settings = frame_settings_.get(frame),
+                                         aovs = settings_.aovs, spp = settings_.spp, device = &context_.renderer]() {
+                                            return render_first_hits(scene, settings, aovs, spp, device);
+                                        });
     }
 
     FirstHitImages take_first_hits(uint32_t frame) {
@@ -545,14 +547,15 @@ private:
                 end_with_lost_rank(rank, "has not answered for " + format_duration(timeout));
             }
             if (queue_.stopped() && state.items_held > 0 && seconds_between(stop_time_, now) > timeout) {
-                end_with_lost_rank(rank, "did not hand back its work within " + format_duration(timeout) +
-                                             " of the stop");
+                end_with_lost_rank(rank,
+                                   "did not hand back its work within " + format_duration(timeout) + " of the stop");
             }
-            if (state.told_done || state.ping_out || seconds_between(state.last_heard, now) < kPingAfterSeconds) continue;
+            if (state.told_done || state.ping_out || seconds_between(state.last_heard, now) < kPingAfterSeconds)
+                continue;
             state.ping_out = true;
             state.ping_sent = now;
-            post_receive(operations_, Operation{Operation::Kind::PongReceive, rank, {}, {}, {}, {}, 0, {}}, &pong_byte_, 1,
-                         MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong)");
+            post_receive(operations_, Operation{Operation::Kind::PongReceive, rank, {}, {}, {}, {}, 0, {}}, &pong_byte_,
+                         1, MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong)");
             post_send(operations_, Operation{Operation::Kind::Send, rank, {}, {}, {}, {}, 0, {}}, &signal_byte_, 1,
                       MPI_BYTE, kTagPing, context_.clock, "MPI_Isend (ping)");
         }
@@ -582,10 +585,10 @@ private:
     FrameSettingsCache frame_settings_;
     ProgressReporter progress_;
     WakeSignal wake_;
-    std::vector<BandRenderer*> devices_;                 // rank 0's: each a worker of the dealer
+    std::vector<BandRenderer*> devices_;               // rank 0's: each a worker of the dealer
     std::vector<std::unique_ptr<BandWorker>> locals_;  // one per device
     OperationSet operations_;
-    std::unordered_map<uint64_t, Outstanding> items_out_;                // tag -> item
+    std::unordered_map<uint64_t, Outstanding> items_out_;              // tag -> item
     std::unordered_map<uint64_t, std::vector<float>> result_buffers_;  // tag -> receive buffer
     std::vector<RankState> ranks_;
     uint64_t next_tag_ = 1;

@@ -15,9 +15,9 @@ namespace farmrt {
 
 struct FrameJob {
     const SceneDescription& description;
-    std::vector<FrameTask> frames;  // to render, in order
+    std::vector<FrameTask> frames;                                  // to render, in order
     std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;  // frame -> from its checkpoint
-    uint64_t samples_to_render = 0;  // over `frames`, less what checkpoints hold
+    uint64_t samples_to_render = 0;                                 // over `frames`, less what checkpoints hold
 };
 
 // What a stop kept in checkpoints.

@@ -46,7 +46,8 @@ void print_summary(const JobOutcome& o) {
                      "farmrt: stopped by %s after writing %zu of %zu frames; %zu checkpoint%s saved with %.4g pixel "
                      "samples, rerun with --resume to continue\n",
                      signal_name(interrupt_signal()), o.result.frames_written, o.frames_to_render,
-                     o.result.kept.checkpoints, o.result.kept.checkpoints == 1 ? "" : "s", double(o.result.kept.samples));
+                     o.result.kept.checkpoints, o.result.kept.checkpoints == 1 ? "" : "s",
+                     double(o.result.kept.samples));
     } else if (o.frames_to_render == 0) {
         std::fprintf(stderr, "farmrt: all %zu frames of %s are already complete (--resume)\n", planned,
                      settings.output.c_str());
@@ -70,14 +71,17 @@ void print_summary(const JobOutcome& o) {
                      summary.load_imbalance);
     }
     if (settings.noise_threshold > 0.0f && o.result.frame_sample_positions > 0) {
-        const double pixels = double(settings.width) * settings.height * double(std::max<size_t>(o.result.frames_written, 1));
+        const double pixels =
+            double(settings.width) * settings.height * double(std::max<size_t>(o.result.frames_written, 1));
         std::fprintf(stderr, "farmrt: adaptive sampling: %.1f samples per pixel on average (of %u; %.0f%% saved)\n",
                      double(o.result.frame_samples_taken) / pixels, settings.spp,
                      100.0 * (1.0 - double(o.result.frame_samples_taken) / double(o.result.frame_sample_positions)));
     }
     if (o.result.frames_time_limited > 0) {
-        std::fprintf(stderr, "farmrt: %zu of those frames ended at --time-limit %gs with fewer than %u spp (see their metadata)\n",
-                     o.result.frames_time_limited, o.command_line.time_limit, settings.spp);
+        std::fprintf(
+            stderr,
+            "farmrt: %zu of those frames ended at --time-limit %gs with fewer than %u spp (see their metadata)\n",
+            o.result.frames_time_limited, o.command_line.time_limit, settings.spp);
     }
 }
 

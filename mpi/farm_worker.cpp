@@ -17,7 +17,8 @@ namespace {
 // slot is free), and sleeps until the render thread has news.
 class WorkerLoop {
 public:
-    WorkerLoop(const RenderContext& context, const SceneDescription& description, RankReport& report, double rank_timeout)
+    WorkerLoop(const RenderContext& context, const SceneDescription& description, RankReport& report,
+               double rank_timeout)
         : context_(context),
           report_(report),
           frame_settings_(description),
@@ -68,19 +69,19 @@ private:
         if (no_more_ || ping_out_ || seconds_between(last_heard_, now) < kPingAfterSeconds) return;
         ping_out_ = true;
         ping_sent_ = now;
-        post_receive(operations_, Operation{Operation::Kind::PongReceive, 0, {}, {}, {}, {}, 0, {}}, &root_pong_byte_, 1,
-                     MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong from rank 0)");
+        post_receive(operations_, Operation{Operation::Kind::PongReceive, 0, {}, {}, {}, {}, 0, {}}, &root_pong_byte_,
+                     1, MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong from rank 0)");
         ++standing_;
-        post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, {}, 0, {}}, &root_ping_byte_, 1, MPI_BYTE,
-                  kTagPing, context_.clock, "MPI_Isend (ping to rank 0)");
+        post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, {}, 0, {}}, &root_ping_byte_, 1,
+                  MPI_BYTE, kTagPing, context_.clock, "MPI_Isend (ping to rank 0)");
     }
 
     // Operations other than the standing stop and ping receives.
     size_t outstanding() const { return operations_.size() - standing_; }
 
     void post_standing_receive(Operation::Kind kind, int tag, char* buffer) {
-        post_receive(operations_, Operation{kind, 0, {}, {}, {}, {}, 0, {}}, buffer, 1, MPI_BYTE, tag,
-                     context_.clock, "MPI_Irecv (stop or ping)");
+        post_receive(operations_, Operation{kind, 0, {}, {}, {}, {}, 0, {}}, buffer, 1, MPI_BYTE, tag, context_.clock,
+                     "MPI_Irecv (stop or ping)");
         ++standing_;
     }
 
@@ -136,8 +137,8 @@ private:
 
     void push(const WorkHeader& header, std::vector<float> sums) {
         const RowRange rows{header.row_begin, header.row_end};
-        worker_.push(WorkTask{frame_settings_.get(header.frame), rows, SampleRange{header.sample_begin, header.sample_end},
-                              std::move(sums), header.tag});
+        worker_.push(WorkTask{frame_settings_.get(header.frame), rows,
+                              SampleRange{header.sample_begin, header.sample_end}, std::move(sums), header.tag});
     }
 
     void work_received(Operation& operation) {
@@ -167,7 +168,8 @@ private:
             return;
         }
         const RowRange rows{header.row_begin, header.row_end};
-        Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, header.tag, std::move(operation.header)};
+        Operation receive{Operation::Kind::WorkSumsReceive, 0, rows, {}, {}, {}, header.tag,
+                          std::move(operation.header)};
         const size_t row_floats = size_t(frame.width) * frame.sampling.record_floats;
         receive.sums.resize(size_t(rows.count()) * row_floats);
         float* buffer = receive.sums.data();

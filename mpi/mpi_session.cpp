@@ -27,7 +27,8 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     // Errors come back as codes and become exceptions, so that the failing
     // rank prints one line naming itself before the job is taken down.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (provided < MPI_THREAD_FUNNELED) throw RenderError("the MPI library does not support threads (MPI_THREAD_FUNNELED)");
+    if (provided < MPI_THREAD_FUNNELED)
+        throw RenderError("the MPI library does not support threads (MPI_THREAD_FUNNELED)");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -51,8 +52,8 @@ MpiSession::~MpiSession() {
 }
 
 bool started_by_launcher() {
-    for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS",
-                                 "MV2_COMM_WORLD_SIZE"}) {
+    for (const char* variable :
+         {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_SIZE"}) {
         if (std::getenv(variable)) return true;
     }
     return false;

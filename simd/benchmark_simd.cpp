@@ -69,8 +69,9 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
     if (slot) return *slot;
     slot = std::make_unique<TraversalWorkload>();
     TraversalWorkload& w = *slot;
-    w.description = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/" + scene_file,
-                                    {{"image.width=160", ""}, {"image.height=90", ""}, {"image.output=benchmark.pfm", ""}});
+    w.description =
+        load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/" + scene_file,
+                        {{"image.width=160", ""}, {"image.height=90", ""}, {"image.output=benchmark.pfm", ""}});
     w.description.scene.build_acceleration();
     const SceneView scene = w.description.scene.view();
     const FrameSettings frame = frame_settings_for(w.description, 0);
@@ -273,8 +274,8 @@ int register_benchmarks() {
     }
     for (const char* scene : {"spheres.yaml", "many_spheres.yaml"}) {
         for (SimdLevel level : kLevels) {
-            const std::string name = std::string("frame/") + scene + "/" +
-                                     (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
+            const std::string name =
+                std::string("frame/") + scene + "/" + (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
             benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
                 run_frame(state, scene, level);
             })->Unit(benchmark::kMillisecond);
@@ -286,9 +287,11 @@ int register_benchmarks() {
         for (SimdLevel level : kLevels) {
             const std::string name = std::string("primitives/") + type_name + "/" +
                                      (level == SimdLevel::Off ? "scalar" : simd_level_name(level));
-            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-                run_primitives(state, type, level);
-            })->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
+            benchmark::RegisterBenchmark(name.c_str(),
+                                         [=](benchmark::State& state) { run_primitives(state, type, level); })
+                ->Arg(1)
+                ->Arg(64)
+                ->Unit(benchmark::kMicrosecond);
         }
     }
     return 0;

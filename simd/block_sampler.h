@@ -18,8 +18,8 @@ public:
     // `words` holds blocks [0, block_count) of (key, pixel_index,
     // sample_index): word w of block b in the low half of
     // words[w * kMaxLaneBlocks + b], as the kernels store their lanes.
-    FARMRT_INLINE BlockSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index, const uint64_t* words,
-                 uint32_t block_count)
+    FARMRT_INLINE BlockSampler(const SamplerKey& key, uint32_t pixel_index, uint32_t sample_index,
+                               const uint64_t* words, uint32_t block_count)
         : words_(words),
           block_count_(key.type == SamplerType::Independent ? block_count : 0),
           beyond_(key, pixel_index, sample_index) {}

@@ -27,7 +27,8 @@ constexpr uint32_t kSamplesBetweenStopChecks = 64;
 
 bool wide_traversal_pays(const SceneView& scene) {
     uint32_t geometry = 0;  // top-level primitives that the wide BVH packs (instances stay scalar)
-    for (uint32_t i = 0; i < scene.primitive_count; ++i) geometry += scene.primitives[i].type() != PrimitiveType::Instance;
+    for (uint32_t i = 0; i < scene.primitive_count; ++i)
+        geometry += scene.primitives[i].type() != PrimitiveType::Instance;
     return geometry >= kWideTraversalMinPrimitives;
 }
 
@@ -46,8 +47,9 @@ std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows,
     // that wait about 16-fold. Which thread traces a pixel never changes its
     // sums (each pixel's samples are still added in order by one thread).
     const uint32_t sub = std::max(1u, tile / 4);
-    const size_t split_from =
-        split_tail && threads > 1 && sub < tile ? tile_count - std::min(tile_count, size_t(2) * size_t(threads)) : tile_count;
+    const size_t split_from = split_tail && threads > 1 && sub < tile
+                                  ? tile_count - std::min(tile_count, size_t(2) * size_t(threads))
+                                  : tile_count;
     units.reserve(split_from + (tile_count - split_from) * ((tile + sub - 1) / sub) * ((tile + sub - 1) / sub));
     for (size_t t = 0; t < tile_count; ++t) {
         const uint32_t x0 = uint32_t(t % tiles_x) * tile;
@@ -59,7 +61,8 @@ std::vector<CpuRenderer::WorkUnit> cpu_work_units(uint32_t width, RowRange rows,
             continue;
         }
         for (uint32_t y = y0; y < y1; y += sub) {
-            for (uint32_t x = x0; x < x1; x += sub) units.push_back({x, y, std::min(x1, x + sub), std::min(y1, y + sub)});
+            for (uint32_t x = x0; x < x1; x += sub)
+                units.push_back({x, y, std::min(x1, x + sub), std::min(y1, y + sub)});
         }
     }
     return units;
@@ -85,7 +88,8 @@ void check_threads_can_start(int threads) {
         failure = pthread_create(
             &thread, &attributes,
             [](void* flag) -> void* {
-                while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                while (!static_cast<std::atomic<bool>*>(flag)->load())
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 return nullptr;
             },
             &release);
@@ -114,8 +118,7 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
     // or frames, and the threads' creation belongs to start-up, not to the
     // first band's render time.
 #pragma omp parallel num_threads(threads_)
-    {
-    }
+    {}
     if (simd_ == SimdLevel::Off) return;
     if (!simd::kernels_for(simd_) || !simd_level_supported(simd_)) {
         throw RenderError(std::string("SIMD level ") + simd_level_name(simd_) + " is not available on this CPU");

@@ -17,7 +17,7 @@ namespace farmrt {
 namespace simd {
 class WideAccelerator;
 struct Kernels;
-}
+}  // namespace simd
 
 class CpuRenderer : public BandRenderer {
 public:
@@ -47,13 +47,12 @@ public:
     using WorkUnit = farmrt::WorkUnit;
 
 private:
-
     SceneView scene_;
     int threads_;
     int tile_size_;
     SimdLevel simd_;
     bool split_tail_;
-    uint32_t rows_finished_at_stop_ = 0;  // of the last band rendered
+    uint32_t rows_finished_at_stop_ = 0;                  // of the last band rendered
     std::unique_ptr<simd::WideAccelerator> accelerator_;  // a SIMD level's wide BVH and kernels
 };
 

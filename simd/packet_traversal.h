@@ -38,8 +38,8 @@ struct PacketTraversal {
         LaneVec3<Float> origin, direction, inverse_direction;
         Float time, length_squared, t_min;
         int near_plane[3], far_plane[3];  // shared: every ray has the same direction signs
-        uint32_t lanes;                    // rays in use, as bits
-        const Ray* scalar;                 // the rays themselves, for the spheres' double test
+        uint32_t lanes;                   // rays in use, as bits
+        const Ray* scalar;                // the rays themselves, for the spheres' double test
         float scalar_t_min;
     };
 
@@ -47,7 +47,7 @@ struct PacketTraversal {
     struct ClosestLanes {
         Float t, t_inclusive;
         Int flipped_ref;  // ref ^ kSignFlip
-        uint32_t found;  // lanes with a hit, as bits
+        uint32_t found;   // lanes with a hit, as bits
     };
 
     struct StackEntry {
@@ -147,8 +147,8 @@ struct PacketTraversal {
 
     // The mask of the lanes whose bits are set.
     static FARMRT_INLINE Mask lane_mask(uint32_t bits) {
-        alignas(64) static constexpr int32_t kLaneBit[16] = {1 << 0,  1 << 1,  1 << 2,  1 << 3,  1 << 4,  1 << 5,
-                                                             1 << 6,  1 << 7,  1 << 8,  1 << 9,  1 << 10, 1 << 11,
+        alignas(64) static constexpr int32_t kLaneBit[16] = {1 << 0,  1 << 1,  1 << 2,  1 << 3, 1 << 4,  1 << 5,
+                                                             1 << 6,  1 << 7,  1 << 8,  1 << 9, 1 << 10, 1 << 11,
                                                              1 << 12, 1 << 13, 1 << 14, 1 << 15};
         const Int bit = Int::load_aligned(kLaneBit);
         return xsimd::bool_cast((bit & Int(int32_t(bits))) != Int(0));
@@ -159,12 +159,13 @@ struct PacketTraversal {
     // share a packet (load_rays); `hits` and `found` are then untouched.
     // Out of line: called once per packet, and inlined it would double the
     // tracer's hot code next to the single-ray traversal.
-    __attribute__((noinline)) static bool trace(const WideBvhView<N>& bvh, const Ray* rays, int count, float t_min, Hit* hits, bool* found) {
+    __attribute__((noinline)) static bool trace(const WideBvhView<N>& bvh, const Ray* rays, int count, float t_min,
+                                                Hit* hits, bool* found) {
         Rays packet;
         if (!load_rays(rays, count, t_min, packet)) return false;
         const Hit none;
-        ClosestLanes closest{Float(none.t), Float(next_float_up(none.t)),
-                             Int(int32_t(top_level_key(none) ^ kSignFlip)), 0u};
+        ClosestLanes closest{Float(none.t), Float(next_float_up(none.t)), Int(int32_t(top_level_key(none) ^ kSignFlip)),
+                             0u};
         StackEntry stack[kBvhMaxDepth * (N - 1) + 1];
         int stack_size = 0;
         uint32_t child = 0, packet_count = 0, lanes = packet.lanes;  // the root, an inner node
@@ -174,8 +175,8 @@ struct PacketTraversal {
                     const uint32_t ref = bvh.packet_refs[child + i];
                     const int sphere_count = int((ref >> kPacketLanesShift) & 31u) + 1;
                     const uint32_t index = ref & kPacketIndexMask;
-                    intersect_spheres(bvh.spheres[index], bvh.packet_boxes(bvh.sphere_boxes, index),
-                                      bvh.spheres_move, sphere_count, lanes, packet, closest);
+                    intersect_spheres(bvh.spheres[index], bvh.packet_boxes(bvh.sphere_boxes, index), bvh.spheres_move,
+                                      sphere_count, lanes, packet, closest);
                 }
             } else if (visit_node(bvh.nodes[child], packet, closest, lanes, stack, stack_size, child, packet_count,
                                   lanes)) {

@@ -31,7 +31,8 @@ bool cpu_runs(SimdLevel level) {
     __builtin_cpu_init();
     switch (level) {
     case SimdLevel::Off: return true;
-    case SimdLevel::Sse42: return available.sse4_2 && __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt");
+    case SimdLevel::Sse42:
+        return available.sse4_2 && __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt");
     case SimdLevel::Avx2: return available.avx2 && __builtin_cpu_supports("avx2");
     case SimdLevel::Avx512:
         return available.avx512f && available.avx512cd && available.avx512dq && available.avx512bw &&
@@ -98,11 +99,11 @@ SimdLevel resolve_simd_level(const std::string& name, const std::vector<SimdLeve
             if (level == entry.level) return level;
         }
         std::string available;
-        for (SimdLevel level : supported) available += std::string(available.empty() ? "" : ", ") + simd_level_name(level);
-        const std::string reason = simd_level_compiled(entry.level) ? "this CPU does not support "
-                                                                     : "this build has no kernel for ";
-        throw InputError("--simd " + name + ": " + reason + entry.description + " (available here: " + available +
-                         ")");
+        for (SimdLevel level : supported)
+            available += std::string(available.empty() ? "" : ", ") + simd_level_name(level);
+        const std::string reason =
+            simd_level_compiled(entry.level) ? "this CPU does not support " : "this build has no kernel for ";
+        throw InputError("--simd " + name + ": " + reason + entry.description + " (available here: " + available + ")");
     }
     throw InputError("--simd: unknown level '" + name + "' (expected off, auto, sse4.2, avx2 or avx512)");
 }

@@ -1,8 +1,8 @@
 // The Sobol sampler (core/sampler.h) for every Sobol dimension of one sample
 // at once, one dimension per 32-bit lane, from seeds computed once per
 // pixel: the same integer operations as PixelSampler's, so the same bits,
-// in a few vector instructions instead of a scalar hash chain per dimension. Included by the kernel translation units only (internal
-// linkage, like wide_traversal.h).
+// in a few vector instructions instead of a scalar hash chain per dimension. Included by the kernel translation units
+// only (internal linkage, like wide_traversal.h).
 #pragma once
 
 #include <type_traits>
@@ -14,7 +14,6 @@
 namespace farmrt {
 namespace simd {
 namespace {
-
 
 // Shifts of 32-bit lanes. (AVX-512: the zero-masking forms with every lane
 // selected, because GCC 12's plain forms read an "undefined" register and
@@ -121,7 +120,8 @@ struct SobolLanes {
     // by a Galois-field affine map (GFNI: Ice Lake and later), then the
     // bytes; reverse() takes fifteen. The book's scene renders 3% faster.
     __attribute__((target("gfni"))) static Words reverse_with_gfni(Words x) {
-        const __m512i bits_reversed = _mm512_gf2p8affine_epi64_epi8(__m512i(x), _mm512_set1_epi64(0x8040201008040201LL), 0);
+        const __m512i bits_reversed =
+            _mm512_gf2p8affine_epi64_epi8(__m512i(x), _mm512_set1_epi64(0x8040201008040201LL), 0);
         const __m512i byte_order = _mm512_set_epi8(
             12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
             12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);

@@ -65,14 +65,16 @@ struct UnitKernel {
         if (Packet::usable(bvh)) {
             typename SobolLanes<Arch>::PixelSeeds seeds;
             const typename Traversal::template Query<true> sphere_query{&bvh};
-            for_each_unit_pixel(frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* record) {
-                for_each_sample_run(record, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
-                    for (uint32_t first = begin; first < end; first += N) {
-                        add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
-                                              std::min<uint32_t>(N, end - first), record, seeds);
-                    }
+            for_each_unit_pixel(
+                frame, unit, row_begin, sums, [&](uint32_t x, uint32_t y, uint32_t pixel_index, float* record) {
+                    for_each_sample_run(
+                        record, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
+                            for (uint32_t first = begin; first < end; first += N) {
+                                add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
+                                                      std::min<uint32_t>(N, end - first), record, seeds);
+                            }
+                        });
                 });
-            });
             return;
         }
         const typename Traversal::template Query<> query{&bvh};
@@ -95,8 +97,8 @@ struct UnitKernel {
     static FARMRT_INLINE void add_samples_in_packet(const SceneView& scene, const WideBvhView<N>& bvh,
                                                     const typename Traversal::template Query<true>& query,
                                                     const FrameSettings& frame, uint32_t x, uint32_t y,
-                                                    uint32_t pixel_index, uint32_t first, uint32_t count,
-                                                    float* record, typename SobolLanes<Arch>::PixelSeeds& seeds) {
+                                                    uint32_t pixel_index, uint32_t first, uint32_t count, float* record,
+                                                    typename SobolLanes<Arch>::PixelSeeds& seeds) {
         alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
         // The samplers live through both loops: their Sobol values, computed
         // for the camera ray, serve the rest of the path. Raw storage built in
@@ -119,7 +121,8 @@ struct UnitKernel {
         }
         if (!Packet::trace(bvh, rays, int(count), kMinHitDistance, hits, found)) {
             // Rare (direction signs differ within the pixel): the out-of-line single-ray query.
-            for (uint32_t i = 0; i < count; ++i) found[i] = Traversal::closest_hit(&bvh, rays[i], kMinHitDistance, hits[i]);
+            for (uint32_t i = 0; i < count; ++i)
+                found[i] = Traversal::closest_hit(&bvh, rays[i], kMinHitDistance, hits[i]);
         }
         for (uint32_t i = 0; i < count; ++i) {
             add_sample_to_record(record,

@@ -167,8 +167,8 @@ private:
     // The largest-area collapse (core/wide_collapse.h), kept as the baseline
     // of the SAH-optimal one: leaves are the largest subtrees that may become one.
     void open_largest(uint32_t binary, std::vector<uint32_t>& children) const {
-        open_largest_area_children(scene_.nodes, binary, size_t(N),
-                                   [this](uint32_t node) { return becomes_leaf(node); }, children);
+        open_largest_area_children(
+            scene_.nodes, binary, size_t(N), [this](uint32_t node) { return becomes_leaf(node); }, children);
     }
 
     bool becomes_leaf(uint32_t binary) const {
@@ -215,14 +215,14 @@ private:
     // Packs the primitives [begin, end) by type into packets; returns their count.
     uint32_t emit_leaf(uint32_t begin, uint32_t end) {
         std::vector<PrimitiveRef> refs(scene_.primitives + begin, scene_.primitives + end);
-        std::stable_sort(refs.begin(), refs.end(),
-                         [](PrimitiveRef a, PrimitiveRef b) { return a.type() < b.type(); });
+        std::stable_sort(refs.begin(), refs.end(), [](PrimitiveRef a, PrimitiveRef b) { return a.type() < b.type(); });
         uint32_t packets = 0;
         for (size_t first = 0; first < refs.size();) {
             if (refs[first].type() == PrimitiveType::Instance) {
                 // One entry per instance: traversed by the scalar core.
                 if (refs[first].index() > kPacketIndexMask) throw_too_large("instances");
-                out_.packet_refs_.push_back((uint32_t(PrimitiveType::Instance) << kPacketTypeShift) | refs[first].index());
+                out_.packet_refs_.push_back((uint32_t(PrimitiveType::Instance) << kPacketTypeShift) |
+                                            refs[first].index());
                 ++packets;
                 ++first;
                 continue;
@@ -367,9 +367,9 @@ WideBvhStats WideBvh<N>::stats() const {
                     box.lower[axis] = node.bounds[2 * axis][i];
                     box.upper[axis] = node.bounds[2 * axis + 1][i];
                 }
-                s.sah_cost += double(box.surface_area()) *
-                              (node.packet_count[i] > 0 ? double(options_.packet_cost) * node.packet_count[i]
-                                                        : double(options_.node_cost));
+                s.sah_cost += double(box.surface_area()) * (node.packet_count[i] > 0
+                                                                ? double(options_.packet_cost) * node.packet_count[i]
+                                                                : double(options_.node_cost));
             }
         }
     }

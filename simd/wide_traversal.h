@@ -52,9 +52,7 @@ FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx2> m) {
 }
 #endif
 #if defined(__AVX512BW__)
-FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) {
-    return uint32_t(__mmask16(m));
-}
+FARMRT_INLINE uint32_t mask_bits(xsimd::batch_bool<float, xsimd::avx512bw> m) { return uint32_t(__mmask16(m)); }
 #endif
 
 FARMRT_INLINE int lowest_bit(uint32_t bits) { return __builtin_ctz(bits); }
@@ -66,8 +64,8 @@ struct RayLanes {
     using Float = typename Lanes<Arch>::Float;
     LaneVec3<Float> origin, direction, inverse_direction;
     Float time, direction_length_squared, t_min;
-    int near_plane[3], far_plane[3];  // rows of WideNode::bounds
-    TriangleRayFrame triangle_frame;  // the watertight triangle test's permutation and shear
+    int near_plane[3], far_plane[3];           // rows of WideNode::bounds
+    TriangleRayFrame triangle_frame;           // the watertight triangle test's permutation and shear
     LaneVec3<Float> origin_in_triangle_frame;  // the origin permuted by triangle_frame
     Float shear_x, shear_y, shear_z;
     Ray scalar;  // the ray itself, for the lanes and instances that the scalar core handles
@@ -124,8 +122,8 @@ struct Closest {
     uint32_t instance;   // Hit::instance
 
     static Closest from(const Hit& hit) {
-        return Closest{hit.t, top_level_key(hit), hit.u, hit.v, next_float_up(hit.t), false, hit.primitive.bits,
-                       hit.instance};
+        return Closest{hit.t, top_level_key(hit), hit.u,       hit.v, next_float_up(hit.t),
+                       false, hit.primitive.bits, hit.instance};
     }
     Hit to_hit() const {
         Hit hit;
@@ -337,7 +335,7 @@ struct TrianglePacketLanes {
     const TrianglePacket<W>& p;
     int kx, ky, kz;  // the ray frame's permutation
     FARMRT_INLINE LaneVec3<Float> vertex(int i) const {
-        const float (&v)[3][W] = i == 0 ? p.vertex0 : (i == 1 ? p.vertex1 : p.vertex2);
+        const float(&v)[3][W] = i == 0 ? p.vertex0 : (i == 1 ? p.vertex1 : p.vertex2);
         return {L::load(v[kx]), L::load(v[ky]), L::load(v[kz])};
     }
 };
@@ -351,8 +349,9 @@ FARMRT_INLINE void intersect_packet(const TrianglePacket<W>& p, const LaneBox* b
     using Float = typename Lanes<Arch>::Float;
     const TriangleRayFrame& frame = ray.triangle_frame;
     if (!frame.valid) return;
-    const TriangleInRayFrame<Float> f = triangle_in_ray_frame(TrianglePacketLanes<Arch, W>{p, frame.kx, frame.ky, frame.kz},
-                                                              ray.origin_in_triangle_frame, ray.shear_x, ray.shear_y);
+    const TriangleInRayFrame<Float> f =
+        triangle_in_ray_frame(TrianglePacketLanes<Arch, W>{p, frame.kx, frame.ky, frame.kz},
+                              ray.origin_in_triangle_frame, ray.shear_x, ray.shear_y);
     const auto on_edge = on_triangle_edge(f);
     const uint32_t scalar_lanes = mask_bits(on_edge) & lanes;
     Float t(0.0f), inverse_determinant(0.0f);  // set by triangle_hit where it accepts
@@ -532,8 +531,7 @@ struct WideTraversal {
         const WideBvhView<N>* bvh;
         FARMRT_INLINE bool operator()(const SceneView&, const Ray& ray, float t_min, Hit& hit) const {
             RayTraversal<kSpheresOnly> traversal(*bvh, ray, t_min, hit);
-            while (traversal.step(*bvh)) {
-            }
+            while (traversal.step(*bvh)) {}
             return traversal.finish(hit);
         }
         // Shadow rays: whether anything meets the ray at t < t_max, on the
@@ -547,8 +545,7 @@ struct WideTraversal {
             bound.t = next_float_down(t_max);
             bound.primitive = PrimitiveRef{0xFFFFFFFFu};
             RayTraversal<kSpheresOnly> traversal(*bvh, ray, kMinHitDistance, bound);
-            while (!traversal.closest.found && traversal.step(*bvh)) {
-            }
+            while (!traversal.closest.found && traversal.step(*bvh)) {}
             return traversal.closest.found;
         }
     };

@@ -56,7 +56,9 @@ class Random {
 public:
     explicit Random(uint32_t seed) : engine_(seed) {}
     float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(engine_); }
-    Vec3 point(float extent) { return Vec3(uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent)); }
+    Vec3 point(float extent) {
+        return Vec3(uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent));
+    }
     int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine_); }
 
 private:

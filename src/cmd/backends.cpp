@@ -64,7 +64,7 @@ std::vector<int> choose_gpus(const RendererOptions& options) {
 // One renderer per GPU, set up at once (each uploads the scene and builds
 // its own kernels' structures on a thread of its own).
 std::vector<std::unique_ptr<BandRenderer>> make_gpu_renderers(const Scene& scene, const RendererOptions& options,
-                                                               const std::vector<int>& gpus) {
+                                                              const std::vector<int>& gpus) {
     std::vector<std::unique_ptr<BandRenderer>> renderers(gpus.size());
     std::vector<std::exception_ptr> errors(gpus.size());
     std::vector<std::thread> threads;

@@ -21,8 +21,8 @@ long parse_integer_option(const std::string& option, const std::string& text, lo
     errno = 0;
     const long value = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < lo || value > hi) {
-        throw InputError(option + ": expected an integer between " + std::to_string(lo) + " and " +
-                         std::to_string(hi) + ", got '" + text + "'");
+        throw InputError(option + ": expected an integer between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                         ", got '" + text + "'");
     }
     return value;
 }
@@ -62,7 +62,8 @@ FailureInjection parse_failure_injection(const std::string& option, const std::s
     FailureInjection injection;
     try {
         injection.rank = int(parse_integer_option(option, text.substr(0, first), 0, 1 << 24));
-        const std::string band = text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+        const std::string band =
+            text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
         injection.band = uint32_t(parse_integer_option(option, band, 1, 1 << 30));
     } catch (const InputError&) {
         throw problem();
@@ -139,7 +140,8 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         cl.gpus = parse_gpu_list(name, value);
         cl.gpus_given = true;
     } else if (name == "--gpu-math") {
-        if (value != "exact" && value != "fast") throw InputError("--gpu-math: expected exact or fast, got '" + value + "'");
+        if (value != "exact" && value != "fast")
+            throw InputError("--gpu-math: expected exact or fast, got '" + value + "'");
         cl.gpu_math = value;
     } else if (name == "--stats") {
         cl.stats_file = value;
@@ -190,7 +192,8 @@ struct OptionSpec {
 };
 
 const OptionSpec kOptions[] = {
-    {"-o,--output", "FILE", "Scene overrides (take precedence over the file)", "output image; the extension picks the format"},
+    {"-o,--output", "FILE", "Scene overrides (take precedence over the file)",
+     "output image; the extension picks the format"},
     {"--width", "W", "Scene overrides (take precedence over the file)", "image width in pixels"},
     {"--height", "H", "Scene overrides (take precedence over the file)", "image height in pixels"},
     {"--spp", "N", "Scene overrides (take precedence over the file)", "samples per pixel"},
@@ -203,28 +206,34 @@ const OptionSpec kOptions[] = {
     {"--min-spp", "N", "Scene overrides (take precedence over the file)",
      "adaptive sampling: samples every pixel takes before it may stop (default 16)"},
     {"--aov", "LIST", "Scene overrides (take precedence over the file)",
-     "auxiliary images: albedo,normal,depth,samples,variance (EXR channels, or NAME.albedo.pfm ... beside other formats)"},
+     "auxiliary images: albedo,normal,depth,samples,variance (EXR channels, or NAME.albedo.pfm ... beside other "
+     "formats)"},
     {"--set", "KEY.PATH=VALUE", "Scene overrides (take precedence over the file)",
      "any scene value, e.g. --set camera.vfov=30, --set objects[2].radius=0.5 (VALUE is YAML)"},
     {"--threads", "N", "Execution",
-     "CPU threads (default: all; under MPI per rank, the ranks of a node sharing its cores, or each using the cores it is bound to)"},
+     "CPU threads (default: all; under MPI per rank, the ranks of a node sharing its cores, or each using the cores it "
+     "is bound to)"},
     {"--tile", "N", "Execution", "tile edge in pixels for the thread scheduler (default 16)"},
     {"--simd", "LEVEL", "Execution",
      "CPU instruction set: off (scalar), auto (default: the widest this CPU has), sse4.2, avx2, avx512"},
     {"--backend", "B", "Execution",
      "cpu, cuda or auto (default: auto: a process alone on its node renders on every GPU of --gpus and the cores "
-     "they leave; with several ranks a node, each takes the GPU of its node-local rank, else the CPU); cuda: GPUs only"},
+     "they leave; with several ranks a node, each takes the GPU of its node-local rank, else the CPU); cuda: GPUs "
+     "only"},
     {"--gpus", "LIST", "Execution",
      "the GPUs to render on: all (default for a process alone on its node) or numbers such as 0,2 (of those "
      "CUDA_VISIBLE_DEVICES shows); given, every rank renders on them, however many ranks share the node"},
-    {"--gpu-math", "M", "Execution", "exact (default: GPU images bit-identical to CPU images) or fast (fused multiply-add)"},
+    {"--gpu-math", "M", "Execution",
+     "exact (default: GPU images bit-identical to CPU images) or fast (fused multiply-add)"},
     {"--linear-list", nullptr, "Execution", "no BVH: test every primitive (benchmark baseline)"},
     {"--schedule", "S", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",
-     "how rank 0 deals bands of rows: dynamic (default: ranks ask for the next band), static (one block per rank) or cyclic (round robin)"},
+     "how rank 0 deals bands of rows: dynamic (default: ranks ask for the next band), static (one block per rank) or "
+     "cyclic (round robin)"},
     {"--band", "ROWS", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",
      "rows per band (default: automatic; dynamic bands shrink as the image fills)"},
     {"--rank-timeout", "S", "MPI farm (mpirun -n N farmrt SCENE.yaml; without a launcher farmrt is one rank)",
-     "a rank that answers nothing for S seconds (a stopped or hung node) ends the job with exit 1; after a stop signal rank 0 waits at most S seconds for the ranks' items (default 30)"},
+     "a rank that answers nothing for S seconds (a stopped or hung node) ends the job with exit 1; after a stop signal "
+     "rank 0 waits at most S seconds for the ranks' items (default 30)"},
     {"--frames", "LIST", "Sequences and checkpoints",
      "frames to render: 1-120, 1-120:5 (every 5th), 3,7,10-12; the output name takes a frame pattern: out_####.png"},
     {"--resume", nullptr, "Sequences and checkpoints",
@@ -233,9 +242,11 @@ const OptionSpec kOptions[] = {
      "also write a checkpoint every S seconds (default: only on SIGTERM or SIGUSR1, which write one and exit 75)"},
     {"--pass-samples", "N", "Sequences and checkpoints", "samples per progressive pass (default: adaptive)"},
     {"--time-limit", "S", "Sequences and checkpoints",
-     "a frame rendering for S seconds starts no new pass: it is written with the samples done (the image then depends on the machine's speed)"},
+     "a frame rendering for S seconds starts no new pass: it is written with the samples done (the image then depends "
+     "on the machine's speed)"},
     {"--preview", "FILE", "Reporting",
-     "write the frame in progress to FILE every --preview-interval seconds (rank 0, atomically; FILE may hold a frame pattern)"},
+     "write the frame in progress to FILE every --preview-interval seconds (rank 0, atomically; FILE may hold a frame "
+     "pattern)"},
     {"--preview-interval", "S", "Reporting", "seconds between previews (default 10)"},
     {"--stats", "FILE.json", "Reporting", "write a run report (phases, samples per second)"},
     {"--frame-log", "FILE.jsonl", "Reporting",
@@ -304,9 +315,10 @@ bool accumulates(const std::string& name) { return name == "--set" || name == "-
 // Scene file names that are another 3D format farmrt does not read, so that
 // `farmrt part.stl` says so instead of reporting a YAML error.
 bool is_unread_model_format(const std::string& path) {
-    static const char* const kFormats[] = {".stl", ".dae", ".fbx", ".3ds", ".blend", ".usd", ".usda", ".usdc", ".usdz",
-                                           ".abc", ".x3d", ".off", ".lwo", ".ase", ".ifc", ".dxf", ".step", ".stp",
-                                           ".iges", ".igs", ".3mf", ".amf", ".x", ".ms3d", ".md2", ".md5mesh", ".b3d"};
+    static const char* const kFormats[] = {".stl",  ".dae",  ".fbx",  ".3ds", ".blend",   ".usd", ".usda",
+                                           ".usdc", ".usdz", ".abc",  ".x3d", ".off",     ".lwo", ".ase",
+                                           ".ifc",  ".dxf",  ".step", ".stp", ".iges",    ".igs", ".3mf",
+                                           ".amf",  ".x",    ".ms3d", ".md2", ".md5mesh", ".b3d"};
     const std::string extension = file_extension(path);
     for (const char* format : kFormats) {
         if (extension == format) return true;
@@ -357,19 +369,21 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
             const std::string name = parser.long_name(option);
             const auto earlier = first_value.find(option);
             if (earlier != first_value.end() && takes_value && !accumulates(name)) {
-                throw InputError(spelled + ": given twice ('" + one_line(earlier->second) + "' and '" + one_line(value) +
-                                 "'); give it once");
+                throw InputError(spelled + ": given twice ('" + one_line(earlier->second) + "' and '" +
+                                 one_line(value) + "'); give it once");
             }
             first_value.emplace(option, value);
             occurrences.push_back(Occurrence{option, spelled, value});
             continue;
         }
         if (!cl.scene_file.empty()) {
-            throw InputError(one_line(argument) + ": unexpected argument; the scene file is '" + one_line(cl.scene_file) +
+            throw InputError(one_line(argument) + ": unexpected argument; the scene file is '" +
+                             one_line(cl.scene_file) +
                              "' (an option takes one value: lists are comma-separated, --aov albedo,normal)");
         }
         if (is_unread_model_format(argument)) {
-            throw InputError(one_line(argument) + ": not a format farmrt reads (scenes: .yaml; models: .gltf, .glb, .obj, .ply)");
+            throw InputError(one_line(argument) +
+                             ": not a format farmrt reads (scenes: .yaml; models: .gltf, .glb, .obj, .ply)");
         }
         cl.scene_file = argument;
     }

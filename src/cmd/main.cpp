@@ -32,10 +32,10 @@ namespace {
 char signal_prefix[256] = "farmrt: error: ";
 
 void on_fatal_signal(int number) {
-    const char* name = number == SIGSEGV ? "SIGSEGV (segmentation fault)"
-                       : number == SIGBUS ? "SIGBUS (bus error)"
-                       : number == SIGFPE ? "SIGFPE (arithmetic fault)"
-                       : number == SIGILL ? "SIGILL (illegal instruction)"
+    const char* name = number == SIGSEGV   ? "SIGSEGV (segmentation fault)"
+                       : number == SIGBUS  ? "SIGBUS (bus error)"
+                       : number == SIGFPE  ? "SIGFPE (arithmetic fault)"
+                       : number == SIGILL  ? "SIGILL (illegal instruction)"
                        : number == SIGABRT ? "SIGABRT (aborted)"
                                            : "a fatal signal";
     const char* middle = "killed by ";

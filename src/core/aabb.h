@@ -10,8 +10,14 @@ struct Aabb {
     Vec3 lower{kInfinity, kInfinity, kInfinity};
     Vec3 upper{-kInfinity, -kInfinity, -kInfinity};
 
-    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Vec3& p) { lower = min_vec(lower, p); upper = max_vec(upper, p); }
-    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Aabb& b) { lower = min_vec(lower, b.lower); upper = max_vec(upper, b.upper); }
+    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Vec3& p) {
+        lower = min_vec(lower, p);
+        upper = max_vec(upper, p);
+    }
+    FARMRT_CPU_GPU FARMRT_INLINE void expand(const Aabb& b) {
+        lower = min_vec(lower, b.lower);
+        upper = max_vec(upper, b.upper);
+    }
     FARMRT_CPU_GPU Vec3 centroid() const { return 0.5f * (lower + upper); }
     FARMRT_CPU_GPU bool empty() const { return lower.x > upper.x || lower.y > upper.y || lower.z > upper.z; }
     FARMRT_CPU_GPU float surface_area() const {
@@ -106,10 +112,14 @@ struct RayBoxTester {
         const Vec3 scaled_origin = origin * inverse_direction;  // recomputed; the compiler hoists it out of loops
         float t0 = fused_multiply_add(direction_negative[0] ? hi.x : lo.x, inverse_direction.x, -scaled_origin.x);
         float t1 = fused_multiply_add(direction_negative[0] ? lo.x : hi.x, inverse_direction.x, -scaled_origin.x);
-        const float ty0 = fused_multiply_add(direction_negative[1] ? hi.y : lo.y, inverse_direction.y, -scaled_origin.y);
-        const float ty1 = fused_multiply_add(direction_negative[1] ? lo.y : hi.y, inverse_direction.y, -scaled_origin.y);
-        const float tz0 = fused_multiply_add(direction_negative[2] ? hi.z : lo.z, inverse_direction.z, -scaled_origin.z);
-        const float tz1 = fused_multiply_add(direction_negative[2] ? lo.z : hi.z, inverse_direction.z, -scaled_origin.z);
+        const float ty0 =
+            fused_multiply_add(direction_negative[1] ? hi.y : lo.y, inverse_direction.y, -scaled_origin.y);
+        const float ty1 =
+            fused_multiply_add(direction_negative[1] ? lo.y : hi.y, inverse_direction.y, -scaled_origin.y);
+        const float tz0 =
+            fused_multiply_add(direction_negative[2] ? hi.z : lo.z, inverse_direction.z, -scaled_origin.z);
+        const float tz1 =
+            fused_multiply_add(direction_negative[2] ? lo.z : hi.z, inverse_direction.z, -scaled_origin.z);
         return overlap_entry(t0, t1, ty0, ty1, tz0, tz1, t_min, t_max);
     }
 };

@@ -34,9 +34,9 @@ struct CameraKeyframe {
 };
 
 struct Animation {
-    bool present = false;                  // the scene has an animation section
-    std::vector<uint32_t> frames;          // animation.frames, ascending
-    std::vector<CameraKeyframe> keyframes; // ascending by frame, distinct frames; may be empty
+    bool present = false;                   // the scene has an animation section
+    std::vector<uint32_t> frames;           // animation.frames, ascending
+    std::vector<CameraKeyframe> keyframes;  // ascending by frame, distinct frames; may be empty
 };
 
 // The camera of `frame`: `base` when there are no keyframes.

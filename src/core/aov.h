@@ -14,11 +14,11 @@
 namespace farmrt {
 
 enum class Aov : uint32_t {
-    Albedo = 0,   // the surface's reflectance (albedo.R, .G, .B)
-    Normal = 1,   // the shading normal, facing the camera (N.X, .Y, .Z), world space
-    Depth = 2,    // distance along the camera's viewing axis (Z); the nearest sample's
-    Samples = 3,  // samples taken by the pixel (samples)
-    Variance = 4, // variance of the pixel's mean luminance (variance; core/pixel_record.h)
+    Albedo = 0,    // the surface's reflectance (albedo.R, .G, .B)
+    Normal = 1,    // the shading normal, facing the camera (N.X, .Y, .Z), world space
+    Depth = 2,     // distance along the camera's viewing axis (Z); the nearest sample's
+    Samples = 3,   // samples taken by the pixel (samples)
+    Variance = 4,  // variance of the pixel's mean luminance (variance; core/pixel_record.h)
 };
 
 // The depth written where every sample of a pixel left the scene: finite, so

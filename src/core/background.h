@@ -132,8 +132,8 @@ FARMRT_CPU_GPU FARMRT_INLINE float environment_pdf(const Background& b, const fl
 }
 
 // A world direction drawn from the distribution with two random numbers, and its solid-angle density.
-FARMRT_CPU_GPU FARMRT_INLINE Vec3 sample_environment(const Background& b, const float* distribution, float u0,
-                                                     float u1, float& pdf) {
+FARMRT_CPU_GPU FARMRT_INLINE Vec3 sample_environment(const Background& b, const float* distribution, float u0, float u1,
+                                                     float& pdf) {
     uint32_t row, column;
     const float t = continuous_position(environment_marginal_cdf(b, distribution), b.distribution_rows + 1, u1, row);
     const float s =

@@ -73,7 +73,7 @@ public:
     Builder(std::vector<BuildItem>& items, const BvhBuildOptions& options)
         : items_(items), options_(options), bin_count_(std::max(2, std::min(kMaxBins, options.bin_count))) {}
 
-    static constexpr uint32_t kTaskThreshold = 4096;           // smaller subtrees: one task, flat output
+    static constexpr uint32_t kTaskThreshold = 4096;                 // smaller subtrees: one task, flat output
     static constexpr uint32_t kParallelBinningThreshold = 1u << 17;  // larger nodes: chunked binning
     static constexpr uint32_t kBinningChunk = 1u << 15;
 
@@ -278,8 +278,8 @@ private:
             return halve(range, left, right);
         }
         const float parent_area = range.bounds.surface_area();
-        const float split_cost = options_.traversal_cost + options_.intersection_cost * best_cost /
-                                                               (parent_area > 0 ? parent_area : 1.0f);
+        const float split_cost =
+            options_.traversal_cost + options_.intersection_cost * best_cost / (parent_area > 0 ? parent_area : 1.0f);
         const float leaf_cost = options_.intersection_cost * float(count);
         if (leaf_allowed && leaf_cost <= split_cost) return false;
 
@@ -320,8 +320,9 @@ private:
     bool median_split(const Range& range, int& axis, Range& left, Range& right) {
         axis = range.centroid_bounds.largest_axis();
         const uint32_t middle = range.begin + range.count() / 2;
-        std::nth_element(items_.begin() + range.begin, items_.begin() + middle, items_.begin() + range.end,
-                         [axis](const BuildItem& a, const BuildItem& b) { return a.centroid[axis] < b.centroid[axis]; });
+        std::nth_element(
+            items_.begin() + range.begin, items_.begin() + middle, items_.begin() + range.end,
+            [axis](const BuildItem& a, const BuildItem& b) { return a.centroid[axis] < b.centroid[axis]; });
         return halve(range, left, right);
     }
 

@@ -27,7 +27,7 @@ constexpr int kBvhMaxDepth = 64;
 struct BvhBuildOptions {
     int max_leaf_size = 4;
     int bin_count = 16;
-    float traversal_cost = 1.0f;     // relative to one primitive test
+    float traversal_cost = 1.0f;  // relative to one primitive test
     float intersection_cost = 1.0f;
 };
 

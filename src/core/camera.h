@@ -12,8 +12,8 @@ struct CameraSettings {
     Vec3 lookfrom{0, 0, 0};
     Vec3 lookat{0, 0, -1};
     Vec3 vup{0, 1, 0};
-    double vfov = 90;           // vertical field of view, degrees
-    double defocus_angle = 0;   // degrees; 0 = pinhole
+    double vfov = 90;          // vertical field of view, degrees
+    double defocus_angle = 0;  // degrees; 0 = pinhole
     double focus_dist = 10;
 };
 

@@ -29,7 +29,7 @@ FARMRT_CPU_GPU FARMRT_INLINE float max_float(float a, float b) { return a > b ? 
 // closest-hit queries use it to turn "t < t_max" into "t <= t_max".
 FARMRT_CPU_GPU FARMRT_INLINE float next_float_up(float x) {
     if (x != x || x > 3.40282347e+38f) return x;  // NaN and +inf stay
-    if (x == 0.0f) x = 0.0f;  // -0 -> +0, whose successor is the smallest denormal
+    if (x == 0.0f) x = 0.0f;                      // -0 -> +0, whose successor is the smallest denormal
     uint32_t bits;
 #if defined(__CUDA_ARCH__)
     bits = __float_as_uint(x);
@@ -80,8 +80,6 @@ FARMRT_CPU_GPU FARMRT_INLINE float fused_multiply_add(float a, float b, float c)
     return __builtin_fmaf(a, b, c);
 #endif
 }
-FARMRT_CPU_GPU FARMRT_INLINE float clamp_float(float x, float lo, float hi) {
-    return x < lo ? lo : (x > hi ? hi : x);
-}
+FARMRT_CPU_GPU FARMRT_INLINE float clamp_float(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 }  // namespace farmrt

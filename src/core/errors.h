@@ -42,7 +42,8 @@ constexpr size_t kMaxMessageBytes = 1000;
 
 inline bool is_bidi_control(const std::string& text, size_t i) {
     if (i + 2 >= text.size() || static_cast<unsigned char>(text[i]) != 0xE2) return false;
-    const unsigned char second = static_cast<unsigned char>(text[i + 1]), third = static_cast<unsigned char>(text[i + 2]);
+    const unsigned char second = static_cast<unsigned char>(text[i + 1]),
+                        third = static_cast<unsigned char>(text[i + 2]);
     return (second == 0x80 && (third == 0x8E || third == 0x8F || (third >= 0xAA && third <= 0xAE))) ||
            (second == 0x81 && third >= 0xA6 && third <= 0xA9);
 }

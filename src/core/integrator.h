@@ -94,7 +94,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
                                                       uint32_t depth, bool found, const Hit& hit) {
     if (!found) {
         add_light(scene, path,
-                  path.throughput * background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction),
+                  path.throughput *
+                      background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction),
                   depth);
         return false;
     }
@@ -102,12 +103,14 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
     const Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
     if (material.type == MaterialType::Emissive) {
         // Two-sided, as the book's diffuse_light: either face emits.
-        add_light(scene, path,
-                  path.throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si),
-                  depth);
+        add_light(
+            scene, path,
+            path.throughput * evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si),
+            depth);
         return false;
     }
-    if (material_emits(material)) add_light(scene, path, emitted_towards<Integrator::Naive>(scene, path, hit, si, material), depth);
+    if (material_emits(material))
+        add_light(scene, path, emitted_towards<Integrator::Naive>(scene, path, hit, si, material), depth);
     const ScatterResult s = scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler,
                                     kDimensionFirstBounce + kDimensionsPerBounce * depth + kBsdfSample);
     if (!s.scattered) return false;
@@ -159,8 +162,9 @@ FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, c
         bsdf_pdf = cosine * (1.0f / kPi);
     }
     const Vec3 origin = spawn_origin(si.point, si.spawn_offset, sample.direction);
-    const bool blocked = sample.infinite ? query.occluded(scene, Ray{origin, sample.direction, time}, kInfinity)
-                                         : query.occluded(scene, Ray{origin, sample.point - origin, time}, kShadowRayEnd);
+    const bool blocked = sample.infinite
+                             ? query.occluded(scene, Ray{origin, sample.direction, time}, kInfinity)
+                             : query.occluded(scene, Ray{origin, sample.point - origin, time}, kShadowRayEnd);
     if (blocked) return Color(0.0f);
     const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, bsdf_pdf);
     return (weight / light_pdf) * (f_cos * sample.radiance);
@@ -252,10 +256,10 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
 template <class Query = BvhClosestHit, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,
                                               const Query& query = Query(),
-                                              Integrator integrator = Integrator::NextEvent, float filter_weight = 1.0f) {
+                                              Integrator integrator = Integrator::NextEvent,
+                                              float filter_weight = 1.0f) {
     PathState path = start_path(ray, integrator, filter_weight);
-    while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {
-    }
+    while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
     return path.radiance;
 }
 
@@ -268,8 +272,7 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& sc
                                                              float filter_weight) {
     PathState path = start_path(ray, integrator, filter_weight);
     if (continue_path(scene, path, sampler, found, hit, query)) {
-        while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {
-        }
+        while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
     }
     return path.radiance;
 }
@@ -301,13 +304,14 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const Fr
 // accumulates the same floats.
 template <class ClosestHit = BvhClosestHit>
 FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const FrameSettings& frame, uint32_t x,
-                                                   uint32_t y, uint32_t sample_begin, uint32_t sample_end,
-                                                   float* sum, const ClosestHit& closest_hit = ClosestHit()) {
+                                                   uint32_t y, uint32_t sample_begin, uint32_t sample_end, float* sum,
+                                                   const ClosestHit& closest_hit = ClosestHit()) {
     const uint32_t pixel_index = y * frame.width + x;
     for_each_sample_run(sum, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
         for (uint32_t s = begin; s < end; ++s) {
             PixelSampler sampler(frame.key, pixel_index, s);
-            add_sample_to_record(sum, trace_sample(scene, frame, x, y, sampler, closest_hit), frame.sampling.record_floats);
+            add_sample_to_record(sum, trace_sample(scene, frame, x, y, sampler, closest_hit),
+                                 frame.sampling.record_floats);
         }
     });
 }

@@ -129,8 +129,9 @@ struct Builder {
         std::vector<uint32_t> positions(end - begin);
         for (uint32_t i = begin; i < end; ++i) positions[i - begin] = i;
         const uint32_t middle = begin + (end - begin) / 2;
-        std::nth_element(positions.begin(), positions.begin() + (middle - begin), positions.end(),
-                         [&](uint32_t a, uint32_t b) { return centre(a) < centre(b) || (centre(a) == centre(b) && a < b); });
+        std::nth_element(
+            positions.begin(), positions.begin() + (middle - begin), positions.end(),
+            [&](uint32_t a, uint32_t b) { return centre(a) < centre(b) || (centre(a) == centre(b) && a < b); });
         std::vector<uint32_t> lights(end - begin);
         std::vector<Bounds> moved(end - begin);
         for (uint32_t i = 0; i < end - begin; ++i) {

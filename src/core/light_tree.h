@@ -21,12 +21,12 @@ namespace farmrt {
 constexpr uint32_t kNoLight = 0xFFFFFFFFu;
 
 struct LightTreeNode {
-    Vec3 lower, upper;  // bounds of the lights' positions
-    Vec3 axis;          // unit: the cone of emitted normals' axis
-    float cos_theta_o;  // the cone of normals: half-angle's cosine (-1: every direction)
-    float cos_theta_e;  // how far beyond a normal light leaves (cos pi/2 = 0: a hemisphere)
-    float power;        // the lights' total power (luminance)
-    uint32_t two_sided; // 1: emits along -axis as well (farmrt's quads and triangles)
+    Vec3 lower, upper;   // bounds of the lights' positions
+    Vec3 axis;           // unit: the cone of emitted normals' axis
+    float cos_theta_o;   // the cone of normals: half-angle's cosine (-1: every direction)
+    float cos_theta_e;   // how far beyond a normal light leaves (cos pi/2 = 0: a hemisphere)
+    float power;         // the lights' total power (luminance)
+    uint32_t two_sided;  // 1: emits along -axis as well (farmrt's quads and triangles)
     // Leaf: the light's index, and first_child = 0; interior node: its
     // children are first_child and first_child + 1.
     uint32_t light = kNoLight;

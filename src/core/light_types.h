@@ -7,17 +7,25 @@
 
 namespace farmrt {
 
-enum class LightType : uint32_t { Sphere = 0, Quad = 1, Triangle = 2, Point = 3, Spot = 4, Directional = 5, Environment = 6 };
+enum class LightType : uint32_t {
+    Sphere = 0,
+    Quad = 1,
+    Triangle = 2,
+    Point = 3,
+    Spot = 4,
+    Directional = 5,
+    Environment = 6
+};
 
 struct Light {
     LightType type = LightType::Point;
-    uint32_t primitive = 0;            // Sphere, Quad, Triangle: the index in its array
-    uint32_t instance = 0xFFFFFFFFu;   // Quad, Triangle: the instance placing it (kNoInstance: none)
-    Vec3 position;                     // Point, Spot
-    Vec3 direction{0, -1, 0};          // Spot: its axis; Directional: where the light travels (unit)
-    Color intensity;                   // Point, Spot: W/sr; Directional: irradiance
-    float cos_inner = 1.0f;            // Spot: full intensity inside this cone
-    float cos_outer = 0.0f;            // Spot: none outside this one
+    uint32_t primitive = 0;           // Sphere, Quad, Triangle: the index in its array
+    uint32_t instance = 0xFFFFFFFFu;  // Quad, Triangle: the instance placing it (kNoInstance: none)
+    Vec3 position;                    // Point, Spot
+    Vec3 direction{0, -1, 0};         // Spot: its axis; Directional: where the light travels (unit)
+    Color intensity;                  // Point, Spot: W/sr; Directional: irradiance
+    float cos_inner = 1.0f;           // Spot: full intensity inside this cone
+    float cos_outer = 0.0f;           // Spot: none outside this one
 };
 
 // One slot of Vose's alias table: keep this index with `probability`, else

@@ -87,7 +87,8 @@ float analytic_cell_weight(const Background& b, uint32_t column, uint32_t row, u
             float sin_theta;
             const Vec3 d = equirectangular_direction((float(column) + ds) / float(columns),
                                                      (float(row) + dt) / float(rows), sin_theta);
-            largest = std::max(largest, luminance(background_radiance(b, nullptr, nullptr, world_from_environment(b, d))));
+            largest =
+                std::max(largest, luminance(background_radiance(b, nullptr, nullptr, world_from_environment(b, d))));
         }
     }
     return largest;
@@ -98,8 +99,8 @@ float analytic_cell_weight(const Background& b, uint32_t column, uint32_t row, u
 // times sin(theta). Every cell keeps a small share, so that the density is
 // positive wherever radiance is. Returns the background's power.
 float build_environment_distribution(Background& b, const std::vector<Texture>& textures,
-                                            const std::vector<float>& texture_pixels, float scene_radius,
-                                            std::vector<float>& distribution) {
+                                     const std::vector<float>& texture_pixels, float scene_radius,
+                                     std::vector<float>& distribution) {
     uint32_t columns = 64, rows = 32;
     if (b.type == BackgroundType::Image) {
         const Texture& texture = textures[b.texture];
@@ -112,9 +113,10 @@ float build_environment_distribution(Background& b, const std::vector<Texture>& 
     for (uint32_t row = 0; row < rows; ++row) {
         const double sin_theta = std::sin(kPi * (row + 0.5) / rows);
         for (uint32_t column = 0; column < columns; ++column) {
-            const float radiance = b.type == BackgroundType::Image
-                                       ? image_cell_weight(b, textures[b.texture], texture_pixels, column, row, columns, rows)
-                                       : analytic_cell_weight(b, column, row, columns, rows);
+            const float radiance =
+                b.type == BackgroundType::Image
+                    ? image_cell_weight(b, textures[b.texture], texture_pixels, column, row, columns, rows)
+                    : analytic_cell_weight(b, column, row, columns, rows);
             weights[size_t(row) * columns + column] = radiance * sin_theta;
             radiance_integral += radiance * sin_theta * (kPi / rows) * (2 * kPi / columns);
         }
@@ -189,7 +191,8 @@ void Scene::build_lights() {
             if (emissive(quads[ref.index()].material)) lights_.push_back(area_light(LightType::Quad, ref.index()));
             break;
         case PrimitiveType::Triangle:
-            if (emissive(triangles[ref.index()].material)) lights_.push_back(area_light(LightType::Triangle, ref.index()));
+            if (emissive(triangles[ref.index()].material))
+                lights_.push_back(area_light(LightType::Triangle, ref.index()));
             break;
         case PrimitiveType::Instance: break;
         }
@@ -216,10 +219,10 @@ void Scene::build_lights() {
     const bool sample_background =
         background.sampling == BackgroundSampling::Light ||
         (background.sampling == BackgroundSampling::Auto && background.type == BackgroundType::Image);
-    environment_power_ = sample_background ? build_environment_distribution(background, textures, texture_pixels,
-                                                                            std::max(scene_radius_, 1e-3f),
-                                                                            environment_distribution_)
-                                           : 0.0f;
+    environment_power_ = sample_background
+                             ? build_environment_distribution(background, textures, texture_pixels,
+                                                              std::max(scene_radius_, 1e-3f), environment_distribution_)
+                             : 0.0f;
     if (environment_power_ > 0.0f) lights_.push_back(area_light(LightType::Environment));
 
     // Weigh by power; lights that send nothing are dropped.
@@ -266,7 +269,8 @@ void Scene::build_lights() {
     for (size_t i = 0; i < lights_.size(); ++i) {
         const Light& light = lights_[i];
         if (light.type == LightType::Sphere || light.type == LightType::Quad || light.type == LightType::Triangle) {
-            emitter_keys_.push_back(EmitterKey{emitter_key(light.type, light.primitive, light.instance), uint32_t(i), 0});
+            emitter_keys_.push_back(
+                EmitterKey{emitter_key(light.type, light.primitive, light.instance), uint32_t(i), 0});
         }
     }
     std::sort(emitter_keys_.begin(), emitter_keys_.end(),

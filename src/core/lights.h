@@ -25,7 +25,8 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light_by_power(const SceneView& scene
 
 // An emissive quad or triangle in world space (through its instance, if any).
 struct EmitterShape {
-    Vec3 corner, edge_u, edge_v;  // quad: corner + a edge_u + b edge_v; triangle: vertex0, vertex1 - vertex0, vertex2 - vertex0
+    Vec3 corner, edge_u,
+        edge_v;  // quad: corner + a edge_u + b edge_v; triangle: vertex0, vertex1 - vertex0, vertex2 - vertex0
     bool triangle = false;
 };
 
@@ -78,7 +79,8 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t area_light_material(const SceneView& scene
 // ---- power and the density of picking -------------------------------------------------------
 
 // An emissive quad's or triangle's power (luminance), both faces.
-FARMRT_CPU_GPU FARMRT_INLINE float area_light_power(const SceneView& scene, const Light& light, const EmitterShape& shape) {
+FARMRT_CPU_GPU FARMRT_INLINE float area_light_power(const SceneView& scene, const Light& light,
+                                                    const EmitterShape& shape) {
     return 2.0f * kPi * emitter_area(shape) * scene.materials[area_light_material(scene, light)].emission_luminance;
 }
 
@@ -93,7 +95,8 @@ FARMRT_CPU_GPU FARMRT_INLINE float light_power(const SceneView& scene, const Lig
         return kPi * area * scene.materials[s.material].emission_luminance;
     }
     case LightType::Quad:
-    case LightType::Triangle: return area_light_power(scene, light, emitter_shape(scene, light.type, light.primitive, light.instance));
+    case LightType::Triangle:
+        return area_light_power(scene, light, emitter_shape(scene, light.type, light.primitive, light.instance));
     case LightType::Point: return 4.0f * kPi * luminance(light.intensity);
     case LightType::Spot:
         return 2.0f * kPi * luminance(light.intensity) * (1.0f - 0.5f * (light.cos_inner + light.cos_outer));
@@ -142,10 +145,10 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t pick_light(const SceneView& scene, float u
 // primitive and instance as a hit names them) from `point`: the multiple
 // importance sampling weight of an emitter that a BSDF sample hits.
 FARMRT_CPU_GPU FARMRT_INLINE float light_pick_probability(const SceneView& scene, const Light& light,
-                                                         const Vec3& point) {
+                                                          const Vec3& point) {
     if (!scene.use_light_tree) return light_power_probability(scene, light);
-    const uint32_t index =
-        find_emitter(scene.emitter_keys, scene.emitter_key_count, emitter_key(light.type, light.primitive, light.instance));
+    const uint32_t index = find_emitter(scene.emitter_keys, scene.emitter_key_count,
+                                        emitter_key(light.type, light.primitive, light.instance));
     if (index == kNoLight) return 0.0f;
     const LightTrail trail = scene.light_trails[index];
     return scene.tree_probability * light_tree_pmf(scene.light_tree, point, trail.bits, trail.depth);
@@ -312,8 +315,8 @@ FARMRT_CPU_GPU FARMRT_INLINE LightSample sample_light(const SceneView& scene, co
         if (!(distance_squared > 0.0f)) return sample;
         sample.point = light.position;
         sample.direction = to_light / sqrtf(distance_squared);
-        const float falloff = light.type == LightType::Spot ? spot_falloff(light, -dot(sample.direction, light.direction))
-                                                            : 1.0f;
+        const float falloff =
+            light.type == LightType::Spot ? spot_falloff(light, -dot(sample.direction, light.direction)) : 1.0f;
         sample.radiance = (falloff / distance_squared) * light.intensity;
         sample.pdf = 1.0f;
         sample.delta = true;

@@ -16,8 +16,8 @@ enum class TextureType : uint32_t { Constant = 0, Checker = 1, Image = 2 };
 
 struct Texture {
     TextureType type = TextureType::Constant;
-    Color color;        // Constant
-    Color even, odd;    // Checker
+    Color color;      // Constant
+    Color even, odd;  // Checker
     float inverse_scale = 1.0f;
     // Image: linear RGB texels, top row first, at texture_pixels[3 * image_offset].
     uint32_t image_offset = 0;
@@ -54,9 +54,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool material_emits(const Material& m) {
 }
 
 // The luminance of a linear Rec. 709 colour.
-FARMRT_CPU_GPU FARMRT_INLINE float luminance(const Color& c) {
-    return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
-}
+FARMRT_CPU_GPU FARMRT_INLINE float luminance(const Color& c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
 
 // Where a ray met a surface, after traversal.
 struct SurfaceInteraction {
@@ -154,7 +152,8 @@ struct ScatterResult {
 
 // The Principled material's inputs at a surface point.
 FARMRT_CPU_GPU FARMRT_INLINE PrincipledInputs principled_inputs(const Material& material, const Texture* textures,
-                                                                const float* texture_pixels, const SurfaceInteraction& si) {
+                                                                const float* texture_pixels,
+                                                                const SurfaceInteraction& si) {
     PrincipledInputs in;
     in.base_color = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
     const Color metallic_roughness =
@@ -190,8 +189,8 @@ FARMRT_CPU_GPU FARMRT_INLINE void scatter_principled(const PrincipledInputs& in,
 // Sampler: as Camera::generate_ray.
 template <class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, const Texture* textures,
-                                                   const float* texture_pixels, const Ray& incoming, const SurfaceInteraction& si,
-                                                   Sampler& sampler, uint32_t dimension) {
+                                                   const float* texture_pixels, const Ray& incoming,
+                                                   const SurfaceInteraction& si, Sampler& sampler, uint32_t dimension) {
     // The segment's random numbers, drawn before the material switch. A value
     // depends only on its dimension, so this changes no result; on a GPU the
     // lanes of a warp then draw them together instead of once per branch.
@@ -228,8 +227,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         const float cos_theta = min_float(dot(-unit_direction, si.normal), 1.0f);
         const float sin_theta = sqrtf(max_float(0.0f, 1.0f - cos_theta * cos_theta));
         const bool cannot_refract = eta_ratio * sin_theta > 1.0f;
-        const bool reflects =
-            cannot_refract || schlick_reflectance(cos_theta, eta_ratio) > random2;
+        const bool reflects = cannot_refract || schlick_reflectance(cos_theta, eta_ratio) > random2;
         const Vec3 direction =
             reflects ? reflect(unit_direction, si.normal) : refract(unit_direction, si.normal, eta_ratio);
         result.scattered = true;
@@ -237,8 +235,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
         break;
     }
-    case MaterialType::Emissive:
-        break;
+    case MaterialType::Emissive: break;
     }
     return result;
 }

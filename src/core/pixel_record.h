@@ -21,10 +21,10 @@
 
 namespace farmrt {
 
-constexpr uint32_t kColorFloats = 3;       // RGB sum
-constexpr uint32_t kStatisticsFloats = 5;  // RGB sum, luminance deviations, samples taken
+constexpr uint32_t kColorFloats = 3;          // RGB sum
+constexpr uint32_t kStatisticsFloats = 5;     // RGB sum, luminance deviations, samples taken
 constexpr uint32_t kLuminanceDeviations = 3;  // record index: sum of squared deviations from the mean
-constexpr uint32_t kSamplesTaken = 4;      // record index (a float: exact up to 2^24 = kMaxSamplesPerPixel)
+constexpr uint32_t kSamplesTaken = 4;         // record index (a float: exact up to 2^24 = kMaxSamplesPerPixel)
 // Samples between two decisions of adaptive sampling.
 constexpr uint32_t kDecisionInterval = 16;
 // Luminance below which adaptive sampling's error is measured as at this

@@ -41,8 +41,8 @@ struct Quad {
     Vec3 corner;
     Vec3 edge_u;
     Vec3 edge_v;
-    Vec3 normal;      // unit plane normal
-    Vec3 w;           // n / dot(n, n) for the planar coordinates, n = cross(u, v)
+    Vec3 normal;         // unit plane normal
+    Vec3 w;              // n / dot(n, n) for the planar coordinates, n = cross(u, v)
     float plane_offset;  // dot(normal, corner)
     uint32_t material;
 };
@@ -63,12 +63,12 @@ struct Triangle {
 // arrays; their refs and bottom-level BVH live in SceneView::instance_primitives
 // and SceneView::instance_nodes, shared by every instance of the same geometry.
 struct Instance {
-    Affine object_from_world;  // rays go into object space
-    Affine world_from_object;  // points come back to world space
-    uint32_t root_node;        // bottom-level BVH root in instance_nodes
-    uint32_t primitive_offset; // the geometry's refs in instance_primitives
+    Affine object_from_world;   // rays go into object space
+    Affine world_from_object;   // points come back to world space
+    uint32_t root_node;         // bottom-level BVH root in instance_nodes
+    uint32_t primitive_offset;  // the geometry's refs in instance_primitives
     uint32_t primitive_count;
-    uint32_t material;         // every hit on the instance uses this material, unless kGeometryMaterial
+    uint32_t material;  // every hit on the instance uses this material, unless kGeometryMaterial
 };
 
 constexpr uint32_t kNoInstance = 0xFFFFFFFFu;
@@ -79,8 +79,8 @@ constexpr uint32_t kGeometryMaterial = 0xFFFFFFFFu;
 // What traversal returns: enough to rebuild the surface afterwards.
 struct Hit {
     float t = kInfinity;
-    PrimitiveRef primitive{0};  // never an Instance: the primitive inside it
-    float u = 0, v = 0;         // surface parameters (quad a, b; triangle barycentrics)
+    PrimitiveRef primitive{0};        // never an Instance: the primitive inside it
+    float u = 0, v = 0;               // surface parameters (quad a, b; triangle barycentrics)
     uint32_t instance = kNoInstance;  // the instance the primitive was hit through
 };
 
@@ -286,8 +286,8 @@ struct QuadLanes {
     FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> w() const { return lanes_of(quad.w); }
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, float t_min, float t_max,
-                                                 float& t_out, float& a_out, float& b_out) {
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, float t_min, float t_max, float& t_out,
+                                                 float& a_out, float& b_out) {
     float t, alpha, beta;
     if (!quad_hit(QuadLanes{q}, lanes_of(ray.origin), lanes_of(ray.direction), t_min, t_max, t, alpha, beta)) {
         return false;
@@ -356,8 +356,8 @@ FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<Real> sheared_into_ray_frame(const LaneVec
 
 template <class Real, class TriangleSource>
 FARMRT_CPU_GPU FARMRT_INLINE TriangleInRayFrame<Real> triangle_in_ray_frame(const TriangleSource& triangle,
-                                                                           const LaneVec3<Real>& origin,
-                                                                           const Real& shear_x, const Real& shear_y) {
+                                                                            const LaneVec3<Real>& origin,
+                                                                            const Real& shear_x, const Real& shear_y) {
     using Ops = LaneOps<Real>;
     TriangleInRayFrame<Real> f;
     f.p0 = sheared_into_ray_frame(triangle.vertex(0), origin, shear_x, shear_y);
@@ -420,8 +420,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const 
     const TriangleRayFrame frame = triangle_ray_frame(ray.direction);
     if (!frame.valid) return false;
     const LaneVec3<float> origin{ray.origin[frame.kx], ray.origin[frame.ky], ray.origin[frame.kz]};
-    TriangleInRayFrame<float> f = triangle_in_ray_frame(TriangleLanes{tri, frame}, origin, frame.shear_x,
-                                                        frame.shear_y);
+    TriangleInRayFrame<float> f =
+        triangle_in_ray_frame(TriangleLanes{tri, frame}, origin, frame.shear_x, frame.shear_y);
     // Exactly on an edge in float: decide in double, as the paper does.
     if (on_triangle_edge(f)) {
         f.e0 = float(double(f.p1.x) * double(f.p2.y) - double(f.p1.y) * double(f.p2.x));

@@ -73,7 +73,9 @@ FARMRT_CPU_GPU FARMRT_INLINE float ggx_lambda(const Vec3& w, float alpha) {
     return 0.5f * (sqrtf(1.0f + alpha * alpha * tan2) - 1.0f);
 }
 
-FARMRT_CPU_GPU FARMRT_INLINE float ggx_masking(const Vec3& w, float alpha) { return 1.0f / (1.0f + ggx_lambda(w, alpha)); }
+FARMRT_CPU_GPU FARMRT_INLINE float ggx_masking(const Vec3& w, float alpha) {
+    return 1.0f / (1.0f + ggx_lambda(w, alpha));
+}
 
 // Height-correlated masking-shadowing.
 FARMRT_CPU_GPU FARMRT_INLINE float ggx_masking_shadowing(const Vec3& wo, const Vec3& wi, float alpha) {
@@ -131,8 +133,8 @@ FARMRT_CPU_GPU FARMRT_INLINE Color fresnel_schlick(const Color& f0, float cosine
 // ---- the BSDF -----------------------------------------------------------------------------------
 
 struct BsdfValue {
-    Color f_cos;      // f(wo, wi) |cos theta_i|
-    float pdf = 0.0f; // the density sample_principled draws wi with (solid angle)
+    Color f_cos;       // f(wo, wi) |cos theta_i|
+    float pdf = 0.0f;  // the density sample_principled draws wi with (solid angle)
 };
 
 // The probability of the diffuse lobe (the rest goes to the microfacet lobe),
@@ -161,8 +163,7 @@ FARMRT_CPU_GPU FARMRT_INLINE BsdfValue evaluate_principled(const PrincipledInput
         const Vec3 h = unit_vector(wo + wi);
         const float wo_h = dot(wo, h);
         const float fresnel = fresnel_dielectric(wo_h, in.eta);
-        const float specular =
-            ggx_distribution(h, alpha) * ggx_masking_shadowing(wo, wi, alpha) / (4.0f * wo.z * wi.z);
+        const float specular = ggx_distribution(h, alpha) * ggx_masking_shadowing(wo, wi, alpha) / (4.0f * wo.z * wi.z);
         const Color metal = fresnel_schlick(in.base_color, wo_h) * specular;
         // The base is entered and left through the interface: it keeps what
         // Fresnel transmits both ways, which is reciprocal and never makes
@@ -199,7 +200,7 @@ FARMRT_CPU_GPU FARMRT_INLINE BsdfValue evaluate_principled(const PrincipledInput
 // Draws wi for wo from three uniform numbers. Returns false where the sample
 // leaves nothing (a reflection below the surface, a refraction above it).
 FARMRT_CPU_GPU FARMRT_INLINE bool sample_principled_direction(const PrincipledInputs& in, const Vec3& wo, float u0,
-                                                             float u1, float u2, Vec3& wi) {
+                                                              float u1, float u2, Vec3& wi) {
     if (!(wo.z > 0.0f)) return false;
     const float p_diffuse = diffuse_probability(in, wo);
     if (u0 < p_diffuse) {

@@ -21,9 +21,7 @@ const char* encoding_name(Encoding encoding) {
     return "?";
 }
 
-const char* integrator_name(Integrator integrator) {
-    return integrator == Integrator::Naive ? "naive" : "nee";
-}
+const char* integrator_name(Integrator integrator) { return integrator == Integrator::Naive ? "naive" : "nee"; }
 
 const char* data_type_name(PixelDataType type) {
     switch (type) {

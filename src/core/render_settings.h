@@ -74,6 +74,6 @@ uint32_t pixel_record_floats(const RenderSettings& settings);
 const char* encoding_name(Encoding encoding);
 const char* data_type_name(PixelDataType type);
 const char* integrator_name(Integrator integrator);  // as the scene file spells it
-const char* sampler_name(SamplerType type);         // as the scene file spells it
+const char* sampler_name(SamplerType type);          // as the scene file spells it
 
 }  // namespace farmrt

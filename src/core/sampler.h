@@ -35,8 +35,7 @@ struct PhiloxBlock {
 // carry one word in their low half.
 template <>
 struct LaneOps<uint32_t> {
-    FARMRT_CPU_GPU static FARMRT_INLINE void multiply_high_low(uint32_t a, uint32_t b, uint32_t& high,
-                                                               uint32_t& low) {
+    FARMRT_CPU_GPU static FARMRT_INLINE void multiply_high_low(uint32_t a, uint32_t b, uint32_t& high, uint32_t& low) {
 #if defined(__CUDA_ARCH__)
         // The same bits as the 64-bit product below; written as two 32-bit
         // multiplies because nvcc otherwise widens the whole Philox state to
@@ -229,10 +228,14 @@ public:
 
     // The hash that scrambles a pair of dimensions of this pixel: the same for
     // every sample of the pixel, so that its samples stay one scrambled net.
-    FARMRT_CPU_GPU FARMRT_INLINE uint32_t pair_seed(uint32_t pair) const { return hash32(pixel_seed_ ^ (pair * 0x9E3779B9u)); }
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t pair_seed(uint32_t pair) const {
+        return hash32(pixel_seed_ ^ (pair * 0x9E3779B9u));
+    }
     // The hash that scrambles coordinate 0 or 1 of a pair: one more hash,
     // and for the second coordinate an odd multiple of it (a bijection).
-    static FARMRT_CPU_GPU FARMRT_INLINE uint32_t second_coordinate_seed(uint32_t first) { return first * 0x2C1B3C6Du + 0x297A2D39u; }
+    static FARMRT_CPU_GPU FARMRT_INLINE uint32_t second_coordinate_seed(uint32_t first) {
+        return first * 0x2C1B3C6Du + 0x297A2D39u;
+    }
     static FARMRT_CPU_GPU FARMRT_INLINE uint32_t coordinate_seed(uint32_t pair_seed, uint32_t coordinate) {
         const uint32_t first = hash32(pair_seed ^ 0xA511E9B3u);
         return coordinate == 0 ? first : second_coordinate_seed(first);

@@ -34,7 +34,7 @@ struct SceneView {
     uint32_t instance_count = 0;
     uint32_t instance_node_count = 0;
     uint32_t instance_primitive_count = 0;
-    uint64_t texture_pixel_count = 0;  // floats in texture_pixels
+    uint64_t texture_pixel_count = 0;                               // floats in texture_pixels
     uint32_t sphere_count = 0, quad_count = 0, triangle_count = 0;  // array sizes, for copies (GPU upload)
     uint32_t material_count = 0, texture_count = 0;
     Background background;
@@ -45,9 +45,9 @@ struct SceneView {
     const float* environment_distribution = nullptr;
     uint32_t light_count = 0;
     uint32_t environment_distribution_size = 0;  // floats
-    float inverse_light_power = 0.0f;  // 1 / the lights' total power; 0: no lights
-    float environment_power = 0.0f;    // the background's share of it
-    float scene_radius = 0.0f;         // of the scene's bounding sphere (distant lights' power)
+    float inverse_light_power = 0.0f;            // 1 / the lights' total power; 0: no lights
+    float environment_power = 0.0f;              // the background's share of it
+    float scene_radius = 0.0f;                   // of the scene's bounding sphere (distant lights' power)
     // sampling.clamp (integrator.h add_light); infinite when off.
     float direct_clamp = kInfinity;
     float indirect_clamp = kInfinity;
@@ -155,7 +155,8 @@ private:
 // which primitives are tested, so every traversal (binary or wide BVH, scalar
 // or SIMD, CPU or GPU) returns the same hit.
 FARMRT_CPU_GPU FARMRT_INLINE uint32_t top_level_key(const Hit& hit) {
-    return hit.instance == kNoInstance ? hit.primitive.bits : PrimitiveRef::make(PrimitiveType::Instance, hit.instance).bits;
+    return hit.instance == kNoInstance ? hit.primitive.bits
+                                       : PrimitiveRef::make(PrimitiveType::Instance, hit.instance).bits;
 }
 
 // The rule as an order: whether a hit (t, key) comes before (other_t,
@@ -197,12 +198,14 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, Pri
     switch (ref.type()) {
     case PrimitiveType::Sphere: {
         const Sphere sphere = scene.spheres[ref.index()];  // a copy: whole-sphere (vector) loads on the GPU
-        found = intersect_sphere(sphere, ray, t_min, t_max, t) && hit_within_bounds(tester, bounds_of(sphere), t_min, t);
+        found =
+            intersect_sphere(sphere, ray, t_min, t_max, t) && hit_within_bounds(tester, bounds_of(sphere), t_min, t);
         break;
     }
     case PrimitiveType::Quad: {
         const Quad& quad = scene.quads[ref.index()];
-        found = intersect_quad(quad, ray, t_min, t_max, t, u, v) && hit_within_bounds(tester, bounds_of(quad), t_min, t);
+        found =
+            intersect_quad(quad, ray, t_min, t_max, t, u, v) && hit_within_bounds(tester, bounds_of(quad), t_min, t);
         break;
     }
     case PrimitiveType::Triangle: {
@@ -434,8 +437,8 @@ inline bool intersect_closest_brute_force(const SceneView& scene, const Ray& ray
         const RayBoxTester local_tester(local);
         for (uint32_t j = 0; j < instance.primitive_count; ++j) {
             const PrimitiveRef inner = scene.instance_primitives[instance.primitive_offset + j];
-            if (intersect_geometry(scene, inner, local, local_tester, t_min, instance_hit_bound(hit, ref.index(), inner),
-                                   hit)) {
+            if (intersect_geometry(scene, inner, local, local_tester, t_min,
+                                   instance_hit_bound(hit, ref.index(), inner), hit)) {
                 hit.instance = ref.index();
                 found = true;
             }
@@ -471,9 +474,9 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 sphere_surface_point(const Vec3& center, float
 // origin + t d, so that its error does not grow with the ray's length.
 // `sphere_uv` false: a sphere's (u, v) stay 0 (its two arc tangents are a
 // tenth of a CPU frame's time, wasted unless an image texture reads them).
-FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray,
-                                                                 const Hit& hit, Vec3& outward, Vec3& geometric,
-                                                                 float& error_magnitude, bool sphere_uv = true) {
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray, const Hit& hit,
+                                                                 Vec3& outward, Vec3& geometric, float& error_magnitude,
+                                                                 bool sphere_uv = true) {
     SurfaceInteraction si;
     switch (hit.primitive.type()) {
     case PrimitiveType::Sphere: {
@@ -483,8 +486,8 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
         geometric = outward;
         // The double projection is exact to ~2^-50 of the sphere's own size;
         // rounding the point to float adds half a unit of the point's size.
-        error_magnitude = max_float(max_abs_component(si.point),
-                                    kFloatRoundoff * (max_abs_component(center) + fabsf(s.radius)));
+        error_magnitude =
+            max_float(max_abs_component(si.point), kFloatRoundoff * (max_abs_component(center) + fabsf(s.radius)));
         if (sphere_uv) {
             // The book's (u, v): longitude and latitude of the unit-sphere point.
             // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.

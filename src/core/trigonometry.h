@@ -47,8 +47,9 @@ FARMRT_CPU_GPU FARMRT_INLINE float arc_tangent2(float y, float x) {
         a = (a - 1.0f) / (a + 1.0f);
     }
     const float z = a * a;
-    float angle = base + ((((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z -
-                            3.33329491539e-1f) * z * a + a);
+    float angle =
+        base +
+        ((((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f) * z * a + a);
     if (ay > ax) angle = 0.5f * kPi - angle;
     if (x < 0.0f) angle = kPi - angle;
     return copysignf(angle, y);  // the sign of y, -0 included, as atan2
@@ -60,4 +61,3 @@ FARMRT_CPU_GPU FARMRT_INLINE float arc_cosine(float x) {
 }
 
 }  // namespace farmrt
-

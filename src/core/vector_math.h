@@ -17,9 +17,24 @@ struct Vec3 {
     FARMRT_CPU_GPU float operator[](int axis) const { return axis == 0 ? x : (axis == 1 ? y : z); }
     FARMRT_CPU_GPU float& operator[](int axis) { return axis == 0 ? x : (axis == 1 ? y : z); }
     FARMRT_CPU_GPU FARMRT_INLINE Vec3 operator-() const { return {-x, -y, -z}; }
-    FARMRT_CPU_GPU Vec3& operator+=(const Vec3& o) { x += o.x; y += o.y; z += o.z; return *this; }
-    FARMRT_CPU_GPU Vec3& operator*=(const Vec3& o) { x *= o.x; y *= o.y; z *= o.z; return *this; }
-    FARMRT_CPU_GPU Vec3& operator*=(float s) { x *= s; y *= s; z *= s; return *this; }
+    FARMRT_CPU_GPU Vec3& operator+=(const Vec3& o) {
+        x += o.x;
+        y += o.y;
+        z += o.z;
+        return *this;
+    }
+    FARMRT_CPU_GPU Vec3& operator*=(const Vec3& o) {
+        x *= o.x;
+        y *= o.y;
+        z *= o.z;
+        return *this;
+    }
+    FARMRT_CPU_GPU Vec3& operator*=(float s) {
+        x *= s;
+        y *= s;
+        z *= s;
+        return *this;
+    }
 };
 
 FARMRT_CPU_GPU FARMRT_INLINE Vec3 operator+(const Vec3& a, const Vec3& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }

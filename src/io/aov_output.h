@@ -31,7 +31,6 @@ bool stores_aovs_as_channels(const std::string& image_path);
 
 // Writes each AOV as its own PFM file (RGB, or greyscale "Pf" for one
 // channel), each atomically; throws RenderError naming the file.
-void write_aov_files(const std::string& image_path, uint32_t width, uint32_t height,
-                     const std::vector<AovImage>& aovs);
+void write_aov_files(const std::string& image_path, uint32_t width, uint32_t height, const std::vector<AovImage>& aovs);
 
 }  // namespace farmrt

@@ -150,8 +150,8 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) reader.fail("not a farmrt checkpoint");
     const uint32_t version = reader.get<uint32_t>("the header");
     if (version != kVersion) {
-        throw InputError(path + ": checkpoint format version " + std::to_string(version) + " is not supported (this farmrt reads version " +
-                         std::to_string(kVersion) + ")");
+        throw InputError(path + ": checkpoint format version " + std::to_string(version) +
+                         " is not supported (this farmrt reads version " + std::to_string(kVersion) + ")");
     }
     reader.get<uint32_t>("the header");
     if (bytes.size() < sizeof(uint64_t)) reader.fail("too short");
@@ -163,7 +163,8 @@ Checkpoint read_checkpoint(const std::string& path) {
 
     Checkpoint c;
     const uint64_t identity_length = reader.get<uint64_t>("the header");
-    if (identity_length > kMaxIdentityLength || identity_length > reader.remaining()) reader.fail("bad identity length");
+    if (identity_length > kMaxIdentityLength || identity_length > reader.remaining())
+        reader.fail("bad identity length");
     c.identity.resize(identity_length);
     reader.get_bytes(c.identity.data(), identity_length, "the identity");
     c.width = reader.get<uint32_t>("the image size");
@@ -189,7 +190,8 @@ Checkpoint read_checkpoint(const std::string& path) {
         if (count > c.spp) reader.fail("a pixel has more samples than spp");
     }
     for (uint32_t y = 0; y < c.height; ++y) {
-        if (c.row_sample_count(y) == Checkpoint::kMixedRow) reader.fail("row " + std::to_string(y) + " is partly rendered");
+        if (c.row_sample_count(y) == Checkpoint::kMixedRow)
+            reader.fail("row " + std::to_string(y) + " is partly rendered");
     }
     if (c.record_floats == kStatisticsFloats) {
         // A pixel's samples taken: a whole number no greater than its position.
@@ -213,9 +215,10 @@ void require_matching_identity(const std::string& path, const Checkpoint& checkp
         const std::string then = identity_value(checkpoint.identity, key);
         if (now != then) {
             const std::string what = key == "scene" ? "the scene's content (hash)" : key;
-            throw InputError(path + ": checkpoint was made for other scene or settings: " + what + " is " + then +
-                             " in the checkpoint, " + now +
-                             " now (render with the original settings, or delete the checkpoint to start the frame again)");
+            throw InputError(
+                path + ": checkpoint was made for other scene or settings: " + what + " is " + then +
+                " in the checkpoint, " + now +
+                " now (render with the original settings, or delete the checkpoint to start the frame again)");
         }
     }
     throw InputError(path + ": checkpoint was made for other scene or settings (delete it to start the frame again)");

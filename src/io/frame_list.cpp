@@ -117,9 +117,7 @@ std::string format_frame_list(const std::vector<uint32_t>& frames) {
     return text;
 }
 
-bool has_frame_pattern(const std::string& path) {
-    return path.find('#', file_name_start(path)) != std::string::npos;
-}
+bool has_frame_pattern(const std::string& path) { return path.find('#', file_name_start(path)) != std::string::npos; }
 
 std::string frame_pattern_problem(const std::string& pattern) {
     const size_t name = file_name_start(pattern);

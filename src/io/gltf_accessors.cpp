@@ -61,12 +61,15 @@ void GltfAccessorReader::fail(const std::string& pointer, const std::string& pro
     throw InputError(file_ + (pointer.empty() ? "" : ": " + pointer) + ": " + problem);
 }
 
-const unsigned char* GltfAccessorReader::view_bytes(int view_index, size_t byte_offset, size_t count, size_t element_size,
-                                size_t& stride, const std::string& pointer) const {
-    if (view_index < 0 || size_t(view_index) >= gltf_.bufferViews.size()) fail(pointer, "refers to a missing buffer view");
+const unsigned char* GltfAccessorReader::view_bytes(int view_index, size_t byte_offset, size_t count,
+                                                    size_t element_size, size_t& stride,
+                                                    const std::string& pointer) const {
+    if (view_index < 0 || size_t(view_index) >= gltf_.bufferViews.size())
+        fail(pointer, "refers to a missing buffer view");
     const tinygltf::BufferView& view = gltf_.bufferViews[size_t(view_index)];
     const std::string view_pointer = "/bufferViews/" + std::to_string(view_index);
-    if (view.buffer < 0 || size_t(view.buffer) >= gltf_.buffers.size()) fail(view_pointer, "refers to a missing buffer");
+    if (view.buffer < 0 || size_t(view.buffer) >= gltf_.buffers.size())
+        fail(view_pointer, "refers to a missing buffer");
     const tinygltf::Buffer& buffer = gltf_.buffers[size_t(view.buffer)];
     if (view.byteOffset > buffer.data.size() || view.byteLength > buffer.data.size() - view.byteOffset) {
         fail(view_pointer, "bytes " + std::to_string(view.byteOffset) + " to " +
@@ -74,7 +77,8 @@ const unsigned char* GltfAccessorReader::view_bytes(int view_index, size_t byte_
                                std::to_string(view.buffer) + " (" + std::to_string(buffer.data.size()) + " bytes)");
     }
     stride = view.byteStride != 0 ? view.byteStride : element_size;
-    if (stride < element_size) fail(view_pointer, "byteStride " + std::to_string(stride) + " is smaller than an element");
+    if (stride < element_size)
+        fail(view_pointer, "byteStride " + std::to_string(stride) + " is smaller than an element");
     if (count == 0) return buffer.data.data() + view.byteOffset;
     // In 128 bits' worth of care: count and stride are each below 2^32 here.
     const unsigned long long end =
@@ -124,8 +128,8 @@ std::vector<double> GltfAccessorReader::read_accessor(int index, int components,
     return values;
 }
 
-void GltfAccessorReader::apply_sparse(const tinygltf::Accessor& a, int components, size_t size, const std::string& pointer,
-                  std::vector<double>& values) const {
+void GltfAccessorReader::apply_sparse(const tinygltf::Accessor& a, int components, size_t size,
+                                      const std::string& pointer, std::vector<double>& values) const {
     const std::string sparse_pointer = pointer + "/sparse";
     if (a.sparse.count < 0 || size_t(a.sparse.count) > a.count) fail(sparse_pointer, "count is out of range");
     const size_t count = size_t(a.sparse.count);
@@ -136,16 +140,18 @@ void GltfAccessorReader::apply_sparse(const tinygltf::Accessor& a, int component
         fail(sparse_pointer + "/indices", "has an invalid componentType");
     }
     size_t index_stride = 0, value_stride = 0;
-    const unsigned char* indices = view_bytes(a.sparse.indices.bufferView, size_t(std::max(0, a.sparse.indices.byteOffset)),
-                                              count, index_size, index_stride, sparse_pointer + "/indices");
-    const unsigned char* substitutes = view_bytes(a.sparse.values.bufferView, size_t(std::max(0, a.sparse.values.byteOffset)),
-                                                  count, size * size_t(components), value_stride, sparse_pointer + "/values");
+    const unsigned char* indices =
+        view_bytes(a.sparse.indices.bufferView, size_t(std::max(0, a.sparse.indices.byteOffset)), count, index_size,
+                   index_stride, sparse_pointer + "/indices");
+    const unsigned char* substitutes =
+        view_bytes(a.sparse.values.bufferView, size_t(std::max(0, a.sparse.values.byteOffset)), count,
+                   size * size_t(components), value_stride, sparse_pointer + "/values");
     for (size_t s = 0; s < count; ++s) {
         const double target = component_value(indices + s * index_size, a.sparse.indices.componentType, false);
         if (!(target >= 0 && target < double(a.count))) fail(sparse_pointer, "an index is out of range");
         for (int c = 0; c < components; ++c) {
-            values[size_t(target) * size_t(components) + size_t(c)] =
-                component_value(substitutes + s * size * size_t(components) + size_t(c) * size, a.componentType, a.normalized);
+            values[size_t(target) * size_t(components) + size_t(c)] = component_value(
+                substitutes + s * size * size_t(components) + size_t(c) * size, a.componentType, a.normalized);
         }
     }
 }
@@ -154,8 +160,9 @@ std::vector<double> GltfAccessorReader::read_finite(int index, int components, c
     std::vector<double> values = read_accessor(index, components, expected_type);
     for (size_t i = 0; i < values.size(); ++i) {
         if (!std::isfinite(values[i]) || std::fabs(values[i]) > 1e30) {
-            fail("/accessors/" + std::to_string(index), "element " + std::to_string(i / size_t(components)) +
-                                                              (std::isfinite(values[i]) ? " exceeds 1e30 in magnitude" : " is not a finite number"));
+            fail("/accessors/" + std::to_string(index),
+                 "element " + std::to_string(i / size_t(components)) +
+                     (std::isfinite(values[i]) ? " exceeds 1e30 in magnitude" : " is not a finite number"));
         }
     }
     return values;

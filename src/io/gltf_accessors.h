@@ -17,7 +17,8 @@ constexpr size_t kMaxUnbackedElements = size_t(1) << 16;
 
 class GltfAccessorReader {
 public:
-    GltfAccessorReader(const tinygltf::Model& gltf, const std::string& display_path) : gltf_(gltf), file_(display_path) {}
+    GltfAccessorReader(const tinygltf::Model& gltf, const std::string& display_path)
+        : gltf_(gltf), file_(display_path) {}
 
     // Accessor `index` as `components` values per element (normalised
     // integers scaled as the spec says), sparse substitutions applied.

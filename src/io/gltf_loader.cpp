@@ -27,9 +27,9 @@ namespace {
 
 // What farmrt reads of each extension; anything else a file requires is an
 // error, anything else it only uses is a warning.
-const std::set<std::string> kSupportedExtensions = {
-    "KHR_materials_transmission", "KHR_materials_ior", "KHR_materials_emissive_strength", "KHR_lights_punctual",
-    "KHR_mesh_quantization"};
+const std::set<std::string> kSupportedExtensions = {"KHR_materials_transmission", "KHR_materials_ior",
+                                                    "KHR_materials_emissive_strength", "KHR_lights_punctual",
+                                                    "KHR_mesh_quantization"};
 
 // JSON nested deeper than this is refused before tinygltf parses it: its
 // parser and the tree it builds recurse once per level, and 20,000 levels
@@ -54,14 +54,16 @@ void check_json_depth(const char* text, size_t size, const std::string& display_
     for (size_t i = 0; i < size; ++i) {
         const char c = text[i];
         if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > kMaxJsonDepth) {
-                throw InputError(display_path + ": malformed glTF: JSON nested more than " + std::to_string(kMaxJsonDepth) +
-                                 " levels deep (at byte " + std::to_string(i) + ")");
+                throw InputError(display_path + ": malformed glTF: JSON nested more than " +
+                                 std::to_string(kMaxJsonDepth) + " levels deep (at byte " + std::to_string(i) + ")");
             }
         } else if (c == ']' || c == '}') {
             --depth;
@@ -93,8 +95,9 @@ void check_gltf_kind(const std::string& bytes, bool binary, std::string_view jso
     const size_t value = version == std::string::npos ? std::string::npos : json.find('"', json.find(':', version));
     const bool version_one = glb_version == 1 || (value != std::string::npos && json.compare(value, 3, "\"1.") == 0);
     if (version_one) {
-        throw InputError(display_path + ": a glTF 1.0 file: farmrt reads glTF 2.0 (convert it, e.g. by importing it "
-                                        "into Blender and exporting glTF 2.0)");
+        throw InputError(display_path +
+                         ": a glTF 1.0 file: farmrt reads glTF 2.0 (convert it, e.g. by importing it "
+                         "into Blender and exporting glTF 2.0)");
     }
 }
 
@@ -146,7 +149,8 @@ private:
     void check_extensions() {
         for (const std::string& name : gltf_.extensionsRequired) {
             if (name == "KHR_draco_mesh_compression") fail("/extensionsRequired", kDracoAdvice);
-            if (!kSupportedExtensions.count(name)) fail("/extensionsRequired", "requires extension " + name + ", which farmrt does not support");
+            if (!kSupportedExtensions.count(name))
+                fail("/extensionsRequired", "requires extension " + name + ", which farmrt does not support");
         }
         for (const std::string& name : gltf_.extensionsUsed) {
             if (name == "KHR_texture_transform") continue;  // an error where a texture uses it
@@ -167,10 +171,13 @@ private:
 
     void read_primitive(int mesh_index, int primitive_index, ModelMesh& mesh) {
         const tinygltf::Primitive& p = gltf_.meshes[size_t(mesh_index)].primitives[size_t(primitive_index)];
-        const std::string pointer = "/meshes/" + std::to_string(mesh_index) + "/primitives/" + std::to_string(primitive_index);
+        const std::string pointer =
+            "/meshes/" + std::to_string(mesh_index) + "/primitives/" + std::to_string(primitive_index);
         const int mode = p.mode < 0 ? TINYGLTF_MODE_TRIANGLES : p.mode;
-        if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP && mode != TINYGLTF_MODE_TRIANGLE_FAN) {
-            fail(pointer + "/mode", "primitive mode " + std::to_string(mode) + " (points or lines) is not supported: farmrt renders triangles");
+        if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
+            mode != TINYGLTF_MODE_TRIANGLE_FAN) {
+            fail(pointer + "/mode", "primitive mode " + std::to_string(mode) +
+                                        " (points or lines) is not supported: farmrt renders triangles");
         }
         if (!p.targets.empty()) warn("renders morph targets in their rest pose");
         const auto attribute = [&](const char* name) {
@@ -183,12 +190,14 @@ private:
         std::vector<double> normals, uvs;
         if (attribute("NORMAL") >= 0) normals = accessors_.read_finite(attribute("NORMAL"), 3, "VEC3");
         if (attribute("TEXCOORD_0") >= 0) uvs = accessors_.read_finite(attribute("TEXCOORD_0"), 2, "VEC2");
-        if ((!normals.empty() && normals.size() / 3 != vertex_count) || (!uvs.empty() && uvs.size() / 2 != vertex_count)) {
+        if ((!normals.empty() && normals.size() / 3 != vertex_count) ||
+            (!uvs.empty() && uvs.size() / 2 != vertex_count)) {
             fail(pointer + "/attributes", "NORMAL or TEXCOORD_0 has a count other than POSITION's");
         }
         std::vector<uint32_t> indices;
         if (p.indices >= 0) {
-            const tinygltf::Accessor* a = size_t(p.indices) < gltf_.accessors.size() ? &gltf_.accessors[size_t(p.indices)] : nullptr;
+            const tinygltf::Accessor* a =
+                size_t(p.indices) < gltf_.accessors.size() ? &gltf_.accessors[size_t(p.indices)] : nullptr;
             if (a && a->componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
                 a->componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
                 a->componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) {
@@ -198,9 +207,9 @@ private:
             indices.reserve(raw.size());
             for (size_t i = 0; i < raw.size(); ++i) {
                 if (!(raw[i] >= 0 && raw[i] < double(vertex_count))) {
-                    fail("/accessors/" + std::to_string(p.indices), "index " + std::to_string(uint64_t(raw[i])) + " at element " +
-                                                                      std::to_string(i) + " is out of range (" +
-                                                                      std::to_string(vertex_count) + " vertices)");
+                    fail("/accessors/" + std::to_string(p.indices),
+                         "index " + std::to_string(uint64_t(raw[i])) + " at element " + std::to_string(i) +
+                             " is out of range (" + std::to_string(vertex_count) + " vertices)");
                 }
                 indices.push_back(uint32_t(raw[i]));
             }
@@ -209,20 +218,25 @@ private:
         }
         uint32_t material = 0;
         if (p.material >= 0) {
-            if (size_t(p.material) >= gltf_.materials.size()) fail(pointer + "/material", "refers to a missing material");
+            if (size_t(p.material) >= gltf_.materials.size())
+                fail(pointer + "/material", "refers to a missing material");
             material = uint32_t(p.material);
         } else {
             material = default_material();
         }
         check_triangle_budget(mode == TINYGLTF_MODE_TRIANGLES ? indices.size() / 3 : indices.size(), pointer);
         stop_if_requested("loading a glTF model");
-        const auto add = [&](uint32_t a, uint32_t b, uint32_t c) { add_triangle(positions, normals, uvs, {a, b, c}, material, mesh); };
+        const auto add = [&](uint32_t a, uint32_t b, uint32_t c) {
+            add_triangle(positions, normals, uvs, {a, b, c}, material, mesh);
+        };
         if (mode == TINYGLTF_MODE_TRIANGLES) {
             for (size_t i = 0; i + 2 < indices.size(); i += 3) add(indices[i], indices[i + 1], indices[i + 2]);
         } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
             for (size_t i = 0; i + 2 < indices.size(); ++i) {
-                if (i % 2 == 0) add(indices[i], indices[i + 1], indices[i + 2]);
-                else add(indices[i + 1], indices[i], indices[i + 2]);
+                if (i % 2 == 0)
+                    add(indices[i], indices[i + 1], indices[i + 2]);
+                else
+                    add(indices[i + 1], indices[i], indices[i + 2]);
             }
         } else {
             for (size_t i = 1; i + 1 < indices.size(); ++i) add(indices[0], indices[i], indices[i + 1]);
@@ -244,8 +258,10 @@ private:
         for (int c = 0; smooth && c < 3; ++c) {
             const size_t v = corner[c];
             const Vec3 n{float(normals[3 * v]), float(normals[3 * v + 1]), float(normals[3 * v + 2])};
-            if (!(length_squared(n) > 0)) smooth = false;
-            else *shading[c] = unit_vector(n);
+            if (!(length_squared(n) > 0))
+                smooth = false;
+            else
+                *shading[c] = unit_vector(n);
         }
         if (!smooth) t.normal0 = t.normal1 = t.normal2 = Vec3(0.0f);
         for (int c = 0; c < 3; ++c) {
@@ -283,7 +299,8 @@ private:
         if (extensions.count("KHR_texture_transform")) {
             fail(pointer, "uses extension KHR_texture_transform, which farmrt does not support");
         }
-        if (tex_coord != 0) warn(pointer + " reads TEXCOORD_" + std::to_string(tex_coord) + "; farmrt reads TEXCOORD_0");
+        if (tex_coord != 0)
+            warn(pointer + " reads TEXCOORD_" + std::to_string(tex_coord) + "; farmrt reads TEXCOORD_0");
     }
 
     // A texture of `factor` times the image (channels r, g, b), sRGB-decoded
@@ -293,7 +310,8 @@ private:
         if (size_t(texture_index) >= gltf_.textures.size()) fail(pointer, "refers to a missing texture");
         const tinygltf::Texture& t = gltf_.textures[size_t(texture_index)];
         const std::string texture_pointer = "/textures/" + std::to_string(texture_index);
-        if (t.source < 0 || size_t(t.source) >= gltf_.images.size()) fail(texture_pointer, "has no image farmrt can read");
+        if (t.source < 0 || size_t(t.source) >= gltf_.images.size())
+            fail(texture_pointer, "has no image farmrt can read");
         const auto key = std::make_tuple(t.source, srgb, factor.x, factor.y, factor.z);
         const auto cached = texture_cache_.find(key);
         if (cached != texture_cache_.end()) return cached->second;
@@ -302,7 +320,8 @@ private:
         const size_t bytes_per_channel = image.bits == 16 ? 2 : 1;
         if (image.width <= 0 || image.height <= 0 || image.component < 1 || image.component > 4 ||
             (image.bits != 8 && image.bits != 16) ||
-            image.image.size() != size_t(image.width) * size_t(image.height) * size_t(image.component) * bytes_per_channel) {
+            image.image.size() !=
+                size_t(image.width) * size_t(image.height) * size_t(image.component) * bytes_per_channel) {
             fail(image_pointer, "was not decoded into pixels (missing, truncated or of an unsupported kind)");
         }
         Texture result;
@@ -326,8 +345,9 @@ private:
             for (int c = 0; c < 3; ++c) {
                 const int channel = image.component >= 3 ? c : 0;  // grey images: the one channel
                 const size_t at = (i * size_t(image.component) + size_t(channel)) * bytes_per_channel;
-                const float encoded = bytes_per_channel == 2 ? float(image.image[at] | (image.image[at + 1] << 8)) * scale
-                                                             : float(image.image[at]) * scale;
+                const float encoded = bytes_per_channel == 2
+                                          ? float(image.image[at] | (image.image[at + 1] << 8)) * scale
+                                          : float(image.image[at]) * scale;
                 model_.texture_pixels.push_back(factor[c] * (srgb ? srgb_to_linear(encoded) : encoded));
             }
         }
@@ -346,21 +366,26 @@ private:
         const std::string pointer = "/materials/" + std::to_string(index);
         const tinygltf::PbrMetallicRoughness& pbr = m.pbrMetallicRoughness;
         Color base(1.0f);
-        for (int c = 0; c < 3 && size_t(c) < pbr.baseColorFactor.size(); ++c) base[c] = float(pbr.baseColorFactor[size_t(c)]);
+        for (int c = 0; c < 3 && size_t(c) < pbr.baseColorFactor.size(); ++c)
+            base[c] = float(pbr.baseColorFactor[size_t(c)]);
         const float metallic = float(pbr.metallicFactor), roughness = float(pbr.roughnessFactor);
         for (float v : {base.x, base.y, base.z, metallic, roughness}) {
             if (!(v >= 0.0f && v <= 1.0f)) fail(pointer + "/pbrMetallicRoughness", "a factor lies outside [0, 1]");
         }
         Material result;
         result.type = MaterialType::Principled;
-        check_texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord, pointer + "/pbrMetallicRoughness/baseColorTexture");
-        result.albedo_texture = texture(pbr.baseColorTexture.index, true, base, pointer + "/pbrMetallicRoughness/baseColorTexture");
+        check_texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord,
+                           pointer + "/pbrMetallicRoughness/baseColorTexture");
+        result.albedo_texture =
+            texture(pbr.baseColorTexture.index, true, base, pointer + "/pbrMetallicRoughness/baseColorTexture");
         check_texture_info(pbr.metallicRoughnessTexture.extensions, pbr.metallicRoughnessTexture.texCoord,
                            pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
-        result.metallic_roughness_texture = texture(pbr.metallicRoughnessTexture.index, false, Color(0.0f, roughness, metallic),
-                                                    pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
+        result.metallic_roughness_texture =
+            texture(pbr.metallicRoughnessTexture.index, false, Color(0.0f, roughness, metallic),
+                    pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
         Color emissive(0.0f);
-        for (int c = 0; c < 3 && size_t(c) < m.emissiveFactor.size(); ++c) emissive[c] = float(m.emissiveFactor[size_t(c)]);
+        for (int c = 0; c < 3 && size_t(c) < m.emissiveFactor.size(); ++c)
+            emissive[c] = float(m.emissiveFactor[size_t(c)]);
         const auto extension = [&](const char* name) -> const tinygltf::Value* {
             const auto found = m.extensions.find(name);
             return found == m.extensions.end() ? nullptr : &found->second;
@@ -381,12 +406,14 @@ private:
             if (!(result.transmission >= 0.0f && result.transmission <= 1.0f)) {
                 fail(pointer + "/extensions/KHR_materials_transmission/transmissionFactor", "lies outside [0, 1]");
             }
-            if (transmission->IsObject() && transmission->Has("transmissionTexture")) warn("ignores transmissionTexture (uses transmissionFactor)");
+            if (transmission->IsObject() && transmission->Has("transmissionTexture"))
+                warn("ignores transmissionTexture (uses transmissionFactor)");
         }
         result.ior = 1.5f;
         if (const tinygltf::Value* ior = extension("KHR_materials_ior")) {
             result.ior = float(number_in(*ior, "ior", 1.5));
-            if (!(result.ior >= 1.0f && result.ior <= 10.0f)) fail(pointer + "/extensions/KHR_materials_ior/ior", "must lie in [1, 10]");
+            if (!(result.ior >= 1.0f && result.ior <= 10.0f))
+                fail(pointer + "/extensions/KHR_materials_ior/ior", "must lie in [1, 10]");
         }
         if (m.normalTexture.index >= 0) warn("ignores normal textures");
         if (m.alphaMode == "BLEND" || m.alphaMode == "MASK") warn("renders alphaMode " + m.alphaMode + " as OPAQUE");
@@ -439,14 +466,16 @@ private:
             for (size_t i = 0; i < gltf_.nodes.size(); ++i) {
                 if (!child[i]) roots.push_back(int(i));
             }
-            if (roots.empty() && !gltf_.nodes.empty()) fail("/nodes", "every node is a child: the node hierarchy has a cycle");
+            if (roots.empty() && !gltf_.nodes.empty())
+                fail("/nodes", "every node is a child: the node hierarchy has a cycle");
         }
         // The node instances the graph expands to, counted once per node
         // before the walk (nodes may share children: paths, not nodes, multiply).
         std::vector<int> state(gltf_.nodes.size(), 0);  // 0 unseen, 1 on the path, 2 counted
         std::vector<uint64_t> placements(gltf_.nodes.size(), 0);
         uint64_t total = 0;
-        for (int root : roots) total = std::min(kMaxPlacements + 1, total + count_placements(root, state, placements, 0));
+        for (int root : roots)
+            total = std::min(kMaxPlacements + 1, total + count_placements(root, state, placements, 0));
         if (total > kMaxPlacements) {
             fail("/nodes", "the node graph expands to more than " + std::to_string(kMaxPlacements) +
                                " node instances (nodes that share children multiply)");
@@ -466,7 +495,8 @@ private:
         state[size_t(index)] = 1;
         const tinygltf::Node& node = gltf_.nodes[size_t(index)];
         uint64_t count = 1;
-        for (int c : node.children) count = std::min(kMaxPlacements + 1, count + count_placements(c, state, placements, depth + 1));
+        for (int c : node.children)
+            count = std::min(kMaxPlacements + 1, count + count_placements(c, state, placements, depth + 1));
         state[size_t(index)] = 2;
         placements[size_t(index)] = count;
         return count;
@@ -504,7 +534,8 @@ private:
             return;
         }
         const double yfov = camera.perspective.yfov;
-        if (!(yfov > 0 && yfov < M_PI)) fail("/cameras/" + std::to_string(index) + "/perspective/yfov", "must lie in (0, pi)");
+        if (!(yfov > 0 && yfov < M_PI))
+            fail("/cameras/" + std::to_string(index) + "/perspective/yfov", "must lie in (0, pi)");
         ModelCamera result;
         result.settings.lookfrom = world.point(Vec3(0, 0, 0));
         result.settings.lookat = world.point(Vec3(0, 0, -1));
@@ -520,7 +551,8 @@ private:
     }
 
     void read_light(int index, const Transform& world, const std::string& node_pointer) {
-        if (index < 0 || size_t(index) >= gltf_.lights.size()) fail(node_pointer + "/extensions/KHR_lights_punctual", "refers to a missing light");
+        if (index < 0 || size_t(index) >= gltf_.lights.size())
+            fail(node_pointer + "/extensions/KHR_lights_punctual", "refers to a missing light");
         const tinygltf::Light& l = gltf_.lights[size_t(index)];
         const std::string pointer = "/extensions/KHR_lights_punctual/lights/" + std::to_string(index);
         Color color(1.0f);
@@ -539,7 +571,8 @@ private:
         } else if (l.type == "spot") {
             light.type = LightType::Spot;
             const double inner = l.spot.innerConeAngle, outer = l.spot.outerConeAngle;
-            if (!(inner >= 0 && inner < outer && outer <= M_PI / 2)) fail(pointer + "/spot", "needs 0 <= innerConeAngle < outerConeAngle <= pi/2");
+            if (!(inner >= 0 && inner < outer && outer <= M_PI / 2))
+                fail(pointer + "/spot", "needs 0 <= innerConeAngle < outerConeAngle <= pi/2");
             light.cos_inner = float(std::cos(inner));
             light.cos_outer = float(std::cos(outer));
         } else if (l.type == "directional") {
@@ -567,7 +600,8 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
     const std::string bytes = read_regular_file(path, display_path, "glTF file");
     if (bytes.size() > 0xFFFFFFFFu) throw InputError(display_path + ": larger than glTF's 4 GiB limit");
     tinygltf::TinyGLTF loader;
-    loader.SetFsCallbacks(tinygltf::FsCallbacks{&file_exists, &expand_path, &read_whole_file, &write_whole_file, nullptr});
+    loader.SetFsCallbacks(
+        tinygltf::FsCallbacks{&file_exists, &expand_path, &read_whole_file, &write_whole_file, nullptr});
     tinygltf::Model gltf;
     std::string error, warning;
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -578,19 +612,23 @@ ModelData load_gltf_model(const std::string& path, const std::string& display_pa
     check_gltf_kind(bytes, binary, json, display_path);
     bool loaded = false;
     try {
-        loaded = binary ? loader.LoadBinaryFromMemory(&gltf, &error, &warning, reinterpret_cast<const unsigned char*>(bytes.data()),
+        loaded = binary ? loader.LoadBinaryFromMemory(&gltf, &error, &warning,
+                                                      reinterpret_cast<const unsigned char*>(bytes.data()),
                                                       unsigned(bytes.size()), base_directory)
-                        : loader.LoadASCIIFromString(&gltf, &error, &warning, bytes.data(), unsigned(bytes.size()), base_directory);
+                        : loader.LoadASCIIFromString(&gltf, &error, &warning, bytes.data(), unsigned(bytes.size()),
+                                                     base_directory);
     } catch (const std::exception& e) {
         throw InputError(display_path + ": malformed glTF: " + joined_lines(e.what()));
     }
     if (!loaded) {
         // tinygltf names the Draco-compressed accessors it cannot read (they
         // have no buffer view); the cause is the compression.
-        if (json.find("KHR_draco_mesh_compression") != std::string_view::npos && error.find("accessor") != std::string::npos) {
+        if (json.find("KHR_draco_mesh_compression") != std::string_view::npos &&
+            error.find("accessor") != std::string::npos) {
             throw InputError(display_path + ": /extensionsRequired: " + kDracoAdvice);
         }
-        throw InputError(display_path + ": malformed glTF: " + joined_lines(error.empty() ? "tinygltf could not read it" : error));
+        throw InputError(display_path +
+                         ": malformed glTF: " + joined_lines(error.empty() ? "tinygltf could not read it" : error));
     }
     ModelData model;
     GltfReader(gltf, display_path, model).read();

@@ -18,7 +18,6 @@
 #include "io/openimageio_loader.h"
 #include "io/temporary_name.h"
 
-
 namespace farmrt {
 namespace {
 
@@ -78,8 +77,7 @@ bool is_builtin(const std::string& extension) {
 }
 
 bool is_float_only(const std::string& extension) {
-    return std::find(std::begin(kFloatExtensions), std::end(kFloatExtensions), extension) !=
-           std::end(kFloatExtensions);
+    return std::find(std::begin(kFloatExtensions), std::end(kFloatExtensions), extension) != std::end(kFloatExtensions);
 }
 
 std::string directory_of(const std::string& path) {
@@ -118,7 +116,8 @@ void write_builtin(const std::string& path, const std::string& target, const std
         }
     } else {
         const bool wide = data_type == PixelDataType::UInt16;
-        out << "P6\n# " << metadata_description(metadata) << "\n" << width << " " << height << "\n"
+        out << "P6\n# " << metadata_description(metadata) << "\n"
+            << width << " " << height << "\n"
             << (wide ? 65535 : 255) << "\n";
         // Encoded on every thread: one pow() per value is tens of
         // milliseconds for a HD frame, a tenth of a GPU's render of it.
@@ -259,8 +258,7 @@ LoadedImage read_builtin(const std::string& path, const std::string& extension) 
     const bool wide = extension != ".pfm" && scale_or_max > 255;
     const unsigned bytes_per_value = extension == ".pfm" ? 4 : (wide ? 2 : 1);
     const std::streamoff data_start = in.tellg();
-    const unsigned __int128 needed =
-        static_cast<unsigned __int128>(image.width) * image.height * 3 * bytes_per_value;
+    const unsigned __int128 needed = static_cast<unsigned __int128>(image.width) * image.height * 3 * bytes_per_value;
     if (data_start < 0 || needed > file_size - std::uintmax_t(data_start)) {
         throw InputError(path + ": the header's " + std::to_string(image.width) + " x " + std::to_string(image.height) +
                          " pixels need more bytes than the file holds (" + std::to_string(file_size) + ")");
@@ -364,8 +362,7 @@ uint8_t encode_uint8(float linear, Encoding encoding) {
         const float encoded = v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
         return static_cast<uint8_t>(std::lround(std::min(encoded, 1.0f) * 255.0f));
     }
-    case Encoding::Linear:
-        return static_cast<uint8_t>(std::lround(std::min(linear, 1.0f) * 255.0f));
+    case Encoding::Linear: return static_cast<uint8_t>(std::lround(std::min(linear, 1.0f) * 255.0f));
     }
     return 0;
 }
@@ -393,7 +390,8 @@ float display_value(float linear, float exposure, ViewTransform view) {
 void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& given_pixels,
                  Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata,
                  const std::vector<AovImage>& aovs) {
-    if (given_pixels.size() != size_t(width) * height * 3) throw RenderError(path + ": pixel buffer has the wrong size");
+    if (given_pixels.size() != size_t(width) * height * 3)
+        throw RenderError(path + ": pixel buffer has the wrong size");
     // The look of a display-referred output; float outputs keep scene light.
     const bool display = data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16;
     const bool look = display && (metadata.exposure != 0.0f || metadata.view_transform != ViewTransform::Standard);

@@ -66,7 +66,7 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
 
 struct LoadedImage {
     uint32_t width = 0, height = 0;
-    std::vector<float> pixels;  // RGB, as stored (8-bit values scaled to [0, 1])
+    std::vector<float> pixels;    // RGB, as stored (8-bit values scaled to [0, 1])
     bool floating_point = false;  // stored as floats (linear), not as integers (display-encoded)
     // What farmrt wrote into it (ImageDescription, or the PPM comment): "" where
     // the format keeps none (PFM) or another program wrote it.

@@ -89,9 +89,8 @@ void LightLoader::load_lights(const Value& lights, Scene& scene) const {
             const Value outer = required(value, "outer_angle");
             const double outer_degrees = number_in(outer, 0, Bound::Open, 90, Bound::Closed);
             const double inner_degrees =
-                has(value, "inner_angle")
-                    ? number_in(child(value, "inner_angle"), 0, Bound::Closed, 90, Bound::Closed)
-                    : 0.0;
+                has(value, "inner_angle") ? number_in(child(value, "inner_angle"), 0, Bound::Closed, 90, Bound::Closed)
+                                          : 0.0;
             if (inner_degrees >= outer_degrees) fail(outer, "must be greater than inner_angle");
             light.cos_inner = float(std::cos(inner_degrees * 3.14159265358979323846 / 180.0));
             light.cos_outer = float(std::cos(outer_degrees * 3.14159265358979323846 / 180.0));

@@ -39,7 +39,6 @@ uint32_t MaterialLoader::load_texture(const Value& value, Scene& scene) const {
     return uint32_t(scene.textures.size() - 1);
 }
 
-
 Material MaterialLoader::load_material(const Value& value, Scene& scene) const {
     if (!value.node.IsMap()) fail(value, "expected a material mapping with a 'type'");
     const std::string type =
@@ -74,7 +73,8 @@ Material MaterialLoader::load_principled(const Value& value, Scene& scene) const
     Material m;
     m.type = MaterialType::Principled;
     const auto unit_number = [&](const char* key, double fallback) {
-        return has(value, key) ? float(number_in(child(value, key), 0, Bound::Closed, 1, Bound::Closed)) : float(fallback);
+        return has(value, key) ? float(number_in(child(value, key), 0, Bound::Closed, 1, Bound::Closed))
+                               : float(fallback);
     };
     const float metallic = unit_number("metallic", 0.0);
     const float roughness = unit_number("roughness", 0.5);

@@ -96,8 +96,8 @@ private:
             check_index(ref.substr(0, slash1), vertices_, "vertex", "vertices", line);
             if (slash1 == std::string::npos) continue;
             const size_t slash2 = ref.find('/', slash1 + 1);
-            const std::string texcoord = ref.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos
-                                                                                            : slash2 - slash1 - 1);
+            const std::string texcoord =
+                ref.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos : slash2 - slash1 - 1);
             if (!texcoord.empty()) check_index(texcoord, texcoords_, "texture coordinate", "texture coordinates", line);
             if (slash2 == std::string::npos) {
                 if (texcoord.empty()) fail(line, "malformed face vertex '" + ref + "'");
@@ -171,9 +171,10 @@ ObjMaterial obj_material(const tinyobj::material_t& m, const std::string& displa
     result.metallic = float(m.metallic);
     result.diffuse_texture = m.diffuse_texname;
     result.emission_texture = m.emissive_texname;
-    const float values[] = {result.diffuse.x, result.diffuse.y, result.diffuse.z, result.specular.x, result.specular.y,
-                            result.specular.z, result.emission.x, result.emission.y, result.emission.z,
-                            result.shininess, result.ior, result.dissolve, result.roughness, result.metallic};
+    const float values[] = {result.diffuse.x,  result.diffuse.y,  result.diffuse.z,  result.specular.x,
+                            result.specular.y, result.specular.z, result.emission.x, result.emission.y,
+                            result.emission.z, result.shininess,  result.ior,        result.dissolve,
+                            result.roughness,  result.metallic};
     for (float v : values) {
         if (!std::isfinite(v) || v < 0.0f) {
             throw InputError(display_path + ": material '" + m.name + "': values must be finite and not negative");
@@ -182,8 +183,8 @@ ObjMaterial obj_material(const tinyobj::material_t& m, const std::string& displa
     return result;
 }
 
-void add_obj_triangle(const tinyobj::attrib_t& attrib, const std::array<tinyobj::index_t, 3>& corners, uint32_t material,
-                      const std::string& display_path, MeshData& mesh) {
+void add_obj_triangle(const tinyobj::attrib_t& attrib, const std::array<tinyobj::index_t, 3>& corners,
+                      uint32_t material, const std::string& display_path, MeshData& mesh) {
     Triangle t{};
     t.material = material;
     t.vertex0 = vertex_at(attrib.vertices, corners[0].vertex_index, "vertex", display_path);
@@ -213,8 +214,8 @@ void add_obj_triangle(const tinyobj::attrib_t& attrib, const std::array<tinyobj:
         t.normal1 = normals[1];
         t.normal2 = normals[2];
     }
-    const bool textured = corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 &&
-                          corners[2].texcoord_index >= 0;
+    const bool textured =
+        corners[0].texcoord_index >= 0 && corners[1].texcoord_index >= 0 && corners[2].texcoord_index >= 0;
     for (int c = 0; textured && c < 3; ++c) {
         check_parsed_index(attrib.texcoords, corners[c].texcoord_index, 2, "texture coordinate", display_path);
     }
@@ -247,7 +248,8 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
     for (const tinyobj::shape_t& shape : reader.GetShapes()) index_count += shape.mesh.indices.size();
     mesh.triangles.reserve(index_count / 3);
     if (with_materials) {
-        for (const tinyobj::material_t& m : reader.GetMaterials()) mesh.materials.push_back(obj_material(m, display_path));
+        for (const tinyobj::material_t& m : reader.GetMaterials())
+            mesh.materials.push_back(obj_material(m, display_path));
     }
     size_t faces_read = 0;
     std::vector<Vec3> polygon;
@@ -259,7 +261,8 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
             if (first + count > indices.size()) break;
             if (++faces_read % 4096 == 0) stop_if_requested("loading an OBJ mesh");
             polygon.clear();
-            for (size_t k = 0; k < count; ++k) polygon.push_back(vertex_at(attrib.vertices, indices[first + k].vertex_index, "vertex", display_path));
+            for (size_t k = 0; k < count; ++k)
+                polygon.push_back(vertex_at(attrib.vertices, indices[first + k].vertex_index, "vertex", display_path));
             const std::vector<std::array<uint32_t, 3>> pieces = triangulate_polygon(polygon);
             if (pieces.empty() && count >= 3) {
                 throw InputError(display_path + ": face " + std::to_string(faces_read) + " is concave with " +
@@ -272,7 +275,8 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
                 material = id >= 0 && size_t(id) < mesh.materials.size() ? uint32_t(id) : kNoObjMaterial;
             }
             for (const std::array<uint32_t, 3>& piece : pieces) {
-                add_obj_triangle(attrib, {indices[first + piece[0]], indices[first + piece[1]], indices[first + piece[2]]},
+                add_obj_triangle(attrib,
+                                 {indices[first + piece[0]], indices[first + piece[1]], indices[first + piece[2]]},
                                  material, display_path, mesh);
             }
             first += count;
@@ -281,7 +285,6 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
     if (mesh.triangles.empty()) throw InputError(display_path + ": every face of the mesh has zero area");
     return mesh;
 }
-
 
 MeshData load_obj_mesh(const std::string& path, const std::string& display_path) {
     return parse_obj_mesh(read_regular_file(path, display_path, "mesh file"), display_path);
@@ -321,7 +324,8 @@ MeshData load_obj_model_mesh(const std::string& path, const std::string& display
         }
     }
     size_t materials = 0;
-    for (size_t at = mtl_text.find("newmtl"); at != std::string::npos; at = mtl_text.find("newmtl", at + 6)) ++materials;
+    for (size_t at = mtl_text.find("newmtl"); at != std::string::npos; at = mtl_text.find("newmtl", at + 6))
+        ++materials;
     if (materials > kMaxObjMaterials) {
         throw InputError(display_path + ": its material libraries define " + std::to_string(materials) +
                          " materials; farmrt reads at most " + std::to_string(kMaxObjMaterials));

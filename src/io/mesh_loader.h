@@ -13,11 +13,11 @@ namespace farmrt {
 struct ObjMaterial {
     std::string name;
     Color diffuse{0.8f}, specular{0.0f}, emission{0.0f}, transmittance{0.0f};  // Kd, Ks, Ke, Tf
-    float shininess = 0;  // Ns
-    float ior = 1.5f;     // Ni
-    float dissolve = 1;   // d, or 1 - Tr
+    float shininess = 0;                                                       // Ns
+    float ior = 1.5f;                                                          // Ni
+    float dissolve = 1;                                                        // d, or 1 - Tr
     int illum = 2;
-    float roughness = 0, metallic = 0;  // Pr, Pm (0 where absent)
+    float roughness = 0, metallic = 0;              // Pr, Pm (0 where absent)
     std::string diffuse_texture, emission_texture;  // map_Kd, map_Ke: as written, relative to the MTL file
 };
 

@@ -209,7 +209,8 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
             }
             geometry[p.mesh] = scene.add_instance_geometry(refs);
         }
-        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) throw InputError(display_path + ": too many instances");
+        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType)
+            throw InputError(display_path + ": too many instances");
         scene.add_instance(uint32_t(geometry[p.mesh]), world_from_mesh, material);
     }
     add_model_lights(model, world_from_model, scene);
@@ -253,7 +254,8 @@ Aabb place_shared_model(const ModelData& model, const Transform& world_from_mode
                                                          corner & 4 ? mesh_bounds.upper.z : mesh_bounds.lower.z)));
             }
         }
-        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) throw InputError(display_path + ": too many instances");
+        if (scene.instance_count() + 1 >= kMaxPrimitivesPerType)
+            throw InputError(display_path + ": too many instances");
         scene.add_instance(shared.geometry[p.mesh], world_from_mesh, material);
     }
     add_model_lights(model, world_from_model, scene);

@@ -56,18 +56,20 @@ SceneDescription load_model_scene(const std::string& path, const std::vector<Sce
     const bool width_given = overridden("image.width"), height_given = overridden("image.height");
     RenderSettings& settings = description.settings;
     if (!height_given && (width_given || aspect != 960.0 / 540.0)) {
-        settings.height = uint32_t(std::clamp(double(std::lround(settings.width / aspect)), 1.0, double(kMaxImageSide)));
+        settings.height =
+            uint32_t(std::clamp(double(std::lround(settings.width / aspect)), 1.0, double(kMaxImageSide)));
     } else if (height_given && !width_given) {
-        settings.width = uint32_t(std::clamp(double(std::lround(settings.height * aspect)), 1.0, double(kMaxImageSide)));
+        settings.width =
+            uint32_t(std::clamp(double(std::lround(settings.height * aspect)), 1.0, double(kMaxImageSide)));
     }
     if (uint64_t(settings.width) * settings.height > kMaxPixels) {
         throw InputError(path + ": image of " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
                          " (the model's aspect ratio) exceeds the limit of " + std::to_string(kMaxPixels) + " pixels");
     }
     if (!overridden("camera")) {
-        settings.camera = description.model_camera
-                              ? description.model_camera->settings
-                              : framing_camera(description.model_bounds, 40.0, double(settings.width) / settings.height);
+        settings.camera = description.model_camera ? description.model_camera->settings
+                                                   : framing_camera(description.model_bounds, 40.0,
+                                                                    double(settings.width) / settings.height);
     }
     // The pixels depend on the model file too.
     description.canonical_scene += "\nmodel bytes: " + std::to_string(std::filesystem::file_size(path, ignored));

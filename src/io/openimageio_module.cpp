@@ -56,8 +56,8 @@ std::string write(const OiioImageToWrite& image) {
     if (!image.channel_names.empty()) spec.channelnames = image.channel_names;
     if (!image.float_channels.empty() && image.data_type == 2) {
         for (const std::string& name : spec.channelnames) {
-            const bool keep_float = std::find(image.float_channels.begin(), image.float_channels.end(), name) !=
-                                    image.float_channels.end();
+            const bool keep_float =
+                std::find(image.float_channels.begin(), image.float_channels.end(), name) != image.float_channels.end();
             spec.channelformats.push_back(keep_float ? OIIO::TypeDesc::FLOAT : OIIO::TypeDesc::HALF);
         }
     }

@@ -18,12 +18,12 @@ struct OiioImageToWrite {
     std::string path;    // the file to write (a temporary)
     std::string target;  // the name in errors and for the format (its extension)
     uint32_t width = 0, height = 0;
-    int data_type = 0;       // 0 uint8, 1 uint16, 2 half, 3 float
+    int data_type = 0;           // 0 uint8, 1 uint16, 2 half, 3 float
     const void* data = nullptr;  // width x height x channels values: uint8, uint16 (encoded), or float (half too)
     int channels = 3;
-    std::vector<std::string> channel_names;  // "" = OpenImageIO's (R, G, B)
+    std::vector<std::string> channel_names;   // "" = OpenImageIO's (R, G, B)
     std::vector<std::string> float_channels;  // kept float in a half image (depth, sample counts, variance)
-    std::string colorspace;  // "linear", "sRGB" or "" (float data)
+    std::string colorspace;                   // "linear", "sRGB" or "" (float data)
     std::vector<std::pair<std::string, std::string>> text_attributes;
     std::vector<std::pair<std::string, int>> int_attributes;
     std::vector<std::pair<std::string, float>> float_attributes;

@@ -23,11 +23,11 @@ enum class Format { Ascii, BinaryLittle, BinaryBig };
 
 struct Property {
     std::string name;
-    int size = 0;          // bytes of the value (binary), 0 for an unknown type
+    int size = 0;  // bytes of the value (binary), 0 for an unknown type
     bool is_float = false;
     bool is_signed = false;
     bool list = false;
-    int count_size = 0;    // list: bytes of its count
+    int count_size = 0;  // list: bytes of its count
     bool count_signed = false;
 };
 
@@ -42,12 +42,11 @@ bool scalar_type(const std::string& type, int& size, bool& is_float, bool& is_si
         const char* name;
         int size;
         bool is_float, is_signed;
-    } kTypes[] = {{"char", 1, false, true},    {"int8", 1, false, true},     {"uchar", 1, false, false},
-                  {"uint8", 1, false, false},  {"short", 2, false, true},    {"int16", 2, false, true},
-                  {"ushort", 2, false, false}, {"uint16", 2, false, false}, {"int", 4, false, true},
-                  {"int32", 4, false, true},   {"uint", 4, false, false},   {"uint32", 4, false, false},
-                  {"float", 4, true, true},    {"float32", 4, true, true},  {"double", 8, true, true},
-                  {"float64", 8, true, true}};
+    } kTypes[] = {
+        {"char", 1, false, true},  {"int8", 1, false, true},   {"uchar", 1, false, false},  {"uint8", 1, false, false},
+        {"short", 2, false, true}, {"int16", 2, false, true},  {"ushort", 2, false, false}, {"uint16", 2, false, false},
+        {"int", 4, false, true},   {"int32", 4, false, true},  {"uint", 4, false, false},   {"uint32", 4, false, false},
+        {"float", 4, true, true},  {"float32", 4, true, true}, {"double", 8, true, true},   {"float64", 8, true, true}};
     for (const auto& t : kTypes) {
         if (type == t.name) {
             size = t.size;
@@ -79,9 +78,12 @@ public:
         model.materials.push_back(grey);
         ModelMesh mesh;
         for (const Element& element : elements_) {
-            if (element.name == "vertex") read_vertices(element);
-            else if (element.name == "face") read_faces(element, mesh);
-            else skip(element);
+            if (element.name == "vertex")
+                read_vertices(element);
+            else if (element.name == "face")
+                read_faces(element, mesh);
+            else
+                skip(element);
         }
         if (mesh.triangles.empty()) fail("no faces with area (a point cloud is not a surface farmrt renders)");
         model.meshes.push_back(std::move(mesh));
@@ -117,10 +119,14 @@ private:
             if (keyword == "format") {
                 std::string format, version;
                 words >> format >> version;
-                if (format == "ascii") format_ = Format::Ascii;
-                else if (format == "binary_little_endian") format_ = Format::BinaryLittle;
-                else if (format == "binary_big_endian") format_ = Format::BinaryBig;
-                else fail(where + "unknown format '" + format + "'");
+                if (format == "ascii")
+                    format_ = Format::Ascii;
+                else if (format == "binary_little_endian")
+                    format_ = Format::BinaryLittle;
+                else if (format == "binary_big_endian")
+                    format_ = Format::BinaryBig;
+                else
+                    fail(where + "unknown format '" + format + "'");
                 have_format = true;
             } else if (keyword == "element") {
                 Element element;
@@ -129,7 +135,8 @@ private:
                 char* end = nullptr;
                 errno = 0;
                 element.count = std::strtoull(count.c_str(), &end, 10);
-                if (count.empty() || *end != '\0' || count[0] == '-' || errno == ERANGE || element.count > (uint64_t(1) << 32)) {
+                if (count.empty() || *end != '\0' || count[0] == '-' || errno == ERANGE ||
+                    element.count > (uint64_t(1) << 32)) {
                     fail(where + "element count '" + count + "' is not a count below 2^32");
                 }
                 elements_.push_back(element);
@@ -145,11 +152,13 @@ private:
                     if (!scalar_type(count_type, p.count_size, count_float, p.count_signed) || count_float) {
                         fail(where + "list count type '" + count_type + "' is not an integer type");
                     }
-                    if (!scalar_type(item_type, p.size, p.is_float, p.is_signed)) fail(where + "unknown type '" + item_type + "'");
+                    if (!scalar_type(item_type, p.size, p.is_float, p.is_signed))
+                        fail(where + "unknown type '" + item_type + "'");
                     p.list = true;
                 } else {
                     words >> p.name;
-                    if (!scalar_type(type, p.size, p.is_float, p.is_signed)) fail(where + "unknown type '" + type + "'");
+                    if (!scalar_type(type, p.size, p.is_float, p.is_signed))
+                        fail(where + "unknown type '" + type + "'");
                 }
                 elements_.back().properties.push_back(p);
             }
@@ -165,8 +174,9 @@ private:
             for (const Property& p : e.properties) per += p.list ? p.count_size : p.size;
             if (format_ == Format::Ascii) per = 2 * e.properties.size();  // a digit and a separator at least
             if (per != 0 && e.count > (bytes_.size() - position_) / per + 1) {
-                fail("the header promises " + std::to_string(e.count) + " " + e.name + " elements, more than the file's " +
-                     std::to_string(bytes_.size() - position_) + " bytes of data can hold");
+                fail("the header promises " + std::to_string(e.count) + " " + e.name +
+                     " elements, more than the file's " + std::to_string(bytes_.size() - position_) +
+                     " bytes of data can hold");
             }
             least += per * e.count;
         }
@@ -179,7 +189,8 @@ private:
     // ---- values --------------------------------------------------------------------------
 
     double binary_value(int size, bool is_float, bool is_signed, const Where& where) {
-        if (bytes_.size() - position_ < size_t(size)) fail("the data ends inside " + where.text() + " (truncated file)");
+        if (bytes_.size() - position_ < size_t(size))
+            fail("the data ends inside " + where.text() + " (truncated file)");
         unsigned char raw[8];
         std::memcpy(raw, bytes_.data() + position_, size_t(size));
         position_ += size_t(size);
@@ -240,9 +251,15 @@ private:
         int x = -1, y = -1, z = -1, nx = -1, ny = -1, nz = -1, u = -1, v = -1;
         for (size_t i = 0; i < e.properties.size(); ++i) {
             const std::string& n = e.properties[i].name;
-            int* slot = n == "x" ? &x : n == "y" ? &y : n == "z" ? &z : n == "nx" ? &nx : n == "ny" ? &ny : n == "nz" ? &nz
-                      : (n == "u" || n == "s" || n == "texture_u" || n == "texture_s") ? &u
-                      : (n == "v" || n == "t" || n == "texture_v" || n == "texture_t") ? &v : nullptr;
+            int* slot = n == "x"                                                         ? &x
+                        : n == "y"                                                       ? &y
+                        : n == "z"                                                       ? &z
+                        : n == "nx"                                                      ? &nx
+                        : n == "ny"                                                      ? &ny
+                        : n == "nz"                                                      ? &nz
+                        : (n == "u" || n == "s" || n == "texture_u" || n == "texture_s") ? &u
+                        : (n == "v" || n == "t" || n == "texture_v" || n == "texture_t") ? &v
+                                                                                         : nullptr;
             if (slot && !e.properties[i].list) *slot = int(i);
         }
         if (x < 0 || y < 0 || z < 0) fail("the vertex element has no x, y and z");
@@ -266,7 +283,8 @@ private:
             }
             positions_.push_back(Vec3(float(values[size_t(x)]), float(values[size_t(y)]), float(values[size_t(z)])));
             if (nx >= 0 && ny >= 0 && nz >= 0) {
-                normals_.push_back(Vec3(float(values[size_t(nx)]), float(values[size_t(ny)]), float(values[size_t(nz)])));
+                normals_.push_back(
+                    Vec3(float(values[size_t(nx)]), float(values[size_t(ny)]), float(values[size_t(nz)])));
             }
             if (u >= 0 && v >= 0) uvs_.push_back({float(values[size_t(u)]), float(values[size_t(v)])});
         }
@@ -302,7 +320,8 @@ private:
                 }
                 if (int(k) != indices) continue;
                 if (n < 3) fail(what.text() + ": a face needs at least 3 vertices, has " + std::to_string(n));
-                for (size_t j = 1; j + 1 < corners.size(); ++j) add_triangle(corners[0], corners[j], corners[j + 1], mesh);
+                for (size_t j = 1; j + 1 < corners.size(); ++j)
+                    add_triangle(corners[0], corners[j], corners[j + 1], mesh);
             }
         }
     }

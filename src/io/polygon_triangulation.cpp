@@ -10,7 +10,9 @@ struct Point2 {
     double x, y;
 };
 
-double cross(const Point2& o, const Point2& a, const Point2& b) { return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x); }
+double cross(const Point2& o, const Point2& a, const Point2& b) {
+    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
 
 // The polygon in the plane its Newell normal faces, oriented counter-clockwise.
 std::vector<Point2> projected(const std::vector<Vec3>& corners) {

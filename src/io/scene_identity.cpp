@@ -51,12 +51,8 @@ void append_canonical(const YAML::Node& node, const std::string& path, std::stri
         }
         out += "]";
         break;
-    case YAML::NodeType::Scalar:
-        out += std::to_string(node.Scalar().size()) + ":" + node.Scalar();
-        break;
-    default:
-        out += "~";
-        break;
+    case YAML::NodeType::Scalar: out += std::to_string(node.Scalar().size()) + ":" + node.Scalar(); break;
+    default: out += "~"; break;
     }
 }
 

@@ -36,7 +36,8 @@ namespace {
 class Loader : public YamlReader {
 public:
     Loader(const std::string& display_name, const std::map<std::string, std::string>& override_origin)
-        : YamlReader(display_name, override_origin), lights_(display_name, override_origin),
+        : YamlReader(display_name, override_origin),
+          lights_(display_name, override_origin),
           materials_(display_name, override_origin) {}
 
     // ---- sections ----------------------------------------------------------------
@@ -127,18 +128,18 @@ public:
     }
 
     void load_sampling(const Value& sampling, RenderSettings& settings, const Value& image) const {
-        require_map(sampling,
-                    {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp", "sampler", "clamp",
-                     "light_sampler"});
+        require_map(sampling, {"spp", "max_depth", "seed", "integrator", "noise_threshold", "min_spp", "sampler",
+                               "clamp", "light_sampler"});
         const Value spp = required(sampling, "spp");
         settings.spp = uint32_t(integer(spp, 1, kMaxSamplesPerPixel));
         if (uint64_t(settings.width) * settings.height * settings.spp > kMaxSamplesPerImage) {
-            fail(spp, "width x height x spp = " +
-                          std::to_string(uint64_t(settings.width) * settings.height * settings.spp) +
-                          " samples exceeds the limit of " + std::to_string(kMaxSamplesPerImage));
+            fail(spp,
+                 "width x height x spp = " + std::to_string(uint64_t(settings.width) * settings.height * settings.spp) +
+                     " samples exceeds the limit of " + std::to_string(kMaxSamplesPerImage));
         }
         (void)image;
-        if (has(sampling, "max_depth")) settings.max_depth = int(integer(child(sampling, "max_depth"), 1, kMaxDepthLimit));
+        if (has(sampling, "max_depth"))
+            settings.max_depth = int(integer(child(sampling, "max_depth"), 1, kMaxDepthLimit));
         if (has(sampling, "seed")) settings.seed = unsigned64(child(sampling, "seed"));
         if (has(sampling, "integrator")) {
             settings.integrator = choice(child(sampling, "integrator"), {"nee", "naive"}) == "naive"
@@ -163,7 +164,8 @@ public:
         if (has(sampling, "light_sampler")) {
             settings.light_tree = choice(child(sampling, "light_sampler"), {"tree", "power"}) == "tree";
         }
-        if (has(sampling, "min_spp")) settings.min_spp = uint32_t(integer(child(sampling, "min_spp"), 2, kMaxSamplesPerPixel));
+        if (has(sampling, "min_spp"))
+            settings.min_spp = uint32_t(integer(child(sampling, "min_spp"), 2, kMaxSamplesPerPixel));
     }
 
     void load_camera(const Value& camera, CameraSettings& c) const {
@@ -175,8 +177,8 @@ public:
         if (has(camera, "defocus_angle")) {
             c.defocus_angle = number_in(child(camera, "defocus_angle"), 0, Bound::Closed, 180, Bound::Open);
         }
-        c.focus_dist = has(camera, "focus_dist") ? size(child(camera, "focus_dist"))
-                                                 : double(length(c.lookfrom - c.lookat));
+        c.focus_dist =
+            has(camera, "focus_dist") ? size(child(camera, "focus_dist")) : double(length(c.lookfrom - c.lookat));
         const Vec3 view = c.lookfrom - c.lookat;
         if (!(length_squared(view) > 0)) fail(child(camera, "lookat"), "must differ from lookfrom");
         if (!(length_squared(cross(c.vup, view)) > 1e-12f * length_squared(view) * length_squared(c.vup))) {
@@ -241,7 +243,8 @@ public:
         for (uint32_t f : a.frames) {
             const std::string problem = camera_problem(camera_at_frame(base, a, f));
             if (!problem.empty()) {
-                fail(child(animation, "camera"), "at frame " + std::to_string(f) + " the interpolated camera is invalid: " + problem);
+                fail(child(animation, "camera"),
+                     "at frame " + std::to_string(f) + " the interpolated camera is invalid: " + problem);
             }
         }
     }
@@ -295,7 +298,8 @@ public:
         if (has(value, "rotate_x")) transform = transform.then(Transform::rotate_x(number(child(value, "rotate_x"))));
         if (has(value, "rotate_y")) transform = transform.then(Transform::rotate_y(number(child(value, "rotate_y"))));
         if (has(value, "rotate_z")) transform = transform.then(Transform::rotate_z(number(child(value, "rotate_z"))));
-        if (has(value, "translate")) transform = transform.then(Transform::translate(vector3(child(value, "translate"))));
+        if (has(value, "translate"))
+            transform = transform.then(Transform::translate(vector3(child(value, "translate"))));
         return transform;
     }
 
@@ -350,8 +354,8 @@ public:
         if (!(length_squared(cross(u, v)) > 0)) fail(child(object, "v"), "u and v must not be parallel or zero");
         const Transform transform = object_transform(object);
         // Affine maps keep a parallelogram a parallelogram with the same (a, b).
-        scene.quads.push_back(
-            make_quad(transform.point(corner), transform.vector(u), transform.vector(v), object_material(object, scene)));
+        scene.quads.push_back(make_quad(transform.point(corner), transform.vector(u), transform.vector(v),
+                                        object_material(object, scene)));
     }
 
     void load_box(const Value& object, Scene& scene) const {
@@ -472,15 +476,17 @@ public:
             if (cached == models_.end()) cached = models_.emplace(path, LoadedModel{load_model(path, path), {}}).first;
             const ModelData& model = cached->second.model;
             description.model_bounds.expand(
-                model_uses_[path] > 1 ? place_shared_model(model, transform, scene, path, material, cached->second.shared)
-                                      : add_model_to_scene(model, transform, scene, path, material));
+                model_uses_[path] > 1
+                    ? place_shared_model(model, transform, scene, path, material, cached->second.shared)
+                    : add_model_to_scene(model, transform, scene, path, material));
         } catch (const InputError& e) {
             fail(file, e.what());
         }
         LoadedModel& loaded = cached->second;
         use_model_camera(loaded.model, transform, description);
         if (!loaded.warned) {  // once per file, however many objects place it
-            description.warnings.insert(description.warnings.end(), loaded.model.warnings.begin(), loaded.model.warnings.end());
+            description.warnings.insert(description.warnings.end(), loaded.model.warnings.begin(),
+                                        loaded.model.warnings.end());
             loaded.warned = true;
         }
     }
@@ -567,21 +573,21 @@ private:
     MaterialLoader materials_;
     std::map<std::string, uint32_t> material_index_;
     std::string scene_directory_;
-    std::map<std::string, size_t> mesh_uses_;         // resolved mesh path -> objects using it
-    std::map<std::string, uint32_t> mesh_geometry_;   // resolved mesh path -> instance geometry
+    std::map<std::string, size_t> mesh_uses_;        // resolved mesh path -> objects using it
+    std::map<std::string, uint32_t> mesh_geometry_;  // resolved mesh path -> instance geometry
     struct LoadedModel {
         ModelData model;
         SharedModel shared;
         bool warned = false;
     };
-    std::map<std::string, size_t> model_uses_;        // resolved model path -> objects placing it
-    std::map<std::string, LoadedModel> models_;       // resolved model path -> the model, read once
+    std::map<std::string, size_t> model_uses_;   // resolved model path -> objects placing it
+    std::map<std::string, LoadedModel> models_;  // resolved model path -> the model, read once
 };
 
 }  // namespace
 
 SceneDescription load_scene_node(YAML::Node root, const std::string& display_name, const std::string& directory,
-                                const std::vector<SceneOverride>& overrides) {
+                                 const std::vector<SceneOverride>& overrides) {
     std::map<std::string, std::string> origins;
     if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
     for (const SceneOverride& o : overrides) apply_override(root, o, origins);
@@ -598,11 +604,12 @@ SceneDescription load_scene_text(const std::string& text, const std::string& dis
         root = YAML::Load(text);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's message for it is "bad file".
-        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                         ": malformed YAML: nested more than " + std::to_string(e.depth()) + " levels deep");
+        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                         std::to_string(e.mark.column + 1) + ": malformed YAML: nested more than " +
+                         std::to_string(e.depth()) + " levels deep");
     } catch (const YAML::Exception& e) {
-        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                         ": malformed YAML: " + e.msg);
+        throw InputError(display_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                         std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);
     }
     SceneDescription description = load_scene_node(root, display_name, scene_directory, overrides);
     description.settings.scene_file = display_name;

@@ -26,8 +26,8 @@ struct SceneOverride {
 struct SceneDescription {
     RenderSettings settings;
     Scene scene;
-    Animation animation;          // animation: section (frames, camera keyframes)
-    std::string canonical_scene;  // what identifies the scene's pixels (scene_identity.h)
+    Animation animation;                // animation: section (frames, camera keyframes)
+    std::string canonical_scene;        // what identifies the scene's pixels (scene_identity.h)
     std::vector<std::string> warnings;  // one line each: what imported models asked for that farmrt ignores
     // What {type: model} objects brought: their world-space bounds, and the
     // first camera one of them has (a model file rendered directly uses it).
@@ -42,8 +42,7 @@ struct SceneDescription {
 // one that frames it.
 SceneDescription load_scene_file(const std::string& path, const std::vector<SceneOverride>& overrides = {});
 SceneDescription load_scene_text(const std::string& text, const std::string& display_name,
-                                 const std::string& scene_directory,
-                                 const std::vector<SceneOverride>& overrides = {});
+                                 const std::string& scene_directory, const std::vector<SceneOverride>& overrides = {});
 // A scene already parsed (a model file's generated scene): the overrides
 // applied, then validated like a file's. `directory` resolves relative paths.
 SceneDescription load_scene_node(YAML::Node root, const std::string& display_name, const std::string& directory,

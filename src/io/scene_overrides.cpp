@@ -76,7 +76,8 @@ void apply_override(YAML::Node& root, const SceneOverride& override_value,
         } else {
             // A missing parent (undefined) becomes a mapping: --set camera.vfov=30 works without a camera.
             if (cursor.IsDefined() && !cursor.IsMap() && !cursor.IsNull()) {
-                throw InputError(origin + ": " + path + ": '" + steps[s].key + "' is inside a value that is not a mapping");
+                throw InputError(origin + ": " + path + ": '" + steps[s].key +
+                                 "' is inside a value that is not a mapping");
             }
             if (last) {
                 cursor[steps[s].key] = value;
@@ -90,7 +91,8 @@ void apply_override(YAML::Node& root, const SceneOverride& override_value,
     // in that spelling: "objects[0]radius" and "objects.[0].radius" are "objects[0].radius".
     std::string canonical;
     for (const PathStep& step : steps) {
-        canonical += step.index >= 0 ? "[" + std::to_string(step.index) + "]" : (canonical.empty() ? "" : ".") + step.key;
+        canonical +=
+            step.index >= 0 ? "[" + std::to_string(step.index) + "]" : (canonical.empty() ? "" : ".") + step.key;
     }
     origins[canonical] = origin;
 }

@@ -15,7 +15,6 @@ namespace farmrt {
 // Sets the value at the override's key path in `root` (creating missing
 // mappings); records key path -> the option's text in `origins`. Throws
 // InputError naming the option on a bad path or value.
-void apply_override(YAML::Node& root, const SceneOverride& override_value,
-                    std::map<std::string, std::string>& origins);
+void apply_override(YAML::Node& root, const SceneOverride& override_value, std::map<std::string, std::string>& origins);
 
 }  // namespace farmrt

@@ -62,7 +62,8 @@ int remove_stale_temporaries(const std::string& target, const std::string& suffi
     int removed = 0;
     for (const auto& entry : entries) {
         const std::string name = entry.path().filename().string();
-        if (name.size() != prefix.size() + kRandomDigits + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        if (name.size() != prefix.size() + kRandomDigits + suffix.size() ||
+            name.compare(0, prefix.size(), prefix) != 0 ||
             name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
             name.find_first_not_of("0123456789abcdef", prefix.size()) != name.size() - suffix.size()) {
             continue;
@@ -77,7 +78,9 @@ int remove_stale_temporaries(const std::string& target, const std::string& suffi
 
 std::string output_name_problem(const std::string& path) {
     if (path.find('\0') != std::string::npos) return "the name holds a NUL byte";
-    if (path.size() >= PATH_MAX) return "the path is " + std::to_string(path.size()) + " bytes, longer than the limit of " + std::to_string(PATH_MAX - 1);
+    if (path.size() >= PATH_MAX)
+        return "the path is " + std::to_string(path.size()) + " bytes, longer than the limit of " +
+               std::to_string(PATH_MAX - 1);
     const std::string name = std::filesystem::path(path).filename().string();
     if (name.size() > kMaxFileNameBytes) {
         return "the file name is " + std::to_string(name.size()) + " bytes, longer than the file system's limit of " +
@@ -88,10 +91,10 @@ std::string output_name_problem(const std::string& path) {
         // A symbolic link is followed: to a regular file it is fine.
         if (!S_ISLNK(info.st_mode) || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
             const char* kind = S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
-                               : S_ISFIFO(info.st_mode)                        ? "a FIFO"
-                               : S_ISSOCK(info.st_mode)                        ? "a socket"
-                               : S_ISLNK(info.st_mode)                         ? "a dangling symbolic link"
-                                                                               : "not a regular file";
+                               : S_ISFIFO(info.st_mode)                       ? "a FIFO"
+                               : S_ISSOCK(info.st_mode)                       ? "a socket"
+                               : S_ISLNK(info.st_mode)                        ? "a dangling symbolic link"
+                                                                              : "not a regular file";
             return std::string("is ") + kind + "; farmrt writes its outputs as regular files only";
         }
     }

@@ -49,7 +49,8 @@ public:
             }
         }
         if (where.empty()) {
-            const YAML::Mark mark = value.node.IsNull() && value.key_mark.line >= 0 ? value.key_mark : value.node.Mark();
+            const YAML::Mark mark =
+                value.node.IsNull() && value.key_mark.line >= 0 ? value.key_mark : value.node.Mark();
             where = display_name_;
             if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
         }
@@ -160,8 +161,7 @@ public:
         const bool below = hi_bound == Bound::Open ? x < hi : x <= hi;
         if (!(above && below)) {
             fail(value, std::string("must be in ") + (lo_bound == Bound::Open ? "(" : "[") + format_number(lo) + ", " +
-                            format_number(hi) + (hi_bound == Bound::Open ? ")" : "]") + ", got " +
-                            value.node.Scalar());
+                            format_number(hi) + (hi_bound == Bound::Open ? ")" : "]") + ", got " + value.node.Scalar());
         }
         return x;
     }

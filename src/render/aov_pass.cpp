@@ -58,7 +58,8 @@ std::vector<AovImage> assemble_aovs(const std::vector<Aov>& aovs, FirstHitImages
         case Aov::Samples:
             image.values.resize(size_t(width) * height);
             for (uint32_t y = 0; y < height; ++y) {
-                for (uint32_t x = 0; x < width; ++x) image.values[size_t(y) * width + x] = accumulator.pixel_samples(x, y);
+                for (uint32_t x = 0; x < width; ++x)
+                    image.values[size_t(y) * width + x] = accumulator.pixel_samples(x, y);
             }
             break;
         case Aov::Variance: image.values = accumulator.luminance_variance(); break;

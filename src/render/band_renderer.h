@@ -103,10 +103,10 @@ private:
 };
 
 struct RendererOptions {
-    std::string backend = "auto";  // cpu | cuda | auto (CUDA where this rank has a GPU)
-    int threads = 0;               // CPU threads; 0 = all
-    int tile_size = 16;            // CPU tile edge in pixels
-    std::string simd = "auto";     // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
+    std::string backend = "auto";    // cpu | cuda | auto (CUDA where this rank has a GPU)
+    int threads = 0;                 // CPU threads; 0 = all
+    int tile_size = 16;              // CPU tile edge in pixels
+    std::string simd = "auto";       // CPU SIMD level: off | auto | sse4.2 | avx2 | avx512
     std::string gpu_math = "exact";  // exact: GPU sums bit-identical to the CPU's | fast: fused multiply-add
     std::vector<int> gpus;           // the GPUs to render on; empty = all this process sees
     bool gpus_given = false;         // --gpus given: every rank uses those, however many share the node

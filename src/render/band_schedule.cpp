@@ -34,8 +34,7 @@ uint32_t automatic_band_rows(uint32_t width, uint32_t height, int ranks) {
     return std::clamp(rows, 1u, std::min(64u, max_band_rows(width)));
 }
 
-std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, int ranks, int rank,
-                                          uint32_t band_rows) {
+std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, int ranks, int rank, uint32_t band_rows) {
     std::vector<RowRange> bands;
     band_rows = std::max(band_rows, 1u);
     if (schedule == Schedule::Static) {
@@ -124,7 +123,7 @@ double DynamicScheduler::weight(int rank) const {
     const double cpu_speed = speeds.cpu_speed, cpu_threads = speeds.cpu_threads;
     const double all_speed = speeds.all_speed, all_threads = speeds.all_threads;
     const RankAbility& ability = abilities_[size_t(rank)];
-    const double per_thread = cpu_threads > 0 ? cpu_speed / cpu_threads
+    const double per_thread = cpu_threads > 0   ? cpu_speed / cpu_threads
                               : all_threads > 0 ? all_speed / all_threads
                                                 : 1.0;
     const double guess = equivalents_of(ability) * per_thread;

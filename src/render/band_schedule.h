@@ -28,8 +28,7 @@ uint32_t max_band_rows(uint32_t width);
 uint32_t automatic_band_rows(uint32_t width, uint32_t height, int ranks);
 
 // The bands that `rank` renders under a static or cyclic schedule, in order.
-std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, int ranks, int rank,
-                                          uint32_t band_rows);
+std::vector<RowRange> predetermined_bands(Schedule schedule, uint32_t height, int ranks, int rank, uint32_t band_rows);
 
 // What a rank's backend is like, told with each of its requests
 // (BandRenderer's threads, thread_equivalents, bands_in_flight, min_band_items,

@@ -111,14 +111,15 @@ void BandWorker::submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t
     if (failure_.enabled() && started == failure_.band) {
         if (failure_.kind == "kill") std::raise(SIGKILL);
         if (failure_.kind == "segv") std::raise(SIGSEGV);
-        throw RenderError("injected failure at this rank's band " + std::to_string(started) +
-                          " (--inject-failure)");
+        throw RenderError("injected failure at this rank's band " + std::to_string(started) + " (--inject-failure)");
     }
     InFlight band;
     band.frame = task.frame;
     band.samples_range = task.samples;
     band.finished = FinishedBand{task.rows, std::move(task.sums), task.tag};
-    if (band.finished.sums.empty()) band.finished.sums.assign(size_t(task.rows.count()) * task.frame.width * task.frame.sampling.record_floats, 0.0f);
+    if (band.finished.sums.empty())
+        band.finished.sums.assign(size_t(task.rows.count()) * task.frame.width * task.frame.sampling.record_floats,
+                                  0.0f);
     band.sums = band.finished.sums.data();
     band.samples = uint64_t(task.rows.count()) * task.frame.width * task.samples.count();
     // The vector's buffer moves with it, so `sums` stays valid in the deque.

@@ -59,16 +59,15 @@ struct WorkTask {
 class BandWorker {
 public:
     // `failure`, when enabled, is this rank's injected failure (tests).
-    BandWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done,
-               WakeSignal& wake);
+    BandWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done, WakeSignal& wake);
     ~BandWorker();
     BandWorker(const BandWorker&) = delete;
     BandWorker& operator=(const BandWorker&) = delete;
 
     // Queues a work item; its finished sums come back through take_finished.
     void push(WorkTask task);
-    size_t queued() const;        // pushed, not started
-    size_t unfinished() const;    // pushed, not finished
+    size_t queued() const;      // pushed, not started
+    size_t unfinished() const;  // pushed, not finished
     // Bands the renderer works on at once: the main thread keeps this many
     // unfinished (plus one queued) before the end of the job.
     int slots() const { return slots_; }

@@ -39,8 +39,7 @@ DeviceGroup::~DeviceGroup() {
 void DeviceGroup::render(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                          std::atomic<uint64_t>* samples_done) {
     submit(frame, rows, samples, sums, samples_done);
-    while (complete_oldest() != nullptr) {
-    }
+    while (complete_oldest() != nullptr) {}
 }
 
 void DeviceGroup::submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
@@ -69,9 +68,8 @@ float* DeviceGroup::complete_oldest() {
     std::unique_lock<std::mutex> lock(mutex_);
     if (bands_.empty()) return nullptr;
     Band* oldest = bands_.front().get();
-    band_finished_.wait(lock, [&] {
-        return failure_ || (oldest->next_row == oldest->rows.end && oldest->unfinished == 0);
-    });
+    band_finished_.wait(lock,
+                        [&] { return failure_ || (oldest->next_row == oldest->rows.end && oldest->unfinished == 0); });
     if (failure_) std::rethrow_exception(failure_);
     // Its leading rows whole: the pieces in row order while each is whole,
     // then the leading rows of the first that is not.
@@ -170,8 +168,8 @@ void DeviceGroup::drive(size_t device) {
                     }
                     rows = band->pieces[piece].rows;
                 }
-                const size_t offset = size_t(rows.begin - band->rows.begin) * band->frame.width *
-                                      band->frame.sampling.record_floats;
+                const size_t offset =
+                    size_t(rows.begin - band->rows.begin) * band->frame.width * band->frame.sampling.record_floats;
                 if (in_flight.empty()) busy_since = Clock::now();
                 renderer.submit(band->frame, rows, band->samples, band->sums + offset, band->samples_done);
                 in_flight.push_back(

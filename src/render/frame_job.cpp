@@ -64,7 +64,8 @@ bool is_complete_image(const std::string& path, uint32_t width, uint32_t height,
     } catch (const std::exception&) {
         return false;  // truncated, damaged or unreadable: render it again
     }
-    if (image.width != width || image.height != height || image.pixels.size() != size_t(width) * height * 3) return false;
+    if (image.width != width || image.height != height || image.pixels.size() != size_t(width) * height * 3)
+        return false;
     const std::string recorded = description_value(image.description, "identity");
     if (digest.empty() || recorded.empty() || recorded == digest) return true;
     if (why_not) {
@@ -113,7 +114,8 @@ void FrameAccumulator::resume_from(const std::string& checkpoint_path) {
     }
     if (c.record_floats != record_floats_) {
         throw InputError(checkpoint_path + ": checkpoint's pixel records differ from the render's (" +
-                         std::to_string(c.record_floats) + " floats, the render's " + std::to_string(record_floats_) + ")");
+                         std::to_string(c.record_floats) + " floats, the render's " + std::to_string(record_floats_) +
+                         ")");
     }
     for (uint32_t y = 0; y < height_; ++y) row_counts_[y] = c.row_sample_count(y);
     sums_ = std::move(c.sums);

@@ -22,10 +22,11 @@ struct FrameLogEntry {
     uint32_t spp = 0;            // samples per pixel in the image
     uint32_t spp_requested = 0;  // the scene's; more than spp when the time limit ended the frame
     bool time_limited = false;
-    uint64_t samples = 0;        // taken by this run (a resumed frame's checkpoint excluded; adaptive sampling's skipped ones too)
-    double render_seconds = 0;   // from the frame's first item to its last sample
-    double write_seconds = 0;    // encoding and writing the image
-    double job_seconds = 0;      // since the job started, when the line was written
+    uint64_t samples =
+        0;  // taken by this run (a resumed frame's checkpoint excluded; adaptive sampling's skipped ones too)
+    double render_seconds = 0;  // from the frame's first item to its last sample
+    double write_seconds = 0;   // encoding and writing the image
+    double job_seconds = 0;     // since the job started, when the line was written
     std::vector<RankMemory> ranks;
 };
 

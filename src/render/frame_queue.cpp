@@ -11,9 +11,9 @@ struct FrameQueue::OpenFrame {
     uint32_t slot = 0;
     FrameTask task;
     std::unique_ptr<FrameAccumulator> accumulator;
-    std::vector<uint32_t> scheduled;  // per row: samples once its item out (if any) is back
-    std::vector<uint8_t> out;         // per row: an item is out
-    uint32_t round_target = 0;        // samples every row has after this round
+    std::vector<uint32_t> scheduled;           // per row: samples once its item out (if any) is back
+    std::vector<uint8_t> out;                  // per row: an item is out
+    uint32_t round_target = 0;                 // samples every row has after this round
     std::unique_ptr<DynamicScheduler> dealer;  // the round's rows, guided
     std::deque<RowRange> pending;              // dealt, not yet handed out (rows still out, or split)
     bool complete_reported = false;
@@ -66,8 +66,7 @@ uint32_t FrameQueue::pass_samples() const {
     // a GPU given one-sample bands spends its time in launch tails (a 1024-spp
     // still ran at 0.95 G samples/s against the kernel's 1.56 on the H200).
     if (!clock_started_ || samples_finished_ == 0) return std::max(1u, options_.spp / 16);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - first_item_time_).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_item_time_).count();
     if (elapsed <= 0) return 1;
     const double samples_per_second = double(samples_finished_) / elapsed;
     const double pixels = double(options_.width) * options_.height;
@@ -114,8 +113,8 @@ bool FrameQueue::start_round(OpenFrame& frame) {
     if (tail > 0 && remaining > tail) pass = std::min(pass, remaining - tail);
     frame.round_target = lowest + std::min(pass, remaining);
     if (options_.time_limit_seconds > 0 && *high > lowest) frame.round_target = *high;
-    frame.dealer = std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks,
-                                                      options_.band_rows);
+    frame.dealer =
+        std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks, options_.band_rows);
     frame.dealer->set_weighting(options_.weighting);
     frame.dealer->set_band_divisor(options_.band_divisor);
     frame.dealer->set_endgame(options_.endgame_every_round || frame.round_target == options_.spp);
@@ -208,7 +207,8 @@ DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             frame->opened = std::chrono::steady_clock::now();
             frame->out.assign(options_.height, 0);
             frame->scheduled.resize(options_.height);
-            for (uint32_t row = 0; row < options_.height; ++row) frame->scheduled[row] = frame->accumulator->row_count(row);
+            for (uint32_t row = 0; row < options_.height; ++row)
+                frame->scheduled[row] = frame->accumulator->row_count(row);
             const bool already_done = frame->accumulator->done();
             open_frames_.push_back(std::move(frame));
             if (already_done) {  // a checkpoint of a finished frame: just write it

@@ -32,8 +32,7 @@ void PreviewWriter::write(uint32_t frame, std::vector<float> pixels, uint32_t wi
     join();
     last_ = std::chrono::steady_clock::now();
     busy_ = true;
-    const std::string path =
-        has_frame_pattern(options_.path) ? frame_output_path(options_.path, frame) : options_.path;
+    const std::string path = has_frame_pattern(options_.path) ? frame_output_path(options_.path, frame) : options_.path;
     writer_ = std::thread([this, path, frame, pixels = std::move(pixels), width, height, metadata]() {
         try {
             write_image(path, width, height, pixels, encoding_, data_type_, metadata);

@@ -20,8 +20,8 @@
 namespace farmrt {
 
 struct PreviewOptions {
-    std::string path;       // "" = no previews; a frame pattern (####) takes the frame number
-    double interval = 10;   // seconds between previews
+    std::string path;      // "" = no previews; a frame pattern (####) takes the frame number
+    double interval = 10;  // seconds between previews
 };
 
 class PreviewWriter {

@@ -28,8 +28,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 bool same_file(const std::string& a, const std::string& b) {
     if (a == b) return true;
     std::error_code error_a, error_b;
-    const std::filesystem::path canonical_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a, error_a), error_a);
-    const std::filesystem::path canonical_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b, error_b), error_b);
+    const std::filesystem::path canonical_a =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(a, error_a), error_a);
+    const std::filesystem::path canonical_b =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(b, error_b), error_b);
     return !error_a && !error_b && canonical_a == canonical_b;
 }
 
@@ -74,7 +76,8 @@ uint64_t frame_bytes(const RenderSettings& settings) {
     uint64_t aov_floats = 0;
     for (Aov aov : settings.aovs) aov_floats += aov_channels(aov).size();
     // (Measured on a 16384x4096 frame: 29 B a pixel for a PNG, 39 for an EXR, 86 with the albedo AOV.)
-    const uint64_t floats_per_pixel = 2 * uint64_t(pixel_record_floats(settings)) + 3 + 3 + 4 * aov_floats + (aov_floats ? 3 : 0);
+    const uint64_t floats_per_pixel =
+        2 * uint64_t(pixel_record_floats(settings)) + 3 + 3 + 4 * aov_floats + (aov_floats ? 3 : 0);
     return pixels * floats_per_pixel * sizeof(float);
 }
 
@@ -139,7 +142,8 @@ SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& pha
     // What an imported model asked for that farmrt leaves out: said once, on
     // the rank that read the scene, even under --quiet (the image differs
     // from what the file describes).
-    for (const std::string& warning : description.warnings) std::fprintf(stderr, "farmrt: warning: %s\n", warning.c_str());
+    for (const std::string& warning : description.warnings)
+        std::fprintf(stderr, "farmrt: warning: %s\n", warning.c_str());
     check_output_writable(description.settings.output);
     check_job_fits(description);
     check_reporting_files(command_line, description.settings.output);

@@ -52,8 +52,9 @@ int main(int argc, char** argv) {
     std::vector<Aabb> bounds;
     bounds.reserve(target);
     for (size_t copy = 0; bounds.size() < target; ++copy) {
-        const Transform placement = Transform::rotate_y(37.0 * double(copy))
-                                        .then(Transform::translate(Vec3(8.0f * float(copy % 4), 0, 8.0f * float(copy / 4))));
+        const Transform placement =
+            Transform::rotate_y(37.0 * double(copy))
+                .then(Transform::translate(Vec3(8.0f * float(copy % 4), 0, 8.0f * float(copy / 4))));
         for (const Triangle& t : mesh.triangles) {
             if (bounds.size() == target) break;
             Aabb box;

@@ -124,7 +124,8 @@ TEST(AnimationLoader, ReadsFramesAndKeyframes) {
 TEST(AnimationLoader, ErrorsNameLineColumnAndKey) {
     std::string text = kScene;
     text.replace(text.find("frame: 10"), 9, "frame: 0");
-    EXPECT_NE(load_error(text).find("anim.yaml:9:17: animation.camera.keyframes[1].frame: keyframes must be in increasing frame order"),
+    EXPECT_NE(load_error(text).find(
+                  "anim.yaml:9:17: animation.camera.keyframes[1].frame: keyframes must be in increasing frame order"),
               std::string::npos)
         << load_error(text);
     text = kScene;
@@ -139,7 +140,8 @@ TEST(AnimationLoader, ErrorsNameLineColumnAndKey) {
     text.replace(text.find("frames: 1-10"), 12, "frames: 10-1");
     EXPECT_NE(load_error(text).find("anim.yaml:5:11: animation.frames: bad frame list item '10-1'"), std::string::npos)
         << load_error(text);
-    EXPECT_NE(load_error(kScene, {SceneOverride{"animation.frames=1-x", ""}}).find("--set animation.frames=1-x: animation.frames"),
+    EXPECT_NE(load_error(kScene, {SceneOverride{"animation.frames=1-x", ""}})
+                  .find("--set animation.frames=1-x: animation.frames"),
               std::string::npos);
     // A keyframe whose camera looks at itself.
     text = kScene;

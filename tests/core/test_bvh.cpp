@@ -21,16 +21,16 @@ using testing::random_scene;
     const bool bvh_found = intersect_closest(view, ray, kMinHitDistance, bvh_hit);
     const bool brute_found = intersect_closest_brute_force(view, ray, kMinHitDistance, brute_hit);
     if (bvh_found != brute_found) {
-        return ::testing::AssertionFailure() << "BVH found=" << bvh_found << " brute force found=" << brute_found
-                                             << " (brute t=" << brute_hit.t << ", primitive bits "
-                                             << brute_hit.primitive.bits << ")";
+        return ::testing::AssertionFailure()
+               << "BVH found=" << bvh_found << " brute force found=" << brute_found << " (brute t=" << brute_hit.t
+               << ", primitive bits " << brute_hit.primitive.bits << ")";
     }
     if (!bvh_found) return ::testing::AssertionSuccess();
     if (bvh_hit.t != brute_hit.t || bvh_hit.primitive.bits != brute_hit.primitive.bits || bvh_hit.u != brute_hit.u ||
         bvh_hit.v != brute_hit.v) {
-        return ::testing::AssertionFailure() << "BVH hit (t=" << bvh_hit.t << ", primitive " << bvh_hit.primitive.bits
-                                             << ") != brute force hit (t=" << brute_hit.t << ", primitive "
-                                             << brute_hit.primitive.bits << ")";
+        return ::testing::AssertionFailure()
+               << "BVH hit (t=" << bvh_hit.t << ", primitive " << bvh_hit.primitive.bits
+               << ") != brute force hit (t=" << brute_hit.t << ", primitive " << brute_hit.primitive.bits << ")";
     }
     return ::testing::AssertionSuccess();
 }
@@ -71,8 +71,9 @@ void check_random_rays(const Scene& scene, std::mt19937& rng, int ray_count, flo
             } else {
                 const Triangle& t = scene.triangles[which - scene.spheres.size() - scene.quads.size()];
                 const float f = fraction(rng);
-                target = k == 3 ? t.vertex1 : (k == 4 ? t.vertex0 + f * (t.vertex2 - t.vertex0)
-                                                      : t.vertex1 + f * (t.vertex2 - t.vertex1));
+                target = k == 3 ? t.vertex1
+                                : (k == 4 ? t.vertex0 + f * (t.vertex2 - t.vertex0)
+                                          : t.vertex1 + f * (t.vertex2 - t.vertex1));
             }
             direction = target - origin;
             if (length_squared(direction) == 0.0f) direction = Vec3(0, 1, 0);
@@ -81,9 +82,8 @@ void check_random_rays(const Scene& scene, std::mt19937& rng, int ray_count, flo
         const ::testing::AssertionResult result = same_closest_hit(view, ray);
         if (!result) {
             ++failures;
-            ADD_FAILURE() << result.message() << "\n  ray origin (" << origin.x << ", " << origin.y << ", "
-                          << origin.z << ") direction (" << direction.x << ", " << direction.y << ", "
-                          << direction.z << ")";
+            ADD_FAILURE() << result.message() << "\n  ray origin (" << origin.x << ", " << origin.y << ", " << origin.z
+                          << ") direction (" << direction.x << ", " << direction.y << ", " << direction.z << ")";
         }
     }
 }
@@ -104,8 +104,8 @@ bool contains(const Aabb& outer, const Aabb& inner) {
 }
 
 // Walks the tree checking the layout invariants; returns depth and leaf facts.
-void check_node(const Bvh& bvh, const std::vector<Aabb>& bounds, uint32_t index, int depth,
-                std::vector<int>& slot_seen, TreeFacts& facts) {
+void check_node(const Bvh& bvh, const std::vector<Aabb>& bounds, uint32_t index, int depth, std::vector<int>& slot_seen,
+                TreeFacts& facts) {
     ASSERT_LT(index, bvh.nodes.size());
     const BvhNode& node = bvh.nodes[index];
     facts.depth = std::max(facts.depth, depth);
@@ -284,7 +284,8 @@ TEST(BvhTraversal, TouchingSpheresOnAGroundSphereLikeTheBookScene) {
     scene.materials.push_back(Material{});
     scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});
     std::uniform_real_distribution<float> offset(-11, 11);
-    for (int i = 0; i < 400; ++i) scene.spheres.push_back(Sphere{Vec3(offset(rng), 0.2f, offset(rng)), 0.2f, Vec3(0.0f), 0});
+    for (int i = 0; i < 400; ++i)
+        scene.spheres.push_back(Sphere{Vec3(offset(rng), 0.2f, offset(rng)), 0.2f, Vec3(0.0f), 0});
     scene.build_acceleration();
     const SceneView view = scene.view();
     int failures = 0;

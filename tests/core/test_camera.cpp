@@ -86,8 +86,8 @@ TEST(Camera, ImageEdgesSpanTheVerticalAndHorizontalFieldOfView) {
         const double horizontal = 2 * std::atan(std::tan(s.vfov * M_PI / 360) * width / height) * 180 / M_PI;
         EXPECT_NEAR(angle_degrees(left - camera.center, right - camera.center), horizontal, 1e-3);
         // Corner pixel centres lie half a pixel inside the corners.
-        const Vec3 lower_right_centre = camera.pixel00 + float(width - 1) * camera.pixel_delta_u +
-                                        float(height - 1) * camera.pixel_delta_v;
+        const Vec3 lower_right_centre =
+            camera.pixel00 + float(width - 1) * camera.pixel_delta_u + float(height - 1) * camera.pixel_delta_v;
         const Vec3 lower_right_corner = upper_left + full_u + full_v;
         const Vec3 half_pixel = 0.5f * (camera.pixel_delta_u + camera.pixel_delta_v);
         EXPECT_LT(length(lower_right_centre + half_pixel - lower_right_corner), 1e-4f * length(full_u));

@@ -34,9 +34,18 @@ Triangle make_triangle(Vec3 a, Vec3 b, Vec3 c) {
 // A scene with one primitive of each kind, for surface_at.
 struct OnePrimitiveScene {
     Scene scene;
-    explicit OnePrimitiveScene(const Sphere& s) { scene.spheres.push_back(s); finish(); }
-    explicit OnePrimitiveScene(const Quad& q) { scene.quads.push_back(q); finish(); }
-    explicit OnePrimitiveScene(const Triangle& t) { scene.triangles.push_back(t); finish(); }
+    explicit OnePrimitiveScene(const Sphere& s) {
+        scene.spheres.push_back(s);
+        finish();
+    }
+    explicit OnePrimitiveScene(const Quad& q) {
+        scene.quads.push_back(q);
+        finish();
+    }
+    explicit OnePrimitiveScene(const Triangle& t) {
+        scene.triangles.push_back(t);
+        finish();
+    }
     void finish() {
         scene.materials.push_back(Material{});
         scene.textures.push_back(Texture{});
@@ -184,9 +193,15 @@ TEST(SphereSurface, TextureCoordinatesFollowTheBook) {
     // "Ray Tracing: The Next Week": <1 0 0> -> (0.5, 0.5), <0 1 0> -> (0.5, 1),
     // <0 0 1> -> (0.25, 0.5), <0 0 -1> -> (0.75, 0.5), <0 -1 0> -> (0.5, 0).
     const OnePrimitiveScene one(make_sphere({0, 0, 0}, 1));
-    struct Case { Vec3 outward; float u, v; };
-    const Case cases[] = {{{1, 0, 0}, 0.5f, 0.5f}, {{0, 0, 1}, 0.25f, 0.5f}, {{0, 0, -1}, 0.75f, 0.5f},
-                          {{0, 1, 0}, -1, 1.0f}, {{0, -1, 0}, -1, 0.0f}};
+    struct Case {
+        Vec3 outward;
+        float u, v;
+    };
+    const Case cases[] = {{{1, 0, 0}, 0.5f, 0.5f},
+                          {{0, 0, 1}, 0.25f, 0.5f},
+                          {{0, 0, -1}, 0.75f, 0.5f},
+                          {{0, 1, 0}, -1, 1.0f},
+                          {{0, -1, 0}, -1, 0.0f}};
     for (const Case& c : cases) {
         const SurfaceInteraction si = one.surface(Ray{c.outward * 3.0f, -c.outward});
         if (c.u >= 0) {
@@ -314,9 +329,12 @@ TEST(TriangleIntersection, HitsInsideWithBarycentrics) {
 TEST(TriangleIntersection, MissesOutsideEachEdge) {
     float t = 0, b1 = 0, b2 = 0;
     EXPECT_FALSE(intersect_triangle(kTriangle, Ray{{0.6f, 0.6f, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
-    EXPECT_FALSE(intersect_triangle(kTriangle, Ray{{-0.01f, 0.5f, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
-    EXPECT_FALSE(intersect_triangle(kTriangle, Ray{{0.5f, -0.01f, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
-    EXPECT_FALSE(intersect_triangle(kTriangle, Ray{{0.25f, 0.25f, -3}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
+    EXPECT_FALSE(
+        intersect_triangle(kTriangle, Ray{{-0.01f, 0.5f, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
+    EXPECT_FALSE(
+        intersect_triangle(kTriangle, Ray{{0.5f, -0.01f, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
+    EXPECT_FALSE(
+        intersect_triangle(kTriangle, Ray{{0.25f, 0.25f, -3}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
 }
 
 TEST(TriangleIntersection, RayInThePlaneMisses) {
@@ -374,7 +392,7 @@ TEST(TriangleIntersection, SharedEdgeOfTwoTrianglesLeavesNoGapForGrazingRays) {
 TEST(TriangleIntersection, ClosedTriangleMeshHasNoHolesAtEdgesAndVertices) {
     // An irregular closed octahedron: a ray from inside must hit some face,
     // including rays aimed exactly at its edges and vertices.
-    const Vec3 v[6] = {{1.3f, 0.1f, 0.05f}, {-0.9f, -0.07f, 0.1f}, {0.02f, 1.1f, -0.03f},
+    const Vec3 v[6] = {{1.3f, 0.1f, 0.05f},  {-0.9f, -0.07f, 0.1f},  {0.02f, 1.1f, -0.03f},
                        {0.1f, -1.2f, 0.04f}, {-0.05f, 0.03f, 0.95f}, {0.07f, -0.02f, -1.05f}};
     const int faces[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
     std::vector<Triangle> mesh;

@@ -140,7 +140,7 @@ TEST(Metal, PolishedMetalReflectsAtTheAngleOfIncidence) {
         const Vec3 out = r.ray.direction;
         EXPECT_NEAR(length(out), 1.0f, 1e-6f);
         EXPECT_NEAR(dot(out, kNormal), -dot(unit_vector(in), kNormal), 1e-6f) << degrees;  // equal angles
-        if (degrees > 0) {  // in the plane of incidence
+        if (degrees > 0) {                                                                 // in the plane of incidence
             EXPECT_NEAR(dot(out, unit_vector(cross(in, kNormal))), 0.0f, 1e-6f);
         }
         // The tangential component is kept.
@@ -228,7 +228,8 @@ TEST(Dielectric, ReflectionProbabilityIsSchlicksApproximation) {
         const int n = 40000;
         int reflected = 0;
         for (int s = 0; s < n; ++s) {
-            reflected += dot(scatter_once(dielectric(ior), incoming_at(degrees), uint32_t(s)).ray.direction, kNormal) > 0;
+            reflected +=
+                dot(scatter_once(dielectric(ior), incoming_at(degrees), uint32_t(s)).ray.direction, kNormal) > 0;
         }
         EXPECT_NEAR(double(reflected) / n, p, 5 * std::sqrt(p * (1 - p) / n)) << degrees;
     }
@@ -346,7 +347,8 @@ TEST(Emissive, EndsThePathWithItsColor) {
     scene.textures.push_back(emission);
     scene.build_acceleration();  // again, now that the lamp's texture exists
     PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
-    const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0.1f, 0.2f, -1)}, sampler, 50, BvhClosestHit(), Integrator::Naive);
+    const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0.1f, 0.2f, -1)}, sampler, 50, BvhClosestHit(),
+                               Integrator::Naive);
     EXPECT_EQ(c.x, 4.0f);
     EXPECT_EQ(c.y, 2.0f);
     EXPECT_EQ(c.z, 1.0f);
@@ -379,7 +381,8 @@ TEST(PathLoop, PathsLongerThanMaxDepthContributeBlack) {
         EXPECT_FLOAT_EQ(two.z, 0.2f);
     }
     PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
-    const Color miss = trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0, 0, 1)}, sampler, 1, BvhClosestHit(), Integrator::Naive);
+    const Color miss =
+        trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0, 0, 1)}, sampler, 1, BvhClosestHit(), Integrator::Naive);
     EXPECT_EQ(miss.x, 1.0f);  // a miss in the first segment still sees the background
 }
 

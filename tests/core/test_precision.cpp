@@ -5,7 +5,8 @@
 //   spheres across a scene, the r = 1000 ground sphere from just above it,
 //   spheres 10,000 units away, and rays leaving sphere surfaces;
 // - rays leaving any surface (spheres of every size, quads and triangles at
-//   coordinates of 500 and 500,000, rotated boxes, an ellipsoid instance), grazing or not, never hit it again where they cannot;
+//   coordinates of 500 and 500,000, rotated boxes, an ellipsoid instance), grazing or not, never hit it again where
+//   they cannot;
 // - the Cornell box scaled by 1000 and by 0.001, camera included, renders
 //   the same image as the Cornell box.
 #include <gtest/gtest.h>
@@ -114,10 +115,10 @@ struct SphereAudit {
         if (bad && first_failure.empty()) {
             std::ostringstream out;
             out.precision(9);
-            out << "centre (" << c.sphere.center.x << ", " << c.sphere.center.y << ", " << c.sphere.center.z
-                << ") r " << c.sphere.radius << ", origin (" << c.ray.origin.x << ", " << c.ray.origin.y << ", "
-                << c.ray.origin.z << "), direction (" << c.ray.direction.x << ", " << c.ray.direction.y << ", "
-                << c.ray.direction.z << "): found " << found << " t " << t << ", expected " << double(expected);
+            out << "centre (" << c.sphere.center.x << ", " << c.sphere.center.y << ", " << c.sphere.center.z << ") r "
+                << c.sphere.radius << ", origin (" << c.ray.origin.x << ", " << c.ray.origin.y << ", " << c.ray.origin.z
+                << "), direction (" << c.ray.direction.x << ", " << c.ray.direction.y << ", " << c.ray.direction.z
+                << "): found " << found << " t " << t << ", expected " << double(expected);
             first_failure = out.str();
         }
     }
@@ -232,15 +233,15 @@ TEST(SpherePrecision, RaysLeavingSphereSurfaces) {
 struct LoadedScene {
     SceneDescription description;
     SceneView view;
-    explicit LoadedScene(const std::string& yaml)
-        : description(load_scene_text(yaml, "precision test scene", ".")) {
+    explicit LoadedScene(const std::string& yaml) : description(load_scene_text(yaml, "precision test scene", ".")) {
         description.scene.build_acceleration();
         view = description.scene.view();
     }
 };
 
 std::string one_object_scene(const std::string& object) {
-    return "image: {width: 8, height: 8, output: unused.pfm}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 0, 10], lookat: [0, 0, 0]}\n"
+    return "image: {width: 8, height: 8, output: unused.pfm}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 0, 10], "
+           "lookat: [0, 0, 0]}\n"
            "materials: {white: {type: lambertian, albedo: [0.5, 0.5, 0.5]}}\nobjects:\n  - " +
            object + "\n";
 }
@@ -274,8 +275,8 @@ int count_rehits(const std::string& object, const Vec3& center, float size, bool
                 std::ostringstream out;
                 out.precision(9);
                 out << object << ": from (" << leaving_ray.origin.x << ", " << leaving_ray.origin.y << ", "
-                    << leaving_ray.origin.z << ") along (" << direction.x << ", " << direction.y << ", "
-                    << direction.z << ") hit again at t " << again.t;
+                    << leaving_ray.origin.z << ") along (" << direction.x << ", " << direction.y << ", " << direction.z
+                    << ") hit again at t " << again.t;
                 failure = out.str();
             }
         }

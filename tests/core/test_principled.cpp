@@ -61,9 +61,8 @@ Albedo directional_albedo(const PrincipledInputs& in, const Vec3& wo, int n) {
 
 TEST(Principled, ReflectionIsReciprocal) {
     std::mt19937 rng(3);
-    for (const PrincipledInputs& in :
-         {inputs(0, 0.5f), inputs(1, 0.3f, 0, 1.5f, Color(0.9f, 0.6f, 0.2f)), inputs(0.4f, 0.8f, 0, 1.33f),
-          inputs(0, 0.05f, 0, 2.4f), inputs(0.7f, 1.0f)}) {
+    for (const PrincipledInputs& in : {inputs(0, 0.5f), inputs(1, 0.3f, 0, 1.5f, Color(0.9f, 0.6f, 0.2f)),
+                                       inputs(0.4f, 0.8f, 0, 1.33f), inputs(0, 0.05f, 0, 2.4f), inputs(0.7f, 1.0f)}) {
         for (int i = 0; i < 2000; ++i) {
             const Vec3 a = random_upper(rng), b = random_upper(rng);
             const Color f_ab = evaluate_principled(in, a, b).f_cos / b.z;
@@ -86,8 +85,8 @@ TEST(Principled, ConservesEnergy) {
                 // Radiance leaving glass is spread back out by eta^2 (1 / eta^2 entering).
                 const double bound = in.eta < 1.0f ? 1.0 / (double(in.eta) * in.eta) : 1.0;
                 EXPECT_LE(a.mean, bound + 4 * a.standard_error + 1e-3)
-                    << "roughness " << roughness << " metallic " << in.metallic << " transmission "
-                    << in.transmission << " eta " << in.eta << " cos " << cos_o;
+                    << "roughness " << roughness << " metallic " << in.metallic << " transmission " << in.transmission
+                    << " eta " << in.eta << " cos " << cos_o;
             }
         }
     }
@@ -130,7 +129,8 @@ TEST(Principled, MetalLosesWhatSingleScatteringGgxLoses) {
         for (double cos_o : {0.9, 0.5}) {
             const double expected = roughness == 0.0f ? 1.0 : ggx_single_scattering_albedo(roughness, cos_o);
             const Albedo a = directional_albedo(inputs(1, roughness), direction_at(cos_o, 0), 40000);
-            EXPECT_NEAR(a.mean, expected, 4.5 * a.standard_error + 2e-3) << "roughness " << roughness << " cos " << cos_o;
+            EXPECT_NEAR(a.mean, expected, 4.5 * a.standard_error + 2e-3)
+                << "roughness " << roughness << " cos " << cos_o;
             if (roughness == 1.0f) {
                 EXPECT_LT(a.mean, 0.95);  // single scattering loses energy when rough
             }
@@ -186,7 +186,7 @@ TEST(Principled, SmoothGlassFollowsSnellAndFresnel) {
         const double sin_i = std::sqrt(std::max(0.0, 1.0 - double(wi.z) * wi.z));
         // Snell's law, to within GGX's long tail at alpha 1e-3.
         if (std::fabs(sin_o - eta * sin_i) < 2e-3) ++sharp;
-        EXPECT_LT(wi.x, 0.0f);                  // on the far side of the normal
+        EXPECT_LT(wi.x, 0.0f);  // on the far side of the normal
     }
     EXPECT_GT(sharp, 0.95 * (n - reflected));
     const double fresnel = fresnel_dielectric(0.8f, eta);
@@ -290,12 +290,14 @@ TEST(Principled, SampledDirectionsHaveTheReportedDensity) {
 // ---- whole scenes -----------------------------------------------------------------------------------
 
 Scene sphere_under_white_sky(const std::string& material) {
-    const std::string text = "image: {width: 8, height: 8, output: out.ppm}\n"
-                             "sampling: {spp: 1}\n"
-                             "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
-                             "background: {color: [1, 1, 1], sampling: light}\n"
-                             "objects:\n"
-                             "  - {type: sphere, center: [0, 0, 0], radius: 1, material: " + material + "}\n";
+    const std::string text =
+        "image: {width: 8, height: 8, output: out.ppm}\n"
+        "sampling: {spp: 1}\n"
+        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+        "background: {color: [1, 1, 1], sampling: light}\n"
+        "objects:\n"
+        "  - {type: sphere, center: [0, 0, 0], radius: 1, material: " +
+        material + "}\n";
     SceneDescription description = load_scene_text(text, "scene.yaml", "/");
     description.scene.build_acceleration();
     return std::move(description.scene);
@@ -326,7 +328,8 @@ TEST(Principled, WhiteFurnaceScenes) {
         const double glass_mean = mean_radiance(glass, ray, integrator, 4000, error);
         EXPECT_NEAR(glass_mean, 1.0, 4.5 * error + 2e-3);
         // A rough metal loses what single scattering loses, never gains.
-        const Scene metal = sphere_under_white_sky("{type: principled, base_color: [1, 1, 1], metallic: 1, roughness: 1}");
+        const Scene metal =
+            sphere_under_white_sky("{type: principled, base_color: [1, 1, 1], metallic: 1, roughness: 1}");
         const double rough = mean_radiance(metal, ray, integrator, 8000, error);
         EXPECT_LT(rough, 1.0);
         EXPECT_GT(rough, 0.25);
@@ -336,16 +339,19 @@ TEST(Principled, WhiteFurnaceScenes) {
 TEST(Principled, IntegratorsAgreeUnderASmallLight) {
     // A rough plastic and a rough metal under a small sphere light: next-event
     // estimation with MIS against the naive estimator at more samples.
-    for (const std::string& material : {std::string("{type: principled, base_color: [0.8, 0.3, 0.2], roughness: 0.4}"),
-                                       std::string("{type: principled, base_color: [0.9, 0.8, 0.5], metallic: 1, roughness: 0.3}")}) {
-        const std::string text = "image: {width: 8, height: 8, output: out.ppm}\n"
-                                 "sampling: {spp: 1}\n"
-                                 "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
-                                 "background: {color: [0, 0, 0]}\n"
-                                 "objects:\n"
-                                 "  - {type: quad, Q: [-5, -1, -5], u: [10, 0, 0], v: [0, 0, 10], material: " +
-                                 material + "}\n"
-                                 "  - {type: sphere, center: [0.5, 2, 1], radius: 0.5, material: {type: emissive, color: [8, 8, 8]}}\n";
+    for (const std::string& material :
+         {std::string("{type: principled, base_color: [0.8, 0.3, 0.2], roughness: 0.4}"),
+          std::string("{type: principled, base_color: [0.9, 0.8, 0.5], metallic: 1, roughness: 0.3}")}) {
+        const std::string text =
+            "image: {width: 8, height: 8, output: out.ppm}\n"
+            "sampling: {spp: 1}\n"
+            "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+            "background: {color: [0, 0, 0]}\n"
+            "objects:\n"
+            "  - {type: quad, Q: [-5, -1, -5], u: [10, 0, 0], v: [0, 0, 10], material: " +
+            material +
+            "}\n"
+            "  - {type: sphere, center: [0.5, 2, 1], radius: 0.5, material: {type: emissive, color: [8, 8, 8]}}\n";
         SceneDescription description = load_scene_text(text, "scene.yaml", "/");
         description.scene.build_acceleration();
         for (const Vec3& target : {Vec3(0, -1, 0), Vec3(0.4f, -1, 1.2f)}) {

@@ -36,12 +36,20 @@ float value(uint64_t seed, uint32_t frame, uint32_t pixel, uint32_t sample, uint
 
 TEST(Philox4x32, MatchesRandom123KnownAnswerVectors) {
     // Random123's kat_vectors: counter, key -> output.
-    struct Case { PhiloxBlock counter; uint32_t key0, key1; PhiloxBlock expected; };
+    struct Case {
+        PhiloxBlock counter;
+        uint32_t key0, key1;
+        PhiloxBlock expected;
+    };
     const Case cases[] = {
         {{{0, 0, 0, 0}}, 0, 0, {{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}}},
-        {{{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}}, 0xffffffffu, 0xffffffffu,
+        {{{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}},
+         0xffffffffu,
+         0xffffffffu,
          {{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}}},
-        {{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}}, 0xa4093822u, 0x299f31d0u,
+        {{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}},
+         0xa4093822u,
+         0x299f31d0u,
          {{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}}},
     };
     for (const Case& c : cases) {

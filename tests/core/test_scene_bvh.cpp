@@ -44,8 +44,8 @@ TEST(BvhMixed, SameClosestHitAsBruteForceWithInstances) {
 // quad's leaf: the scalar tracer and the GPU's exact kernel saw the sky, the
 // SIMD tracer (another BVH) the wall. Every tracer must find brute force's hit.
 TEST(BvhMixed, FindsAQuadHitWithinTheEdgeToleranceAsBruteForceDoes) {
-    const SceneDescription d = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/tiny.yaml",
-                                               {{"image.output=unused.pfm", ""}});
+    const SceneDescription d =
+        load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/tiny.yaml", {{"image.output=unused.pfm", ""}});
     Scene scene = d.scene;
     scene.build_acceleration();
     const SceneView view = scene.view();

@@ -51,7 +51,7 @@ TEST(Quad, MissesOutsideBehindAndBeyondTmax) {
 TEST(Quad, EdgesAndCornersAreInside) {
     const Quad q = make_quad(Vec3(0, 0, 0), Vec3(4, 0, 0), Vec3(0, 2, 0), 0);
     float t = 0, a = -1, b = -1;  // initialised: newer g++ warns (-Werror) though the hit sets them
-    const Vec3 points[] = {Vec3(0, 0, 0), Vec3(4, 0, 0), Vec3(0, 2, 0), Vec3(4, 2, 0),  // corners
+    const Vec3 points[] = {Vec3(0, 0, 0), Vec3(4, 0, 0), Vec3(0, 2, 0), Vec3(4, 2, 0),   // corners
                            Vec3(2, 0, 0), Vec3(4, 1, 0), Vec3(2, 2, 0), Vec3(0, 1, 0)};  // edge midpoints
     for (const Vec3& p : points) {
         EXPECT_TRUE(intersect_quad(q, ray_of(p + Vec3(0, 0, 3), Vec3(0, 0, -1)), 0.001f, kInfinity, t, a, b))
@@ -133,9 +133,8 @@ TEST(Box, IsTheBooksSixOutwardQuads) {
 }
 
 TEST(Box, RejectsMaxNotAboveMin) {
-    const std::string error =
-        testing::load_error(testing::scene_yaml(testing::kGrayMaterial,
-                                                "  - {type: box, min: [0, 0, 0], max: [1, 0, 1], material: gray}\n"));
+    const std::string error = testing::load_error(testing::scene_yaml(
+        testing::kGrayMaterial, "  - {type: box, min: [0, 0, 0], max: [1, 0, 1], material: gray}\n"));
     EXPECT_NE(error.find("scene.yaml:7:"), std::string::npos) << error;
     EXPECT_NE(error.find("objects[0].max: must be greater than min"), std::string::npos) << error;
 }
@@ -346,18 +345,19 @@ TEST(Triangle, WatertightOnAGridAtAnAngle) {
     int rays = 0;
     for (int i = 1; i < n; ++i) {
         for (int j = 1; j < n; ++j) {
-            for (const Vec3& target : {vertex(i, j), 0.5f * (vertex(i, j) + vertex(i + 1, j)),
-                                       0.5f * (vertex(i, j) + vertex(i, j + 1)),
-                                       0.5f * (vertex(i, j) + vertex(i + 1, j + 1))}) {
-                for (const Vec3& origin : {Vec3(0.3f, 0.7f, 3.0f), Vec3(-2.0f, 1.1f, 0.9f), Vec3(0.01f, -0.02f, 5.0f)}) {
+            for (const Vec3& target :
+                 {vertex(i, j), 0.5f * (vertex(i, j) + vertex(i + 1, j)), 0.5f * (vertex(i, j) + vertex(i, j + 1)),
+                  0.5f * (vertex(i, j) + vertex(i + 1, j + 1))}) {
+                for (const Vec3& origin :
+                     {Vec3(0.3f, 0.7f, 3.0f), Vec3(-2.0f, 1.1f, 0.9f), Vec3(0.01f, -0.02f, 5.0f)}) {
                     Hit hit;
                     const bool found = trace(view, origin, target - origin, hit);
                     misses += !found;
                     ++rays;
                     if (!found) {
                         Hit brute;
-                        const bool brute_found = intersect_closest_brute_force(
-                            view, Ray{origin, target - origin, 0}, kMinHitDistance, brute);
+                        const bool brute_found = intersect_closest_brute_force(view, Ray{origin, target - origin, 0},
+                                                                               kMinHitDistance, brute);
                         ADD_FAILURE() << "miss at " << i << "," << j << " target " << target.x << " " << target.y << " "
                                       << target.z << " brute force " << brute_found;
                     }
@@ -386,7 +386,8 @@ TEST(Sphere, AnalyticHitsFromOutsideAndInside) {
 }
 
 TEST(Sphere, MotionBlurMovesTheCenterLinearlyOverTheShutter) {
-    SceneDescription d = load("  - {type: sphere, center: [0, 0, 0], center1: [0, 2, 0], radius: 0.5, material: gray}\n");
+    SceneDescription d =
+        load("  - {type: sphere, center: [0, 0, 0], center1: [0, 2, 0], radius: 0.5, material: gray}\n");
     const Sphere& s = d.scene.spheres[0];
     EXPECT_FLOAT_EQ(s.center_at(0.5f).y, 1.0f);
     const Aabb b = bounds_of(s);

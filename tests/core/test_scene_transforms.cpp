@@ -29,7 +29,8 @@ TEST(Transform, RotationsAreRightHandedAsInTheBook) {
 }
 
 TEST(Transform, AppliedInTheOrderScaleRotateTranslate) {
-    const Transform t = Transform::scale(2, 1, 1).then(Transform::rotate_z(90)).then(Transform::translate(Vec3(10, 0, 0)));
+    const Transform t =
+        Transform::scale(2, 1, 1).then(Transform::rotate_z(90)).then(Transform::translate(Vec3(10, 0, 0)));
     expect_near(t.point(Vec3(1, 0, 0)), Vec3(10, 2, 0));  // scale to (2,0,0), rotate to (0,2,0), translate
     const Transform inverse = t.inverse();
     expect_near(inverse.point(t.point(Vec3(0.3f, -4, 7))), Vec3(0.3f, -4, 7), 1e-5f);
@@ -58,7 +59,8 @@ TEST(Transform, TransformedQuadAndTriangleAreHitWhereExpected) {
     SceneDescription d = load(
         "  - {type: quad, Q: [0, 0, 0], u: [1, 0, 0], v: [0, 1, 0], material: gray,\n"
         "     transform: {scale: 2, rotate_y: 90, translate: [5, 0, 0]}}\n"
-        "  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], normals: [[0, 0, 1], [0, 0, 1], [0, 0, 1]],\n"
+        "  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], normals: [[0, 0, 1], [0, 0, 1], [0, 0, "
+        "1]],\n"
         "     material: gray, transform: {scale: [1, 1, 4], rotate_x: -90, translate: [0, -3, 0]}}\n");
     // Quad: scaled to 2x2, turned to face +x/-x (plane x = 5), spanning z in [-2, 0].
     d.scene.build_acceleration();
@@ -93,8 +95,8 @@ TEST(Transform, SphereUnderUniformScaleStaysASphere) {
 // A non-uniformly scaled sphere is an ellipsoid (an instance): hit at the
 // scaled extent, with the ellipsoid's normal, not the sphere's.
 TEST(Transform, EllipsoidInstanceHasCorrectHitsAndNormals) {
-    SceneDescription d = load(
-        "  - {type: sphere, center: [0, 0, 0], radius: 1, material: gray, transform: {scale: [2, 1, 1]}}\n");
+    SceneDescription d =
+        load("  - {type: sphere, center: [0, 0, 0], radius: 1, material: gray, transform: {scale: [2, 1, 1]}}\n");
     EXPECT_EQ(d.scene.instance_count(), 1u);
     d.scene.build_acceleration();
     const SceneView view = d.scene.view();
@@ -160,7 +162,7 @@ TEST(Instances, MeshUsedTwiceIsStoredOnce) {
     SceneDescription d = load_scene_text(text, "scene.yaml", directory);
     EXPECT_EQ(d.scene.triangles.size(), 4u);
     EXPECT_EQ(d.scene.instance_count(), 2u);
-    EXPECT_EQ(d.scene.primitive_count(), 3u);            // two instances and a sphere at the top level
+    EXPECT_EQ(d.scene.primitive_count(), 3u);           // two instances and a sphere at the top level
     EXPECT_EQ(d.scene.rendered_primitive_count(), 9u);  // 4 + 4 + 1
     d.scene.build_acceleration();
     const SceneView view = d.scene.view();
@@ -197,16 +199,18 @@ TEST(Transform, ShadingNormalsUnderNonUniformScaleBakedAndInstanced) {
     const std::string scenes[] = {
         // a triangle with normals
         "  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], normals: [[1, 0, 1], [1, 0, 1], [1, 0, 1]],"
-        " material: gray, " + stretch + "}\n",
+        " material: gray, " +
+            stretch + "}\n",
         // a mesh used once: baked
         "  - {type: mesh, file: tilted.obj, material: gray, " + stretch + "}\n",
         // a mesh used twice: instances
-        "  - {type: mesh, file: tilted.obj, material: gray, " + stretch + "}\n"
-        "  - {type: mesh, file: tilted.obj, material: gray, transform: {translate: [0, 0, -50]}}\n",
+        "  - {type: mesh, file: tilted.obj, material: gray, " + stretch +
+            "}\n"
+            "  - {type: mesh, file: tilted.obj, material: gray, transform: {translate: [0, 0, -50]}}\n",
     };
     for (int k = 0; k < 3; ++k) {
-        SceneDescription d = load_scene_text(testing::scene_yaml(testing::kGrayMaterial, scenes[k]), "scene.yaml",
-                                             directory);
+        SceneDescription d =
+            load_scene_text(testing::scene_yaml(testing::kGrayMaterial, scenes[k]), "scene.yaml", directory);
         EXPECT_EQ(d.scene.instance_count(), k == 2 ? 2u : 0u);
         d.scene.build_acceleration();
         const SceneView view = d.scene.view();

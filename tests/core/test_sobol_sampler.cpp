@@ -144,7 +144,8 @@ TEST(SobolSampler, UniformIsAPureFunctionOfTheKeyWhateverTheCallOrder) {
         return equal <= 1;
     };
     EXPECT_TRUE(differs(SamplerKey{kSobol.seed + 1, kSobol.frame, SamplerType::Sobol}, 99, 7)) << "seed";
-    EXPECT_TRUE(differs(SamplerKey{kSobol.seed + (1ull << 32), kSobol.frame, SamplerType::Sobol}, 99, 7)) << "seed high";
+    EXPECT_TRUE(differs(SamplerKey{kSobol.seed + (1ull << 32), kSobol.frame, SamplerType::Sobol}, 99, 7))
+        << "seed high";
     EXPECT_TRUE(differs(SamplerKey{kSobol.seed, kSobol.frame + 1, SamplerType::Sobol}, 99, 7)) << "frame";
     EXPECT_TRUE(differs(kSobol, 100, 7)) << "pixel";
     EXPECT_TRUE(differs(kSobol, 99, 8)) << "sample";

@@ -36,8 +36,7 @@ struct TestScene {
     FrameSettings frame;
 };
 
-TestScene load_test_scene(const std::string& name, uint32_t width, uint32_t height, uint32_t spp,
-                          uint64_t seed = 0) {
+TestScene load_test_scene(const std::string& name, uint32_t width, uint32_t height, uint32_t spp, uint64_t seed = 0) {
     std::vector<SceneOverride> overrides = {
         {"image.width=" + std::to_string(width), ""},
         {"image.height=" + std::to_string(height), ""},
@@ -87,9 +86,9 @@ double rmse(const std::vector<float>& a, const std::vector<float>& b, uint32_t s
     return std::sqrt(total / double(a.size()));
 }
 
-#define REQUIRE_GPU()                                                                          \
-    do {                                                                                       \
-        std::string problem;                                                                   \
+#define REQUIRE_GPU()                                                                             \
+    do {                                                                                          \
+        std::string problem;                                                                      \
         if (visible_gpu_count(&problem) == 0) GTEST_SKIP() << "no CUDA device here: " << problem; \
     } while (0)
 
@@ -157,8 +156,8 @@ TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
                 variant.geometry = geometry;
                 variant.fused_slabs = fused && fast_math;  // the exact kernel never fuses
                 const PathKernelEntry* entry = find_path_kernel(variant);
-                ASSERT_NE(entry, nullptr) << "fast " << fast_math << " geometry " << int(geometry) << " fused "
-                                          << fused;
+                ASSERT_NE(entry, nullptr)
+                    << "fast " << fast_math << " geometry " << int(geometry) << " fused " << fused;
                 EXPECT_NE(entry->function, nullptr);
                 EXPECT_TRUE(entry->variant == variant);
             }
@@ -226,11 +225,13 @@ TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
                 const Ray ray{origin, direction, 0.5f * (unit(random) + 1.0f)};
                 Hit binary, wide_hit;
                 const bool found_binary = intersect_closest<Traits>(view, ray, kMinHitDistance, binary);
-                const bool found_wide = intersect_closest_wide<Traits>(view, wide.data(), ray, kMinHitDistance, wide_hit);
+                const bool found_wide =
+                    intersect_closest_wide<Traits>(view, wide.data(), ray, kMinHitDistance, wide_hit);
                 hits += found_binary;
-                const bool same = found_binary == found_wide &&
-                                  (!found_binary || (binary.t == wide_hit.t && binary.primitive.bits == wide_hit.primitive.bits &&
-                                                     binary.u == wide_hit.u && binary.v == wide_hit.v));
+                const bool same =
+                    found_binary == found_wide &&
+                    (!found_binary || (binary.t == wide_hit.t && binary.primitive.bits == wide_hit.primitive.bits &&
+                                       binary.u == wide_hit.u && binary.v == wide_hit.v));
                 differing += !same;
             }
             EXPECT_GT(hits, size_t(rays / 10)) << name;
@@ -264,10 +265,10 @@ TEST(CudaGpu, ImportedModelsMatchCpuBitForBit) {
     REQUIRE_GPU();
     const std::string root = FARMRT_ASSIMP_MODELS;
     if (root.empty()) GTEST_SKIP() << "assimp-testmodels is not installed";
-    for (const char* model : {"glTF2/BoxTextured-glTF/BoxTextured.gltf", "glTF2/BoxTextured-glTF-Binary/BoxTextured.glb",
-                              "glTF2/BoxTextured-glTF-Embedded/BoxTextured.gltf",
-                              "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb", "glTF2/cameras/Cameras.gltf",
-                              "PLY/Wuson.ply"}) {
+    for (const char* model :
+         {"glTF2/BoxTextured-glTF/BoxTextured.gltf", "glTF2/BoxTextured-glTF-Binary/BoxTextured.glb",
+          "glTF2/BoxTextured-glTF-Embedded/BoxTextured.gltf", "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb",
+          "glTF2/cameras/Cameras.gltf", "PLY/Wuson.ply"}) {
         const TestScene scene = load_test_scene(root + "/" + model, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
         const std::vector<float> gpu = render_gpu(scene, CudaOptions{});
@@ -328,7 +329,8 @@ TEST(CudaGpu, FastMathAgreesWithCpuWithinNoise) {
         double noise_squared = 0;
         int pairs = 0;
         for (size_t i = 0; i < cpu.size(); ++i) {
-            for (size_t j = i + 1; j < cpu.size(); ++j, ++pairs) noise_squared += std::pow(rmse(cpu[i], cpu[j], spp), 2);
+            for (size_t j = i + 1; j < cpu.size(); ++j, ++pairs)
+                noise_squared += std::pow(rmse(cpu[i], cpu[j], spp), 2);
         }
         const double noise = std::sqrt(noise_squared / pairs);
         EXPECT_GT(noise, 0.0);
@@ -409,10 +411,10 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
         variants.push_back(small_grid_samples);
         for (const CudaOptions& o : variants) {
             EXPECT_TRUE(same_bits(reference, render_gpu(scene, o)))
-                << "fast_math " << fast_math << " block " << o.block_size << " chunk " << o.chunk_pixels
-                << " schedule " << int(o.schedule) << " blocks/SM " << o.blocks_per_sm << " samples/launch "
-                << o.samples_per_launch << " sample items " << o.sample_items << " chunk samples "
-                << o.chunk_samples << " sample buffer " << o.sample_buffer_bytes << " warp fetch " << o.warp_fetch;
+                << "fast_math " << fast_math << " block " << o.block_size << " chunk " << o.chunk_pixels << " schedule "
+                << int(o.schedule) << " blocks/SM " << o.blocks_per_sm << " samples/launch " << o.samples_per_launch
+                << " sample items " << o.sample_items << " chunk samples " << o.chunk_samples << " sample buffer "
+                << o.sample_buffer_bytes << " warp fetch " << o.warp_fetch;
         }
 
         // Bands of 1, 4 and 7 rows, submitted asynchronously, and sample ranges split in two.
@@ -424,15 +426,12 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
                 const RowRange rows{row, std::min(s.height, row + band)};
                 gpu.submit(scene.frame, rows, SampleRange{0, 4}, sums.data() + size_t(row) * s.width * 3, nullptr);
             }
-            while (gpu.complete_oldest() != nullptr) {
-            }
+            while (gpu.complete_oldest() != nullptr) {}
             for (uint32_t row = 0; row < s.height; row += band) {
                 const RowRange rows{row, std::min(s.height, row + band)};
-                gpu.submit(scene.frame, rows, SampleRange{4, s.spp}, sums.data() + size_t(row) * s.width * 3,
-                           nullptr);
+                gpu.submit(scene.frame, rows, SampleRange{4, s.spp}, sums.data() + size_t(row) * s.width * 3, nullptr);
             }
-            while (gpu.complete_oldest() != nullptr) {
-            }
+            while (gpu.complete_oldest() != nullptr) {}
             EXPECT_TRUE(same_bits(reference, sums)) << "fast_math " << fast_math << " band " << band;
         }
     }

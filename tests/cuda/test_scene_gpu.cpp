@@ -37,9 +37,9 @@ struct Config {
 // Small enough for CI's two cores, with enough samples that a 10% change of
 // brightness stands out of the noise (the Cornell box is dim and noisy: more).
 const Config kConfigs[] = {
-    {"cornell.yaml", 96, 96, 64},   {"mesh.yaml", 128, 72, 16},         {"stress.yaml", 96, 54, 16},
-    {"textured.yaml", 120, 80, 16}, {"spheres.yaml", 128, 72, 16},      {"many_spheres.yaml", 128, 72, 16},
-    {"emissive.yaml", 120, 90, 16}, {"tiny.yaml", 120, 80, 16},         {"lights.yaml", 128, 72, 16},
+    {"cornell.yaml", 96, 96, 64},   {"mesh.yaml", 128, 72, 16},          {"stress.yaml", 96, 54, 16},
+    {"textured.yaml", 120, 80, 16}, {"spheres.yaml", 128, 72, 16},       {"many_spheres.yaml", 128, 72, 16},
+    {"emissive.yaml", 120, 90, 16}, {"tiny.yaml", 120, 80, 16},          {"lights.yaml", 128, 72, 16},
     {"models.yaml", 96, 96, 64},    {"models/shapes.gltf", 128, 72, 16},
 };
 constexpr uint32_t kBlock = 4;
@@ -101,7 +101,8 @@ std::vector<std::vector<double>> block_means(const std::vector<float>& image, ui
             for (int c = 0; c < 3; ++c) {
                 double sum = 0;
                 for (uint32_t y = by; y < by + kBlock; ++y) {
-                    for (uint32_t x = bx; x < bx + kBlock; ++x) sum += display(image[(size_t(y) * width + x) * 3 + size_t(c)]);
+                    for (uint32_t x = bx; x < bx + kBlock; ++x)
+                        sum += display(image[(size_t(y) * width + x) * 3 + size_t(c)]);
                 }
                 means[size_t(c)].push_back(sum / double(kBlock * kBlock));
             }
@@ -153,7 +154,8 @@ Comparison compare_to_cpu_noise(const std::vector<float>& cpu_a, const std::vect
         difference /= double(blocks);
         const double standard_error = std::sqrt(1.5 * block_variance / double(blocks));
         if (!(standard_error > 0)) {
-            if (difference != 0) problems << channel_names[channel] << ": brightness differs from noiseless CPU renders; ";
+            if (difference != 0)
+                problems << channel_names[channel] << ": brightness differs from noiseless CPU renders; ";
             continue;
         }
         const double z = difference / standard_error;

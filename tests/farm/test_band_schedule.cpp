@@ -208,7 +208,6 @@ TEST(BandSchedule, LookAheadIsRefusedOnlyAtTheEnd) {
     EXPECT_EQ(scheduler.next(0, 0, band), DealAnswer::Work);  // idle rank
 }
 
-
 // ---- GPU ranks: slots, band floor, first guess --------------------------------
 
 RankAbility gpu_ability(uint64_t resident_threads = 118 * 1024) {
@@ -312,8 +311,8 @@ TEST(BandSchedule, UnderMeasuredGpuIsNotTakenForSlowerThanItsGuess) {
 
 struct SimulatedRank {
     RankAbility ability;
-    double speed = 1;    // cost units per second
-    double noise = 0;    // relative spread of a band's time (cores shared, caches)
+    double speed = 1;  // cost units per second
+    double noise = 0;  // relative spread of a band's time (cores shared, caches)
 };
 
 struct SimulatedJob {
@@ -331,7 +330,7 @@ SimulatedJob simulate_job(uint32_t height, uint32_t width, const std::vector<dou
     std::normal_distribution<double> normal(0.0, 1.0);
     struct State {
         std::deque<std::pair<RowRange, double>> held;  // bands and their durations; front renders
-        double free_at = 0;       // when the band rendering now ends
+        double free_at = 0;                            // when the band rendering now ends
         bool request_out = false, not_now = false, done = false;
         double answer_at = 0;
         double busy = 0, work = 0, measured_time = 0;
@@ -355,12 +354,12 @@ SimulatedJob simulate_job(uint32_t height, uint32_t width, const std::vector<dou
             State& s = states[size_t(r)];
             const int unfinished = int(s.held.size());
             const bool queued_empty = unfinished <= ranks[size_t(r)].ability.slots;  // every held band started
-            if (!s.done && !s.request_out && queued_empty &&
-                (!s.not_now || scheduler.has_free_slot(r, unfinished))) {
+            if (!s.done && !s.request_out && queued_empty && (!s.not_now || scheduler.has_free_slot(r, unfinished))) {
                 s.request_out = true;
                 s.answer_at = now + round_trip;
                 // Rank 0 answers at half the round trip, with what the request said.
-                if (s.measured_time > 0) scheduler.report_speed(r, ranks[size_t(r)].ability.threads, s.work / s.measured_time);
+                if (s.measured_time > 0)
+                    scheduler.report_speed(r, ranks[size_t(r)].ability.threads, s.work / s.measured_time);
                 RowRange band;
                 const auto answer = scheduler.next(r, unfinished, band);
                 s.not_now = answer == DealAnswer::NotNow;
@@ -443,7 +442,8 @@ TEST(BandSchedule, SimulatedCpuRanksBalanceWithinFivePercent) {
             const SimulatedJob job = simulate_job(675, 1200, costs, farm, 0.0015, seed);
             worst = std::max(worst, job.imbalance);
             if (std::getenv("FARMRT_SIMULATION_LOG")) {
-                std::printf("%d ranks seed %u: makespan %.3f imbalance %.3f busy", ranks, seed, job.makespan, job.imbalance);
+                std::printf("%d ranks seed %u: makespan %.3f imbalance %.3f busy", ranks, seed, job.makespan,
+                            job.imbalance);
                 for (double b : job.busy) std::printf(" %.3f", b);
                 std::printf("\n");
             }

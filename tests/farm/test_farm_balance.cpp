@@ -228,10 +228,10 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
 // whose first band is the sky measures samples per second several times the
 // others'. Each row gets 20% noise around its bin.
 std::vector<double> spheres_row_costs(std::mt19937& random, uint32_t height = 675) {
-    static const double bins[45] = {
-        0.33, 0.59, 0.33, 0.77, 1.64, 1.20, 1.44, 1.43, 1.37, 1.45, 1.63, 1.79, 2.34, 2.52, 2.64,
-        2.49, 2.47, 2.46, 3.00, 3.29, 2.92, 2.97, 2.70, 2.95, 2.72, 3.05, 1.98, 2.33, 2.47, 2.71,
-        2.85, 2.54, 2.58, 2.55, 2.25, 1.99, 2.37, 1.59, 1.90, 1.72, 1.88, 1.80, 1.50, 1.99, 1.85};
+    static const double bins[45] = {0.33, 0.59, 0.33, 0.77, 1.64, 1.20, 1.44, 1.43, 1.37, 1.45, 1.63, 1.79,
+                                    2.34, 2.52, 2.64, 2.49, 2.47, 2.46, 3.00, 3.29, 2.92, 2.97, 2.70, 2.95,
+                                    2.72, 3.05, 1.98, 2.33, 2.47, 2.71, 2.85, 2.54, 2.58, 2.55, 2.25, 1.99,
+                                    2.37, 1.59, 1.90, 1.72, 1.88, 1.80, 1.50, 1.99, 1.85};
     std::uniform_real_distribution<double> spread(0.8, 1.2);
     std::vector<double> costs(height);
     for (uint32_t row = 0; row < height; ++row) costs[row] = bins[uint64_t(row) * 45 / height] * spread(random);
@@ -259,7 +259,8 @@ Outcome run_stills(int ranks, const FrameQueueOptions& tuning, double core_sprea
         const SimulatedStill still = simulate_still(farm, options, uint32_t(seed));
         outcome.worst = std::max(outcome.worst, still.imbalance);
         outcome.mean += still.imbalance / seeds;
-        outcome.efficiency += std::accumulate(still.busy.begin(), still.busy.end(), 0.0) / ranks / still.makespan / seeds;
+        outcome.efficiency +=
+            std::accumulate(still.busy.begin(), still.busy.end(), 0.0) / ranks / still.makespan / seeds;
         const char* log = std::getenv("FARMRT_SIMULATION_LOG");
         if (log && std::string(log) == "2") {
             std::printf("%2d ranks seed %2d: makespan %.3f imbalance %.3f items", ranks, seed, still.makespan,
@@ -269,11 +270,12 @@ Outcome run_stills(int ranks, const FrameQueueOptions& tuning, double core_sprea
         }
     }
     if (std::getenv("FARMRT_SIMULATION_LOG")) {
-        std::printf("%2d ranks, weights %s, tail %d, divisor %.1f, endgame %s, core spread %.0f%%: worst %.3f mean %.3f"
-                    " efficiency %.4f\n",
-                    ranks, tuning.weighting == SpeedWeighting::Pooled ? "pooled" : "measured", tuning.tail_samples,
-                    tuning.band_divisor, tuning.endgame_every_round ? "every round" : "last round", 100 * core_spread,
-                    outcome.worst, outcome.mean, outcome.efficiency);
+        std::printf(
+            "%2d ranks, weights %s, tail %d, divisor %.1f, endgame %s, core spread %.0f%%: worst %.3f mean %.3f"
+            " efficiency %.4f\n",
+            ranks, tuning.weighting == SpeedWeighting::Pooled ? "pooled" : "measured", tuning.tail_samples,
+            tuning.band_divisor, tuning.endgame_every_round ? "every round" : "last round", 100 * core_spread,
+            outcome.worst, outcome.mean, outcome.efficiency);
     }
     return outcome;
 }
@@ -334,7 +336,8 @@ Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, 
         const SimulatedStill still = simulate_still(farm, options, uint32_t(seed));
         outcome.worst = std::max(outcome.worst, still.imbalance);
         outcome.mean += still.imbalance / seeds;
-        outcome.efficiency += std::accumulate(still.busy.begin(), still.busy.end(), 0.0) / gpus / still.makespan / seeds;
+        outcome.efficiency +=
+            std::accumulate(still.busy.begin(), still.busy.end(), 0.0) / gpus / still.makespan / seeds;
     }
     if (std::getenv("FARMRT_SIMULATION_LOG")) {
         std::printf("%d GPUs %ux%u %u spp, floor in %s: worst %.3f mean %.3f efficiency %.4f\n", gpus, width, height,
@@ -410,9 +413,10 @@ FarmScale simulate_farm(int nodes, int gpus_per_node, uint32_t frames, uint32_t 
 // results/mpi_scaling.md keeps its figures.
 TEST(FarmBalance, DISABLED_AThousandNodesOfEightGpus) {
     const FarmScale scale = simulate_farm(1000, 8, 240, 17);
-    std::printf("1000 nodes x 8 GPUs, 240 frames 3840x2160 at 4096 spp: makespan %.1f s, imbalance %.4f, "
-                "rank 0 handles %.0f messages/s\n",
-                scale.makespan, scale.imbalance, scale.messages_per_second);
+    std::printf(
+        "1000 nodes x 8 GPUs, 240 frames 3840x2160 at 4096 spp: makespan %.1f s, imbalance %.4f, "
+        "rank 0 handles %.0f messages/s\n",
+        scale.makespan, scale.imbalance, scale.messages_per_second);
 }
 
 // The passes a still gets: the samples of each round, in order (items taken

@@ -19,7 +19,8 @@ constexpr uint32_t kWidth = 7, kHeight = 23, kSpp = 13;
 
 // A sample's value: order-sensitive in float (adding in another order changes bits).
 float sample_value(uint32_t frame, uint32_t pixel, uint32_t sample, int channel) {
-    return float(std::sin(double(frame * 7919 + pixel * 104729 + sample * 31 + channel * 17))) * 1e3f + 0.1f * float(sample);
+    return float(std::sin(double(frame * 7919 + pixel * 104729 + sample * 31 + channel * 17))) * 1e3f +
+           0.1f * float(sample);
 }
 
 std::vector<float> reference_sums(uint32_t frame, uint32_t samples = kSpp) {
@@ -33,9 +34,9 @@ std::vector<float> reference_sums(uint32_t frame, uint32_t samples = kSpp) {
 }
 
 struct Simulation {
-    std::map<uint32_t, std::vector<float>> written;  // frame -> sums at completion
-    std::map<uint32_t, Checkpoint> checkpoints;      // frame -> state when stopped
-    std::map<uint32_t, uint32_t> written_spp;        // frame -> the samples it ended with
+    std::map<uint32_t, std::vector<float>> written;                      // frame -> sums at completion
+    std::map<uint32_t, Checkpoint> checkpoints;                          // frame -> state when stopped
+    std::map<uint32_t, uint32_t> written_spp;                            // frame -> the samples it ended with
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> samples_rendered;  // (frame, row) -> samples added here
     int items = 0;
 };
@@ -85,8 +86,10 @@ void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& si
                 simulation.samples_rendered[{o.item.frame, row}] += samples;
                 --row_out[o.item.frame * kHeight + row];
             }
-            if (rows_done == o.item.rows.count()) queue.complete(o.item, o.sums.data());
-            else queue.complete_part(o.item, rows_done, samples_done, o.sums.data());
+            if (rows_done == o.item.rows.count())
+                queue.complete(o.item, o.sums.data());
+            else
+                queue.complete_part(o.item, rows_done, samples_done, o.sums.data());
             if (++simulation.items == stop_after) queue.stop();
             continue;
         }
@@ -100,7 +103,8 @@ void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& si
         ASSERT_LT(item.samples.begin, item.samples.end);
         ASSERT_LE(item.samples.end, kSpp);
         for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) {
-            ASSERT_EQ(row_out[item.frame * kHeight + row]++, 0) << "two items out for frame " << item.frame << " row " << row;
+            ASSERT_EQ(row_out[item.frame * kHeight + row]++, 0)
+                << "two items out for frame " << item.frame << " row " << row;
         }
         Out o{item, {}};
         const float* from = queue.starting_sums(item);
@@ -110,12 +114,14 @@ void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& si
         }
         mine.push_back(std::move(o));
     }
-    for (uint32_t slot : queue.open_slots()) simulation.checkpoints[queue.task(slot).frame] = queue.accumulator(slot).checkpoint();
+    for (uint32_t slot : queue.open_slots())
+        simulation.checkpoints[queue.task(slot).frame] = queue.accumulator(slot).checkpoint();
 }
 
 std::vector<FrameTask> tasks_for(const std::vector<uint32_t>& frames) {
     std::vector<FrameTask> tasks;
-    for (uint32_t f : frames) tasks.push_back(FrameTask{f, "f" + std::to_string(f), "f" + std::to_string(f) + ".checkpoint"});
+    for (uint32_t f : frames)
+        tasks.push_back(FrameTask{f, "f" + std::to_string(f), "f" + std::to_string(f) + ".checkpoint"});
     return tasks;
 }
 
@@ -138,9 +144,11 @@ TEST(FrameQueue, EveryPixelGetsItsSamplesInOrderOnce) {
         for (uint32_t band_rows : {0u, 1u, 4u}) {
             for (uint32_t pass : {1u, 4u, 13u}) {
                 for (size_t open : {size_t(1), size_t(3)}) {
-                    FrameQueue queue(options_for(ranks, band_rows, pass, open), tasks_for(frames), [](const FrameTask& t) {
-                        return std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp, "id" + std::to_string(t.frame));
-                    });
+                    FrameQueue queue(options_for(ranks, band_rows, pass, open), tasks_for(frames),
+                                     [](const FrameTask& t) {
+                                         return std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp,
+                                                                                   "id" + std::to_string(t.frame));
+                                     });
                     Simulation simulation;
                     simulate(queue, ranks, random, simulation);
                     ASSERT_EQ(simulation.written.size(), frames.size());

@@ -19,8 +19,8 @@ namespace farmrt::fuzz {
 // A file under the temporary directory, rewritten for each input.
 inline std::string write_input(const uint8_t* data, size_t size, const std::string& name) {
     const char* directory = std::getenv("TMPDIR");
-    const std::string path = std::string(directory ? directory : "/tmp") + "/farmrt-fuzz-" +
-                             std::to_string(::getpid()) + "-" + name;
+    const std::string path =
+        std::string(directory ? directory : "/tmp") + "/farmrt-fuzz-" + std::to_string(::getpid()) + "-" + name;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), std::streamsize(size));
     return path;
@@ -32,8 +32,7 @@ int expect_farmrt_errors_only(Body body) {
     try {
         body();
     } catch (const InputError&) {
-    } catch (const RenderError&) {
-    }
+    } catch (const RenderError&) {}
     return 0;
 }
 

@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const bool clay = (data[0] & 8) != 0;
     const std::string path = farmrt::fuzz::write_input(data + 1, size - 1, "placed.gltf");
     std::string text =
-        "image: {width: 8, height: 8, output: o.ppm}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+        "image: {width: 8, height: 8, output: o.ppm}\nsampling: {spp: 1}\ncamera: {lookfrom: [0, 0, 5], lookat: [0, 0, "
+        "0]}\n"
         "materials: {clay: {type: lambertian, albedo: [0.5, 0.5, 0.5]}}\nobjects:\n";
     for (int i = 0; i < placements; ++i) {
         text += "  - {type: model, file: '" + path + "', transform: {translate: [" + std::to_string(i) + ", 0, 0]}" +

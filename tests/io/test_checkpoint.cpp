@@ -39,9 +39,7 @@ std::string read_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
-void write_bytes(const std::string& path, const std::string& bytes) {
-    std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 std::string read_error(const std::string& path) {
     try {
@@ -88,8 +86,7 @@ TEST(Checkpoint, CorruptFilesAreRejected) {
         write_bytes(path, bad);
         const std::string error = read_error(path);
         EXPECT_NE(error.find(path), std::string::npos);
-        EXPECT_TRUE(error.find("corrupt checkpoint") != std::string::npos ||
-                    error.find("version") != std::string::npos)
+        EXPECT_TRUE(error.find("corrupt checkpoint") != std::string::npos || error.find("version") != std::string::npos)
             << "byte " << i << ": " << error;
     }
     for (size_t keep : {size_t(0), size_t(5), size_t(40), good.size() / 2, good.size() - 1}) {
@@ -114,7 +111,8 @@ objects:
 TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
     const SceneDescription d = load_scene_text(kScene, "s.yaml", ".");
     const std::string identity = frame_identity(d, 4);
-    EXPECT_EQ(identity, frame_identity(load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.output=x.ppm", ""}}), 4))
+    EXPECT_EQ(identity,
+              frame_identity(load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.output=x.ppm", ""}}), 4))
         << "the output name and format do not change the sums";
     Checkpoint c = sample_checkpoint();
     c.identity = identity;
@@ -129,17 +127,22 @@ TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
         return std::string("accepted");
     };
     const SceneDescription more_spp = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.spp=32", ""}});
-    EXPECT_NE(mismatch(frame_identity(more_spp, 4)).find("x.checkpoint: checkpoint was made for other scene or settings: spp is 13 in the checkpoint, 32 now"),
-              std::string::npos)
+    EXPECT_NE(
+        mismatch(frame_identity(more_spp, 4))
+            .find("x.checkpoint: checkpoint was made for other scene or settings: spp is 13 in the checkpoint, 32 now"),
+        std::string::npos)
         << mismatch(frame_identity(more_spp, 4));
     EXPECT_NE(mismatch(frame_identity(d, 5)).find("frame is 4 in the checkpoint, 5 now"), std::string::npos);
     const SceneDescription moved = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"objects[1].radius=0.6", ""}});
-    EXPECT_NE(mismatch(frame_identity(moved, 4)).find("the scene's content"), std::string::npos) << mismatch(frame_identity(moved, 4));
+    EXPECT_NE(mismatch(frame_identity(moved, 4)).find("the scene's content"), std::string::npos)
+        << mismatch(frame_identity(moved, 4));
     const SceneDescription camera = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"camera.vfov=41", ""}});
     EXPECT_NE(mismatch(frame_identity(camera, 4)).find("camera.vfov"), std::string::npos);
     // Both estimators converge to the same image, but their sums differ: never mixed in one frame.
-    const SceneDescription naive = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.integrator=naive", ""}});
-    EXPECT_NE(mismatch(frame_identity(naive, 4)).find("integrator is nee in the checkpoint, naive now"), std::string::npos)
+    const SceneDescription naive =
+        load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"sampling.integrator=naive", ""}});
+    EXPECT_NE(mismatch(frame_identity(naive, 4)).find("integrator is nee in the checkpoint, naive now"),
+              std::string::npos)
         << mismatch(frame_identity(naive, 4));
     // Samplers, filters and clamps make other sums too.
     const SceneDescription independent =
@@ -147,7 +150,8 @@ TEST(Checkpoint, IdentityMismatchNamesTheDifference) {
     EXPECT_NE(mismatch(frame_identity(independent, 4)).find("sampler is sobol in the checkpoint, independent now"),
               std::string::npos)
         << mismatch(frame_identity(independent, 4));
-    const SceneDescription mitchell = load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.filter=mitchell", ""}});
+    const SceneDescription mitchell =
+        load_scene_text(kScene, "s.yaml", ".", {SceneOverride{"image.filter=mitchell", ""}});
     EXPECT_NE(mismatch(frame_identity(mitchell, 4)).find("filter is blackman-harris in the checkpoint, mitchell now"),
               std::string::npos)
         << mismatch(frame_identity(mitchell, 4));
@@ -202,12 +206,14 @@ TEST(Checkpoint, ResumedRenderIsBitIdentical) {
     const std::unique_ptr<BandRenderer> renderer = make_band_renderer(d.scene, options);
     const FrameSettings settings = frame_settings_for(d, 4);
     std::vector<float> reference(size_t(d.settings.width) * d.settings.height * 3, 0.0f);
-    renderer->render(settings, RowRange{0, d.settings.height}, SampleRange{0, d.settings.spp}, reference.data(), nullptr);
+    renderer->render(settings, RowRange{0, d.settings.height}, SampleRange{0, d.settings.spp}, reference.data(),
+                     nullptr);
     std::mt19937 random(12345);
     for (int trial = 0; trial < 4; ++trial) {
         const std::vector<float> resumed = render_with_restarts(*renderer, d, 4, random);
         ASSERT_EQ(resumed.size(), reference.size());
-        EXPECT_EQ(0, std::memcmp(resumed.data(), reference.data(), reference.size() * sizeof(float))) << "trial " << trial;
+        EXPECT_EQ(0, std::memcmp(resumed.data(), reference.data(), reference.size() * sizeof(float)))
+            << "trial " << trial;
     }
 }
 

@@ -32,9 +32,9 @@ using testing::read_text;
 using testing::TemporaryDirectory;
 using testing::write_text;
 
-#define REQUIRE_OPENIMAGEIO()                                                          \
-    do {                                                                               \
-        if (!have_openimageio()) GTEST_SKIP() << "built without OpenImageIO";          \
+#define REQUIRE_OPENIMAGEIO()                                                 \
+    do {                                                                      \
+        if (!have_openimageio()) GTEST_SKIP() << "built without OpenImageIO"; \
     } while (0)
 
 // ---- encodings ------------------------------------------------------------------------
@@ -201,7 +201,8 @@ LoadedImage write_and_read(const std::string& path, const std::vector<float>& pi
 }
 
 // 8- and 16-bit files hold the encoded values: compare with encode_*() exactly.
-void expect_encoded_exactly(const LoadedImage& image, const std::vector<float>& pixels, Encoding encoding, bool sixteen) {
+void expect_encoded_exactly(const LoadedImage& image, const std::vector<float>& pixels, Encoding encoding,
+                            bool sixteen) {
     ASSERT_EQ(image.pixels.size(), pixels.size());
     for (size_t i = 0; i < pixels.size(); ++i) {
         const float expected = sixteen ? float(encode_uint16(pixels[i], encoding)) / 65535.0f
@@ -237,18 +238,19 @@ TEST(RoundTrip, PngEightAndSixteenBit) {
     const TemporaryDirectory directory;
     const std::vector<float> pixels = test_pattern(kWidth, kHeight);
     for (Encoding e : {Encoding::Srgb, Encoding::Gamma2, Encoding::Linear}) {
-        expect_encoded_exactly(write_and_read(directory.file("a.png"), pixels, e, PixelDataType::UInt8), pixels, e, false);
+        expect_encoded_exactly(write_and_read(directory.file("a.png"), pixels, e, PixelDataType::UInt8), pixels, e,
+                               false);
     }
-    expect_encoded_exactly(write_and_read(directory.file("b.png"), pixels, Encoding::Srgb, PixelDataType::UInt16), pixels,
-                           Encoding::Srgb, true);
+    expect_encoded_exactly(write_and_read(directory.file("b.png"), pixels, Encoding::Srgb, PixelDataType::UInt16),
+                           pixels, Encoding::Srgb, true);
 }
 
 TEST(RoundTrip, TiffIntegerAndFloat) {
     REQUIRE_OPENIMAGEIO();
     const TemporaryDirectory directory;
     const std::vector<float> pixels = test_pattern(kWidth, kHeight);
-    expect_encoded_exactly(write_and_read(directory.file("a.tif"), pixels, Encoding::Srgb, PixelDataType::UInt8), pixels,
-                           Encoding::Srgb, false);
+    expect_encoded_exactly(write_and_read(directory.file("a.tif"), pixels, Encoding::Srgb, PixelDataType::UInt8),
+                           pixels, Encoding::Srgb, false);
     expect_encoded_exactly(write_and_read(directory.file("b.tif"), pixels, Encoding::Gamma2, PixelDataType::UInt16),
                            pixels, Encoding::Gamma2, true);
     const LoadedImage f = write_and_read(directory.file("c.tif"), pixels, Encoding::Srgb, PixelDataType::Float);
@@ -476,7 +478,8 @@ TEST(OutputChecks, UnwritableOrMissingDirectoriesAreInputErrors) {
         check_output_writable(missing);
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), missing + ": output directory '" + directory.file("missing") + "' does not exist");
+        EXPECT_EQ(std::string(e.what()),
+                  missing + ": output directory '" + directory.file("missing") + "' does not exist");
     }
     write_text(directory.file("file"), "x");
     EXPECT_THROW(check_output_writable(directory.file("file/out.png")), InputError);  // parent is a file
@@ -496,8 +499,8 @@ TEST(OutputChecks, UnwritableOrMissingDirectoriesAreInputErrors) {
             check_output_writable(directory.file("locked/out.png"));
             ADD_FAILURE() << "no error";
         } catch (const InputError& e) {
-            EXPECT_EQ(std::string(e.what()),
-                      directory.file("locked/out.png") + ": output directory '" + directory.file("locked") + "' is not writable");
+            EXPECT_EQ(std::string(e.what()), directory.file("locked/out.png") + ": output directory '" +
+                                                 directory.file("locked") + "' is not writable");
         }
         chmod(directory.file("locked").c_str(), 0700);
     }
@@ -556,7 +559,6 @@ TEST(TemporaryNames, StaleTemporariesOfATargetAreRemoved) {
     EXPECT_TRUE(std::filesystem::exists(target));
 }
 
-
 TEST(DisplayLook, ExposureScalesAndFilmicRollsHighlightsOff) {
     // Exposure: 2^EV, exactly.
     EXPECT_EQ(display_value(0.25f, 1.0f, ViewTransform::Standard), 0.5f);
@@ -591,7 +593,9 @@ TEST(DisplayLook, AppliesToDisplayReferredOutputsOnlyAndIsRecorded) {
     write_image(pfm, 2, 1, pixels, Encoding::Linear, PixelDataType::Float, metadata);
     const LoadedImage shown = read_image(ppm), linear = read_image(pfm);
     for (size_t i = 0; i < pixels.size(); ++i) {
-        EXPECT_EQ(std::lround(shown.pixels[i] * 255.0f), encode_uint8(display_value(pixels[i], 1.0f, ViewTransform::Filmic), Encoding::Linear)) << i;
+        EXPECT_EQ(std::lround(shown.pixels[i] * 255.0f),
+                  encode_uint8(display_value(pixels[i], 1.0f, ViewTransform::Filmic), Encoding::Linear))
+            << i;
         EXPECT_EQ(linear.pixels[i], pixels[i]) << "float outputs keep scene light";
     }
     EXPECT_NE(shown.description.find("exposure=1 view_transform=filmic"), std::string::npos) << shown.description;

@@ -65,15 +65,16 @@ struct GltfBuilder {
         const size_t offset = buffer.size();
         buffer += bytes;
         while (buffer.size() % 4) buffer += '\0';
-        views.push_back("{\"buffer\": 0, \"byteOffset\": " + std::to_string(offset) + ", \"byteLength\": " +
-                        std::to_string(bytes.size()) + "}");
+        views.push_back("{\"buffer\": 0, \"byteOffset\": " + std::to_string(offset) +
+                        ", \"byteLength\": " + std::to_string(bytes.size()) + "}");
         accessors.push_back("{\"bufferView\": " + std::to_string(views.size() - 1) + ", \"componentType\": " +
-                            std::to_string(component_type) + ", \"count\": " + std::to_string(count) + ", \"type\": \"" +
-                            type + "\"" + (normalized ? ", \"normalized\": true" : "") + "}");
+                            std::to_string(component_type) + ", \"count\": " + std::to_string(count) +
+                            ", \"type\": \"" + type + "\"" + (normalized ? ", \"normalized\": true" : "") + "}");
         return int(accessors.size() - 1);
     }
     template <class T>
-    int add_values(const std::vector<T>& values, int component_type, size_t count, const char* type, bool normalized = false) {
+    int add_values(const std::vector<T>& values, int component_type, size_t count, const char* type,
+                   bool normalized = false) {
         std::string bytes;
         append(bytes, values);
         return add(bytes, component_type, count, type, normalized);
@@ -81,9 +82,10 @@ struct GltfBuilder {
 
     // The file around `body` (meshes, nodes, ...: JSON members without braces).
     std::string json(const std::string& body) const {
-        std::string text = "{\"asset\": {\"version\": \"2.0\"}, " + body + ", \"buffers\": [{\"byteLength\": " +
-                           std::to_string(buffer.size()) + ", \"uri\": \"data:application/octet-stream;base64," +
-                           base64(buffer) + "\"}], \"bufferViews\": [";
+        std::string text = "{\"asset\": {\"version\": \"2.0\"}, " + body +
+                           ", \"buffers\": [{\"byteLength\": " + std::to_string(buffer.size()) +
+                           ", \"uri\": \"data:application/octet-stream;base64," + base64(buffer) +
+                           "\"}], \"bufferViews\": [";
         for (size_t i = 0; i < views.size(); ++i) text += (i ? ", " : "") + views[i];
         text += "], \"accessors\": [";
         for (size_t i = 0; i < accessors.size(); ++i) text += (i ? ", " : "") + accessors[i];
@@ -100,7 +102,8 @@ ModelData load_text(const testing::TemporaryDirectory& directory, const std::str
     return load_model(directory.file(name), name);
 }
 
-std::string model_error(const testing::TemporaryDirectory& directory, const std::string& name, const std::string& text) {
+std::string model_error(const testing::TemporaryDirectory& directory, const std::string& name,
+                        const std::string& text) {
     try {
         load_text(directory, name, text);
     } catch (const InputError& e) {
@@ -122,15 +125,22 @@ TEST(GltfImport, EveryIndexTypeAndPrimitiveModeGivesTheSameSquare) {
         const int positions = b.add_values(kSquare, kFloat, 4, "VEC3");
         int indices = -1;
         const std::vector<int> corners = {0, 1, 2, 0, 2, 3};
-        if (index_type == kUnsignedByte) indices = b.add_values(std::vector<uint8_t>(corners.begin(), corners.end()), index_type, 6, "SCALAR");
-        if (index_type == kUnsignedShort) indices = b.add_values(std::vector<uint16_t>(corners.begin(), corners.end()), index_type, 6, "SCALAR");
-        if (index_type == kUnsignedInt) indices = b.add_values(std::vector<uint32_t>(corners.begin(), corners.end()), index_type, 6, "SCALAR");
+        if (index_type == kUnsignedByte)
+            indices = b.add_values(std::vector<uint8_t>(corners.begin(), corners.end()), index_type, 6, "SCALAR");
+        if (index_type == kUnsignedShort)
+            indices = b.add_values(std::vector<uint16_t>(corners.begin(), corners.end()), index_type, 6, "SCALAR");
+        if (index_type == kUnsignedInt)
+            indices = b.add_values(std::vector<uint32_t>(corners.begin(), corners.end()), index_type, 6, "SCALAR");
         const int strip = b.add_values(std::vector<uint16_t>{1, 2, 0, 3}, kUnsignedShort, 4, "SCALAR");
         const std::string body =
             "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": " + std::to_string(positions) +
-            "}, \"indices\": " + std::to_string(indices) + "}]}, {\"primitives\": [{\"attributes\": {\"POSITION\": " +
-            std::to_string(positions) + "}, \"indices\": " + std::to_string(strip) + ", \"mode\": 5}]}, "
-            "{\"primitives\": [{\"attributes\": {\"POSITION\": " + std::to_string(positions) + "}, \"mode\": 6}]}], "
+            "}, \"indices\": " + std::to_string(indices) +
+            "}]}, {\"primitives\": [{\"attributes\": {\"POSITION\": " + std::to_string(positions) +
+            "}, \"indices\": " + std::to_string(strip) +
+            ", \"mode\": 5}]}, "
+            "{\"primitives\": [{\"attributes\": {\"POSITION\": " +
+            std::to_string(positions) +
+            "}, \"mode\": 6}]}], "
             "\"nodes\": [{\"mesh\": 0}, {\"mesh\": 1}, {\"mesh\": 2}], \"scenes\": [{\"nodes\": [0, 1, 2]}]";
         const ModelData model = load_text(directory, "square.gltf", b.json(body));
         ASSERT_EQ(model.meshes.size(), 3u);
@@ -157,19 +167,25 @@ TEST(GltfImport, NormalisedTexCoordsNormalsAndSparseAccessors) {
     const int positions = b.add_values(kSquare, kFloat, 4, "VEC3");
     const int normals = b.add_values(std::vector<float>{0, 0, 2, 0, 0, 2, 0, 0, 2, 0, 0, 2}, kFloat, 4, "VEC3");
     const int uv8 = b.add_values(std::vector<uint8_t>{0, 0, 255, 0, 255, 255, 0, 255}, kUnsignedByte, 4, "VEC2", true);
-    const int uv16 = b.add_values(std::vector<uint16_t>{0, 0, 65535, 0, 65535, 65535, 0, 65535}, kUnsignedShort, 4, "VEC2", true);
+    const int uv16 =
+        b.add_values(std::vector<uint16_t>{0, 0, 65535, 0, 65535, 65535, 0, 65535}, kUnsignedShort, 4, "VEC2", true);
     // Sparse: vertex 2 of the square moved to (3, 3, 0).
     const int sparse_indices = b.add_values(std::vector<uint16_t>{2}, kUnsignedShort, 1, "SCALAR");
     const int sparse_values = b.add_values(std::vector<float>{3, 3, 0}, kFloat, 1, "VEC3");
-    b.accessors.push_back("{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\", \"sparse\": "
-                          "{\"count\": 1, \"indices\": {\"bufferView\": " + std::to_string(sparse_indices) +
-                          ", \"componentType\": 5123}, \"values\": {\"bufferView\": " + std::to_string(sparse_values) + "}}}");
+    b.accessors.push_back(
+        "{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\", \"sparse\": "
+        "{\"count\": 1, \"indices\": {\"bufferView\": " +
+        std::to_string(sparse_indices) +
+        ", \"componentType\": 5123}, \"values\": {\"bufferView\": " + std::to_string(sparse_values) + "}}}");
     const int sparse = int(b.accessors.size() - 1);
     const std::string body =
-        "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": " + std::to_string(positions) + ", \"NORMAL\": " +
-        std::to_string(normals) + ", \"TEXCOORD_0\": " + std::to_string(uv8) + "}, \"mode\": 6}, "
-        "{\"attributes\": {\"POSITION\": " + std::to_string(positions) + ", \"TEXCOORD_0\": " + std::to_string(uv16) +
-        "}, \"mode\": 6}, {\"attributes\": {\"POSITION\": " + std::to_string(sparse) + "}, \"mode\": 6}]}], "
+        "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": " + std::to_string(positions) +
+        ", \"NORMAL\": " + std::to_string(normals) + ", \"TEXCOORD_0\": " + std::to_string(uv8) +
+        "}, \"mode\": 6}, "
+        "{\"attributes\": {\"POSITION\": " +
+        std::to_string(positions) + ", \"TEXCOORD_0\": " + std::to_string(uv16) +
+        "}, \"mode\": 6}, {\"attributes\": {\"POSITION\": " + std::to_string(sparse) +
+        "}, \"mode\": 6}]}], "
         "\"nodes\": [{\"mesh\": 0}]";
     const ModelData model = load_text(directory, "square.gltf", b.json(body));
     ASSERT_EQ(model.meshes.size(), 1u);
@@ -247,14 +263,15 @@ TEST(GltfImport, HostileFilesGiveOneLineNamingThePlace) {
     lying_view.replace(lying_view.find("\"byteLength\": 48"), 16, "\"byteLength\": 4800");
     const Case cases[] = {
         {"{\"asset\": {\"version\": \"2.0\"}, \"meshes\": [", "malformed glTF"},
-        {b.json(mesh("{\"attributes\": {\"POSITION\": " + std::to_string(positions) + "}, \"indices\": " +
-                     std::to_string(bad_index) + "}")),
+        {b.json(mesh("{\"attributes\": {\"POSITION\": " + std::to_string(positions) +
+                     "}, \"indices\": " + std::to_string(bad_index) + "}")),
          "/accessors/1: index 9 at element 2 is out of range (4 vertices)"},
         {b.json(mesh("{\"attributes\": {\"POSITION\": " + std::to_string(not_finite) + "}}")),
          "/accessors/2: element 1 is not a finite number"},
         {b.json(mesh("{\"attributes\": {\"POSITION\": " + std::to_string(positions) + "}, \"mode\": 1}")),
          "/meshes/0/primitives/0/mode: primitive mode 1 (points or lines) is not supported"},
-        {b.json(mesh("{\"attributes\": {\"NORMAL\": " + std::to_string(positions) + "}}")), "/meshes/0/primitives/0/attributes: has no POSITION"},
+        {b.json(mesh("{\"attributes\": {\"NORMAL\": " + std::to_string(positions) + "}}")),
+         "/meshes/0/primitives/0/attributes: has no POSITION"},
         {b.json(mesh(good) + ", \"extensionsRequired\": [\"KHR_draco_mesh_compression\"], \"extensionsUsed\": "
                              "[\"KHR_draco_mesh_compression\"]"),
          "requires extension KHR_draco_mesh_compression"},
@@ -263,13 +280,16 @@ TEST(GltfImport, HostileFilesGiveOneLineNamingThePlace) {
          "/nodes/0: is its own ancestor"},
         {b.json(mesh(good).replace(mesh(good).find("{\"mesh\": 0}"), 11, "{\"mesh\": 0, \"children\": [0]}")),
          "/nodes: every node is a child"},
-        {b.json("\"meshes\": [{\"primitives\": [" + good + "]}], \"nodes\": [{\"mesh\": 3}]"), "/nodes/0/mesh: refers to a missing mesh"},
-        {b.json(mesh(good).replace(mesh(good).find("{\"mesh\": 0}"), 11, "{\"mesh\": 0, \"matrix\": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1e400, 0, 0, 1]}")),
+        {b.json("\"meshes\": [{\"primitives\": [" + good + "]}], \"nodes\": [{\"mesh\": 3}]"),
+         "/nodes/0/mesh: refers to a missing mesh"},
+        {b.json(mesh(good).replace(mesh(good).find("{\"mesh\": 0}"), 11,
+                                   "{\"mesh\": 0, \"matrix\": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1e400, 0, 0, 1]}")),
          ""},  // 1e400: a JSON number out of range, or a transform that is not finite
         {long_count, "/accessors/0"},
         {lying_view, "/bufferViews/0"},
         {b.json("\"materials\": [{\"pbrMetallicRoughness\": {\"baseColorTexture\": {\"index\": 0, \"extensions\": "
-                "{\"KHR_texture_transform\": {}}}}}], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": \"x.png\"}], " +
+                "{\"KHR_texture_transform\": {}}}}}], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": "
+                "\"x.png\"}], " +
                 mesh(good)),
          ""},  // the image is missing: a clean error, whichever tinygltf or farmrt finds first
         {b.json(mesh(good) + ", \"scenes\": [{\"nodes\": [0]}]").replace(0, 1, "{\"scene\": 5, "), "scene"},
@@ -282,9 +302,10 @@ TEST(GltfImport, HostileFilesGiveOneLineNamingThePlace) {
         EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     }
     // A binary file cut short, and one whose chunk claims more than it holds.
-    const std::string glb = testing::read_text(std::string(FARMRT_ASSIMP_MODELS).empty()
-                                                   ? testing::source_path("configs/models/shapes.gltf")
-                                                   : std::string(FARMRT_ASSIMP_MODELS) + "/glTF2/BoxTextured-glTF-Binary/BoxTextured.glb");
+    const std::string glb =
+        testing::read_text(std::string(FARMRT_ASSIMP_MODELS).empty()
+                               ? testing::source_path("configs/models/shapes.gltf")
+                               : std::string(FARMRT_ASSIMP_MODELS) + "/glTF2/BoxTextured-glTF-Binary/BoxTextured.glb");
     if (glb.compare(0, 4, "glTF") == 0) {
         for (size_t keep : {size_t(11), size_t(20), glb.size() / 2, glb.size() - 7}) {
             const std::string error = model_error(directory, "cut.glb", glb.substr(0, keep));
@@ -298,12 +319,17 @@ TEST(GltfImport, UnsupportedTextureTransformIsAnError) {
     GltfBuilder b;
     const int positions = b.add_values(kSquare, kFloat, 4, "VEC3");
     // A 1 x 1 PNG, embedded.
-    const std::string png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string png =
+        "data:image/"
+        "png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
     const std::string body =
         "\"materials\": [{\"pbrMetallicRoughness\": {\"baseColorTexture\": {\"index\": 0, \"extensions\": "
-        "{\"KHR_texture_transform\": {\"scale\": [2, 2]}}}}}], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": \"" +
-        png + "\"}], \"extensionsUsed\": [\"KHR_texture_transform\"], \"meshes\": [{\"primitives\": [{\"attributes\": "
-        "{\"POSITION\": " + std::to_string(positions) + "}, \"material\": 0, \"mode\": 6}]}], \"nodes\": [{\"mesh\": 0}]";
+        "{\"KHR_texture_transform\": {\"scale\": [2, 2]}}}}}], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": "
+        "\"" +
+        png +
+        "\"}], \"extensionsUsed\": [\"KHR_texture_transform\"], \"meshes\": [{\"primitives\": [{\"attributes\": "
+        "{\"POSITION\": " +
+        std::to_string(positions) + "}, \"material\": 0, \"mode\": 6}]}], \"nodes\": [{\"mesh\": 0}]";
     EXPECT_EQ(model_error(directory, "t.gltf", b.json(body)),
               "t.gltf: /materials/0/pbrMetallicRoughness/baseColorTexture: uses extension KHR_texture_transform, which "
               "farmrt does not support");
@@ -328,7 +354,8 @@ std::vector<float> render(SceneDescription description, uint32_t size, uint32_t 
     const FrameSettings frame = frame_settings_for(description, 0);
     std::vector<float> sums(size_t(size) * size * 3, 0.0f);
     RendererOptions options;
-    make_band_renderer(description.scene, options)->render(frame, RowRange{0, size}, SampleRange{0, spp}, sums.data(), nullptr);
+    make_band_renderer(description.scene, options)
+        ->render(frame, RowRange{0, size}, SampleRange{0, spp}, sums.data(), nullptr);
     return resolve_pixels(sums, spp);
 }
 
@@ -338,7 +365,8 @@ std::vector<double> blocks(const std::vector<float>& pixels, uint32_t size) {
     std::vector<double> means(size_t(n) * n * 3, 0.0);
     for (uint32_t y = 0; y < n * 8; ++y) {
         for (uint32_t x = 0; x < n * 8; ++x) {
-            for (int c = 0; c < 3; ++c) means[(size_t(y / 8) * n + x / 8) * 3 + c] += pixels[(size_t(y) * size + x) * 3 + c] / 64.0;
+            for (int c = 0; c < 3; ++c)
+                means[(size_t(y / 8) * n + x / 8) * 3 + c] += pixels[(size_t(y) * size + x) * 3 + c] / 64.0;
         }
     }
     return means;
@@ -386,8 +414,9 @@ TEST(ObjImport, MaterialsMapOntoThePrincipledMaterial) {
                         "newmtl glass\nKd 1 1 1\nillum 7\nNi 1.33\n"
                         "newmtl lamp\nKe 4 5 6\n"
                         "newmtl pbr\nKd 1 0 0\nPr 0.7\nPm 1\n");
-    const std::string faces = "v 0 0 0\nv 1 0 0\nv 1 1 0\nmtllib m.mtl\nusemtl matte\nf 1 2 3\nusemtl shiny\nf 1 2 3\n"
-                              "usemtl glass\nf 1 2 3\nusemtl lamp\nf 1 2 3\nusemtl pbr\nf 1 2 3\n";
+    const std::string faces =
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nmtllib m.mtl\nusemtl matte\nf 1 2 3\nusemtl shiny\nf 1 2 3\n"
+        "usemtl glass\nf 1 2 3\nusemtl lamp\nf 1 2 3\nusemtl pbr\nf 1 2 3\n";
     const ModelData model = load_text(directory, "m.obj", faces);
     ASSERT_EQ(model.meshes[0].triangles.size(), 5u);
     const auto material = [&](size_t face) { return model.materials[model.meshes[0].triangles[face].material]; };
@@ -404,7 +433,8 @@ TEST(ObjImport, MaterialsMapOntoThePrincipledMaterial) {
     expect_near(color(material(4).metallic_roughness_texture), Vec3(0, 0.7f, 1));
     // A missing library is an error naming the line.
     // A library that does not exist: a warning and the grey default, as in Blender and assimp.
-    const ModelData missing = load_text(directory, "n.obj", "mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nusemtl gone\nf 1 2 3\n");
+    const ModelData missing =
+        load_text(directory, "n.obj", "mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nusemtl gone\nf 1 2 3\n");
     ASSERT_EQ(missing.warnings.size(), 1u);
     EXPECT_EQ(missing.warnings[0].rfind("n.obj:1: mtllib: ", 0), 0u) << missing.warnings[0];
     EXPECT_NE(missing.warnings[0].find("no such file; its materials render in a grey default"), std::string::npos);
@@ -418,16 +448,20 @@ TEST(ObjImport, MaterialsMapOntoThePrincipledMaterial) {
     std::string many;
     for (size_t i = 0; i <= kMaxObjMaterials; ++i) many += "newmtl m" + std::to_string(i) + "\n";
     testing::write_text(directory.file("many.mtl"), many);
-    const std::string too_many = model_error(directory, "m.obj", "mtllib many.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n");
+    const std::string too_many =
+        model_error(directory, "m.obj", "mtllib many.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n");
     EXPECT_NE(too_many.find("materials; farmrt reads at most 100000"), std::string::npos) << too_many;
 }
 
 // ---- PLY ---------------------------------------------------------------------------------------------
 
 std::string ply_header(const std::string& format, int vertices, int faces) {
-    return "ply\nformat " + format + " 1.0\ncomment made by farmrt's tests\nelement vertex " + std::to_string(vertices) +
-           "\nproperty float x\nproperty float y\nproperty float z\nproperty float nx\nproperty float ny\nproperty float nz\n"
-           "element face " + std::to_string(faces) + "\nproperty list uchar int vertex_indices\nend_header\n";
+    return "ply\nformat " + format + " 1.0\ncomment made by farmrt's tests\nelement vertex " +
+           std::to_string(vertices) +
+           "\nproperty float x\nproperty float y\nproperty float z\nproperty float nx\nproperty float ny\nproperty "
+           "float nz\n"
+           "element face " +
+           std::to_string(faces) + "\nproperty list uchar int vertex_indices\nend_header\n";
 }
 
 template <class T>
@@ -452,7 +486,9 @@ std::string binary_square(bool big_endian, int vertices_claimed = 4, int index =
 TEST(PlyImport, AsciiAndBothBinaryOrdersReadTheSameQuad) {
     testing::TemporaryDirectory directory;
     std::string ascii = ply_header("ascii", 4, 1);
-    for (int v = 0; v < 4; ++v) ascii += std::to_string(kSquare[size_t(3 * v)]) + " " + std::to_string(kSquare[size_t(3 * v + 1)]) + " 0 0 0 1\n";
+    for (int v = 0; v < 4; ++v)
+        ascii +=
+            std::to_string(kSquare[size_t(3 * v)]) + " " + std::to_string(kSquare[size_t(3 * v + 1)]) + " 0 0 0 1\n";
     ascii += "4 0 1 2 3\n";
     const ModelData reference = load_text(directory, "a.ply", ascii);
     ASSERT_EQ(reference.meshes[0].triangles.size(), 2u);
@@ -475,12 +511,16 @@ TEST(PlyImport, HostileFilesAreRefusedBeforeTheyAreRead) {
         {binary_square(false, 2000000000), "the header promises 2000000000 vertex elements, more than the file's"},
         {binary_square(false, 4, 7), "face 0: vertex index 7 is out of range (4 vertices)"},
         {good.substr(0, good.size() - 3), "the data ends inside face 0 (truncated file)"},
-        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\nnan 0 0\n",
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float "
+         "z\nend_header\nnan 0 0\n",
          "vertex 0: x is not a finite number"},
-        {"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n", "no end_header"},
+        {"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n",
+         "no end_header"},
         {"PLY\n", "not a PLY file"},
-        {ply_header("ascii", 3, 1) + "0 0 0 0 0 1\n1 0 0 0 0 1\n0 1 0 0 0 1\n200 0 1 2\n", "the data ends inside face 0"},
-        {"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n",
+        {ply_header("ascii", 3, 1) + "0 0 0 0 0 1\n1 0 0 0 0 1\n0 1 0 0 0 1\n200 0 1 2\n",
+         "the data ends inside face 0"},
+        {"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 "
+         "0 0\n1 0 0\n0 1 0\n",
          "no faces"},
     };
     for (const auto& c : cases) {
@@ -513,9 +553,9 @@ std::vector<std::string> files_with_extensions(const std::string& directory) {
 TEST(AssimpTestModels, RealModelsLoadWithTheirMaterials) {
     const std::string root = FARMRT_ASSIMP_MODELS;
     if (root.empty()) GTEST_SKIP() << "assimp-testmodels is not installed (apt-get install assimp-testmodels)";
-    for (const char* variant : {"BoxTextured-glTF/BoxTextured.gltf", "BoxTextured-glTF-Binary/BoxTextured.glb",
-                                       "BoxTextured-glTF-Embedded/BoxTextured.gltf",
-                                       "BoxTextured-glTF-pbrSpecularGlossiness/BoxTextured.gltf"}) {
+    for (const char* variant :
+         {"BoxTextured-glTF/BoxTextured.gltf", "BoxTextured-glTF-Binary/BoxTextured.glb",
+          "BoxTextured-glTF-Embedded/BoxTextured.gltf", "BoxTextured-glTF-pbrSpecularGlossiness/BoxTextured.gltf"}) {
         const ModelData model = load_model(root + "/glTF2/" + variant, variant);
         ASSERT_EQ(model.meshes.size(), 1u) << variant;
         EXPECT_EQ(model.meshes[0].triangles.size(), 12u) << variant;

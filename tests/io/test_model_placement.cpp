@@ -62,7 +62,8 @@ TEST(PolygonTriangulation, QuadsSplitAlongTheShorterDiagonal) {
 TEST(PolygonTriangulation, ConcaveOutlinesAreCoveredExactly) {
     // An L, a comb with deep notches and a keyhole ring (outer circle, a
     // bridge, the inner circle the other way round): their areas, not their hulls'.
-    const std::vector<Vec3> ell = {Vec3(0, 0, 0), Vec3(3, 0, 0), Vec3(3, 1, 0), Vec3(1, 1, 0), Vec3(1, 3, 0), Vec3(0, 3, 0)};
+    const std::vector<Vec3> ell = {Vec3(0, 0, 0), Vec3(3, 0, 0), Vec3(3, 1, 0),
+                                   Vec3(1, 1, 0), Vec3(1, 3, 0), Vec3(0, 3, 0)};
     expect_tiles(ell, triangulate_polygon(ell));
     std::vector<Vec3> comb = {Vec3(0, 0, 0), Vec3(10, 0, 0)};
     for (int tooth = 4; tooth >= 0; --tooth) {
@@ -77,7 +78,8 @@ TEST(PolygonTriangulation, ConcaveOutlinesAreCoveredExactly) {
     std::vector<Vec3> ring;
     const int n = 48;
     for (int i = 0; i <= n; ++i) ring.push_back(Vec3(std::cos(2 * M_PI * i / n), std::sin(2 * M_PI * i / n), 0));
-    for (int i = 0; i <= n; ++i) ring.push_back(Vec3(0.5 * std::cos(-2 * M_PI * i / n), 0.5 * std::sin(-2 * M_PI * i / n), 0));
+    for (int i = 0; i <= n; ++i)
+        ring.push_back(Vec3(0.5 * std::cos(-2 * M_PI * i / n), 0.5 * std::sin(-2 * M_PI * i / n), 0));
     const auto pieces = triangulate_polygon(ring);
     double covered = 0;
     for (const auto& t : pieces) covered += std::fabs(twice_area(ring[t[0]], ring[t[1]], ring[t[2]]));
@@ -108,16 +110,18 @@ TEST(ModelPlacement, AModelPlacedManyTimesIsStoredOnceAndRendersLikeCopies) {
     std::string obj;
     for (int k = 0; k < 2; ++k) {
         const float x = 2.0f * float(k);
-        obj += "v " + std::to_string(x) + " 0 0\nv " + std::to_string(x + 1) + " 0 0\nv " + std::to_string(x + 1) + " 1 0\nv " +
-               std::to_string(x) + " 1 0\nf " + std::to_string(4 * k + 1) + " " + std::to_string(4 * k + 2) + " " +
-               std::to_string(4 * k + 3) + " " + std::to_string(4 * k + 4) + "\n";
+        obj += "v " + std::to_string(x) + " 0 0\nv " + std::to_string(x + 1) + " 0 0\nv " + std::to_string(x + 1) +
+               " 1 0\nv " + std::to_string(x) + " 1 0\nf " + std::to_string(4 * k + 1) + " " +
+               std::to_string(4 * k + 2) + " " + std::to_string(4 * k + 3) + " " + std::to_string(4 * k + 4) + "\n";
     }
     testing::write_text(directory.file("piece.obj"), obj);
     const auto scene_with = [&](int placements) {
-        std::string text = "image: {width: 32, height: 32, output: o.ppm}\nsampling: {spp: 4, max_depth: 3}\n"
-                           "camera: {lookfrom: [2, 1, 12], lookat: [2, 1, 0], vfov: 60}\nbackground: {color: [1, 1, 1]}\nobjects:\n";
+        std::string text =
+            "image: {width: 32, height: 32, output: o.ppm}\nsampling: {spp: 4, max_depth: 3}\n"
+            "camera: {lookfrom: [2, 1, 12], lookat: [2, 1, 0], vfov: 60}\nbackground: {color: [1, 1, 1]}\nobjects:\n";
         for (int i = 0; i < placements; ++i) {
-            text += "  - {type: model, file: piece.obj, transform: {translate: [0, " + std::to_string(1.5 * i) + ", 0]}}\n";
+            text +=
+                "  - {type: model, file: piece.obj, transform: {translate: [0, " + std::to_string(1.5 * i) + ", 0]}}\n";
         }
         return load_scene_text(text, "placed.yaml", directory.path().string());
     };
@@ -144,7 +148,8 @@ TEST(ModelFraming, TheBoundingSphereFitsAcrossTheNarrowerSide) {
         const double angular = std::asin(radius / distance);
         EXPECT_LE(angular, half_vertical + 1e-9) << "aspect " << aspect;
         EXPECT_LE(angular, half_horizontal + 1e-9) << "aspect " << aspect;
-        EXPECT_GT(angular, 0.8 * std::min(half_vertical, half_horizontal)) << "aspect " << aspect << ": framed, not lost";
+        EXPECT_GT(angular, 0.8 * std::min(half_vertical, half_horizontal))
+            << "aspect " << aspect << ": framed, not lost";
     }
 }
 

@@ -20,22 +20,22 @@ using testing::write_text;
 
 // A valid scene; the tests replace or insert lines by number (1-based).
 const char* const kBaseScene =
-    "image:\n"                                                  // 1
-    "  width: 32\n"                                             // 2
-    "  height: 24\n"                                            // 3
-    "  output: out.ppm\n"                                       // 4
-    "sampling:\n"                                               // 5
-    "  spp: 4\n"                                                // 6
-    "camera:\n"                                                 // 7
-    "  lookfrom: [0, 1, 5]\n"                                   // 8
-    "  lookat: [0, 0, 0]\n"                                     // 9
-    "materials:\n"                                              // 10
-    "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]}\n"      // 11
-    "objects:\n"                                                // 12
-    "  - type: sphere\n"                                        // 13
-    "    center: [0, 0, 0]\n"                                   // 14
-    "    radius: 1\n"                                           // 15
-    "    material: red\n";                                      // 16
+    "image:\n"                                              // 1
+    "  width: 32\n"                                         // 2
+    "  height: 24\n"                                        // 3
+    "  output: out.ppm\n"                                   // 4
+    "sampling:\n"                                           // 5
+    "  spp: 4\n"                                            // 6
+    "camera:\n"                                             // 7
+    "  lookfrom: [0, 1, 5]\n"                               // 8
+    "  lookat: [0, 0, 0]\n"                                 // 9
+    "materials:\n"                                          // 10
+    "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]}\n"  // 11
+    "objects:\n"                                            // 12
+    "  - type: sphere\n"                                    // 13
+    "    center: [0, 0, 0]\n"                               // 14
+    "    radius: 1\n"                                       // 15
+    "    material: red\n";                                  // 16
 
 std::vector<std::string> base_lines() {
     std::vector<std::string> lines;
@@ -141,7 +141,8 @@ TEST(SceneLoaderErrors, SamplerFilterAndClampNameTheKeyAndTheLine) {
               "scene.yaml:5:17: image.filter_width: must be in [0.1, 8], got 0");
     EXPECT_EQ(load_error(with_inserted(4, "  filter_width: .nan")),
               "scene.yaml:5:17: image.filter_width: must be a finite number, got .nan");
-    EXPECT_EQ(load_error(with_inserted(6, "  clamp: -1")), "scene.yaml:7:10: sampling.clamp: must be >= 0 (0: off), got -1");
+    EXPECT_EQ(load_error(with_inserted(6, "  clamp: -1")),
+              "scene.yaml:7:10: sampling.clamp: must be >= 0 (0: off), got -1");
     EXPECT_EQ(load_error(with_inserted(6, "  clamp: {direct: 2, indirect: -0.5}")),
               "scene.yaml:7:32: sampling.clamp.indirect: must be >= 0 (0: off), got -0.5");
     EXPECT_EQ(load_error(with_inserted(6, "  clamp: {direkt: 2}")),
@@ -161,15 +162,15 @@ TEST(SceneLoader, SamplerFilterAndClampDefaultsAndValues) {
     EXPECT_FALSE(defaults.light_tree);
     EXPECT_TRUE(load_scene_text(with_inserted(6, "  light_sampler: tree"), "scene.yaml", "/").settings.light_tree);
     const RenderSettings set =
-        load_scene_text(with_inserted(6, "  sampler: independent\n  clamp: {indirect: 10}") , "scene.yaml", "/").settings;
+        load_scene_text(with_inserted(6, "  sampler: independent\n  clamp: {indirect: 10}"), "scene.yaml", "/")
+            .settings;
     EXPECT_EQ(set.sampler, SamplerType::Independent);
     EXPECT_EQ(set.clamp_direct, 0.0f);
     EXPECT_EQ(set.clamp_indirect, 10.0f);
     const RenderSettings both = load_scene_text(with_inserted(6, "  clamp: 3"), "scene.yaml", "/").settings;
     EXPECT_EQ(both.clamp_direct, 3.0f);
     EXPECT_EQ(both.clamp_indirect, 3.0f);
-    const RenderSettings mitchell =
-        load_scene_text(with_inserted(4, "  filter: mitchell"), "scene.yaml", "/").settings;
+    const RenderSettings mitchell = load_scene_text(with_inserted(4, "  filter: mitchell"), "scene.yaml", "/").settings;
     EXPECT_EQ(mitchell.filter, FilterType::Mitchell);
     EXPECT_EQ(mitchell.filter_width, 4.0f);  // its own default width
 }
@@ -209,13 +210,19 @@ TEST(SceneLoaderErrors, KeysMustBePlainNames) {
 // ---- wrong types ------------------------------------------------------------------
 
 TEST(SceneLoaderErrors, WrongTypesNameTheExpectedType) {
-    EXPECT_EQ(load_error(with_line(2, "  width: wide")), "scene.yaml:2:10: image.width: expected an integer, got 'wide'");
-    EXPECT_EQ(load_error(with_line(2, "  width: 32.5")), "scene.yaml:2:10: image.width: expected an integer, got '32.5'");
+    EXPECT_EQ(load_error(with_line(2, "  width: wide")),
+              "scene.yaml:2:10: image.width: expected an integer, got 'wide'");
+    EXPECT_EQ(load_error(with_line(2, "  width: 32.5")),
+              "scene.yaml:2:10: image.width: expected an integer, got '32.5'");
     EXPECT_EQ(load_error(with_line(2, "  width: [32]")), "scene.yaml:2:10: image.width: expected an integer");
-    EXPECT_EQ(load_error(with_line(15, "    radius: big")), "scene.yaml:15:13: objects[0].radius: expected a number, got 'big'");
-    EXPECT_EQ(load_error(with_line(15, "    radius: {r: 1}")), "scene.yaml:15:13: objects[0].radius: expected a number");
-    EXPECT_EQ(load_error(with_line(14, "    center: 5")), "scene.yaml:14:13: objects[0].center: expected a list of 3 numbers");
-    EXPECT_EQ(load_error(with_line(14, "    center: [1, 2]")), "scene.yaml:14:13: objects[0].center: expected a list of 3 numbers");
+    EXPECT_EQ(load_error(with_line(15, "    radius: big")),
+              "scene.yaml:15:13: objects[0].radius: expected a number, got 'big'");
+    EXPECT_EQ(load_error(with_line(15, "    radius: {r: 1}")),
+              "scene.yaml:15:13: objects[0].radius: expected a number");
+    EXPECT_EQ(load_error(with_line(14, "    center: 5")),
+              "scene.yaml:14:13: objects[0].center: expected a list of 3 numbers");
+    EXPECT_EQ(load_error(with_line(14, "    center: [1, 2]")),
+              "scene.yaml:14:13: objects[0].center: expected a list of 3 numbers");
     EXPECT_EQ(load_error(with_line(14, "    center: [1, two, 3]")),
               "scene.yaml:14:17: objects[0].center[1]: expected a number, got 'two'");
     EXPECT_EQ(load_error(with_line(4, "  output: [a.png]")), "scene.yaml:4:11: image.output: expected a file name");
@@ -224,26 +231,32 @@ TEST(SceneLoaderErrors, WrongTypesNameTheExpectedType) {
     EXPECT_EQ(load_error(head + "objects: {}\n"), "scene.yaml:12:10: objects: expected a list of objects");
     EXPECT_EQ(load_error(head + "objects: [sphere]\n"),
               "scene.yaml:12:11: objects[0]: expected an object mapping with a 'type'");
-    EXPECT_EQ(load_error(with_line(10, "materials: [red]").replace(with_line(10, "materials: [red]").find("  red:"), 2, "# ")),
+    EXPECT_EQ(load_error(
+                  with_line(10, "materials: [red]").replace(with_line(10, "materials: [red]").find("  red:"), 2, "# ")),
               "scene.yaml:10:12: materials: expected a mapping of material names to materials");
     EXPECT_EQ(load_error("image: 5\n" + join_lines({lines.begin() + 4, lines.end()})),
               "scene.yaml:1:8: image: expected a mapping of keys to values");
     EXPECT_EQ(load_error(with_line(11, "  red: lambertian")),
               "scene.yaml:11:8: materials.red: expected a material mapping with a 'type'");
-    EXPECT_EQ(load_error(with_line(6, "  spp: \"four\"")), "scene.yaml:6:8: sampling.spp: expected an integer, got 'four'");
+    EXPECT_EQ(load_error(with_line(6, "  spp: \"four\"")),
+              "scene.yaml:6:8: sampling.spp: expected an integer, got 'four'");
     // An empty value is reported at its key, not at the next line's token.
-    EXPECT_EQ(load_error(with_line(6, "  spp:")), "scene.yaml:6:3: sampling.spp: expected an integer, got an empty value");
+    EXPECT_EQ(load_error(with_line(6, "  spp:")),
+              "scene.yaml:6:3: sampling.spp: expected an integer, got an empty value");
     EXPECT_EQ(load_error(with_line(15, "    radius:")),
               "scene.yaml:15:5: objects[0].radius: expected a number, got an empty value");
-    EXPECT_EQ(load_error(with_line(14, "    center:")), "scene.yaml:14:5: objects[0].center: expected a list of 3 numbers");
+    EXPECT_EQ(load_error(with_line(14, "    center:")),
+              "scene.yaml:14:5: objects[0].center: expected a list of 3 numbers");
 }
 
 // ---- missing keys -----------------------------------------------------------------
 
 TEST(SceneLoaderErrors, MissingRequiredKeysNameTheirParent) {
-    EXPECT_EQ(load_error(with_line(15, "    # no radius")), "scene.yaml:13:5: objects[0]: missing required key 'radius'");
+    EXPECT_EQ(load_error(with_line(15, "    # no radius")),
+              "scene.yaml:13:5: objects[0]: missing required key 'radius'");
     EXPECT_EQ(load_error(with_line(16, "")), "scene.yaml:13:5: objects[0]: missing required key 'material'");
-    EXPECT_EQ(load_error(with_line(13, "  - center: [0, 0, 0]")), "scene.yaml:13:5: objects[0]: missing required key 'type'");
+    EXPECT_EQ(load_error(with_line(13, "  - center: [0, 0, 0]")),
+              "scene.yaml:13:5: objects[0]: missing required key 'type'");
     EXPECT_EQ(load_error(with_line(2, "")), "scene.yaml:3:3: image: missing required key 'width'");
     EXPECT_EQ(load_error(with_line(4, "")), "scene.yaml:2:3: image: missing required key 'output'");
     EXPECT_EQ(load_error(with_line(6, "  seed: 1")), "scene.yaml:6:3: sampling: missing required key 'spp'");
@@ -262,9 +275,12 @@ TEST(SceneLoaderErrors, MissingRequiredKeysNameTheirParent) {
 // ---- NaN and infinity ---------------------------------------------------------------
 
 TEST(SceneLoaderErrors, NotANumberAndInfinityAreRejected) {
-    EXPECT_EQ(load_error(with_line(15, "    radius: .nan")), "scene.yaml:15:13: objects[0].radius: must be a finite number, got .nan");
-    EXPECT_EQ(load_error(with_line(15, "    radius: .inf")), "scene.yaml:15:13: objects[0].radius: must be a finite number, got .inf");
-    EXPECT_EQ(load_error(with_line(15, "    radius: nan")), "scene.yaml:15:13: objects[0].radius: must be a finite number, got nan");
+    EXPECT_EQ(load_error(with_line(15, "    radius: .nan")),
+              "scene.yaml:15:13: objects[0].radius: must be a finite number, got .nan");
+    EXPECT_EQ(load_error(with_line(15, "    radius: .inf")),
+              "scene.yaml:15:13: objects[0].radius: must be a finite number, got .inf");
+    EXPECT_EQ(load_error(with_line(15, "    radius: nan")),
+              "scene.yaml:15:13: objects[0].radius: must be a finite number, got nan");
     EXPECT_EQ(load_error(with_line(14, "    center: [0, -.inf, 0]")),
               "scene.yaml:14:17: objects[0].center[1]: must be a finite number, got -.inf");
     EXPECT_EQ(load_error(with_line(14, "    center: [0, 0, 1e999]")),
@@ -280,8 +296,9 @@ TEST(SceneLoaderErrors, NumbersBeyondFloatRangeAreRejected) {
     EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertian, albedo: [0.8, 0.1, 1e39]}")),
               "scene.yaml:11:46: materials.red.albedo[2]: must be a finite 32-bit float (magnitude at most 3.4e38), "
               "got 1e39");
-    EXPECT_EQ(load_error(with_line(15, "    radius: 1e39")),
-              "scene.yaml:15:13: objects[0].radius: must be a finite 32-bit float (magnitude at most 3.4e38), got 1e39");
+    EXPECT_EQ(
+        load_error(with_line(15, "    radius: 1e39")),
+        "scene.yaml:15:13: objects[0].radius: must be a finite 32-bit float (magnitude at most 3.4e38), got 1e39");
 }
 
 // ---- sizes ----------------------------------------------------------------------------
@@ -298,8 +315,10 @@ TEST(SceneLoaderErrors, NegativeRadiusReadsLikeTheIssueExample) {
 }
 
 TEST(SceneLoaderErrors, ZeroNegativeAndAbsurdImageSizes) {
-    EXPECT_EQ(load_error(with_line(2, "  width: 0")), "scene.yaml:2:10: image.width: must be between 1 and 65536, got 0");
-    EXPECT_EQ(load_error(with_line(3, "  height: -24")), "scene.yaml:3:11: image.height: must be between 1 and 65536, got -24");
+    EXPECT_EQ(load_error(with_line(2, "  width: 0")),
+              "scene.yaml:2:10: image.width: must be between 1 and 65536, got 0");
+    EXPECT_EQ(load_error(with_line(3, "  height: -24")),
+              "scene.yaml:3:11: image.height: must be between 1 and 65536, got -24");
     EXPECT_EQ(load_error(with_line(2, "  width: 100000")),
               "scene.yaml:2:10: image.width: must be between 1 and 65536, got 100000");
     EXPECT_EQ(load_error(with_line(2, "  width: 99999999999999999999999")),
@@ -309,7 +328,8 @@ TEST(SceneLoaderErrors, ZeroNegativeAndAbsurdImageSizes) {
     lines[2] = "  height: 65536";
     EXPECT_EQ(load_error(join_lines(lines)),
               "scene.yaml:3:11: image.height: image of 65536x65536 exceeds the limit of 268435456 pixels");
-    EXPECT_EQ(load_error(with_line(6, "  spp: 0")), "scene.yaml:6:8: sampling.spp: must be between 1 and 16777216, got 0");
+    EXPECT_EQ(load_error(with_line(6, "  spp: 0")),
+              "scene.yaml:6:8: sampling.spp: must be between 1 and 16777216, got 0");
     EXPECT_EQ(load_error(with_line(6, "  spp: 16777217")),
               "scene.yaml:6:8: sampling.spp: must be between 1 and 16777216, got 16777217");
 }
@@ -335,26 +355,30 @@ TEST(SceneLoaderErrors, OtherOutOfRangeValues) {
     EXPECT_EQ(load_error(with_inserted(6, "  seed: -1")),
               "scene.yaml:7:9: sampling.seed: expected an integer between 0 and 18446744073709551615, got '-1'");
     EXPECT_EQ(load_error(with_inserted(9, "  vfov: 0")), "scene.yaml:10:9: camera.vfov: must be in (0, 180), got 0");
-    EXPECT_EQ(load_error(with_inserted(9, "  vfov: 180")), "scene.yaml:10:9: camera.vfov: must be in (0, 180), got 180");
+    EXPECT_EQ(load_error(with_inserted(9, "  vfov: 180")),
+              "scene.yaml:10:9: camera.vfov: must be in (0, 180), got 180");
     EXPECT_EQ(load_error(with_inserted(9, "  vfov: 179.5")), "(no error)");
     EXPECT_EQ(load_error(with_inserted(9, "  vfov: 0.0001")), "(no error)");
     EXPECT_EQ(load_error(with_inserted(9, "  defocus_angle: -1")),
               "scene.yaml:10:18: camera.defocus_angle: must be in [0, 180), got -1");
-    EXPECT_EQ(load_error(with_inserted(9, "  focus_dist: 0")), "scene.yaml:10:15: camera.focus_dist: must be > 0, got 0");
+    EXPECT_EQ(load_error(with_inserted(9, "  focus_dist: 0")),
+              "scene.yaml:10:15: camera.focus_dist: must be > 0, got 0");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: metal, albedo: [1, 1, 1], fuzz: 1.5}")),
               "scene.yaml:11:47: materials.red.fuzz: must be in [0, 1], got 1.5");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: dielectric, ior: 0}")),
               "scene.yaml:11:32: materials.red.ior: must be > 0, got 0");
     EXPECT_EQ(load_error(with_line(11, "  red: {type: emissive, color: [1, -1, 1]}")),
               "scene.yaml:11:32: materials.red.color: color components must be >= 0");
-    EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertian, albedo: {texture: checker, scale: 0, even: [1, 1, 1], "
-                                       "odd: [0, 0, 0]}}")),
+    EXPECT_EQ(load_error(with_line(11,
+                                   "  red: {type: lambertian, albedo: {texture: checker, scale: 0, even: [1, 1, 1], "
+                                   "odd: [0, 0, 0]}}")),
               "scene.yaml:11:61: materials.red.albedo.scale: must be > 0, got 0");
 }
 
 TEST(SceneLoaderErrors, AbsurdCoordinatesAndLengths) {
     // Beyond 1e9 the intersection code's squares would overflow float.
-    EXPECT_EQ(load_error(with_line(15, "    radius: 1e20")), "scene.yaml:15:13: objects[0].radius: must be at most 1e+09, got 1e20");
+    EXPECT_EQ(load_error(with_line(15, "    radius: 1e20")),
+              "scene.yaml:15:13: objects[0].radius: must be at most 1e+09, got 1e20");
     EXPECT_EQ(load_error(with_line(14, "    center: [0, 2e9, 0]")),
               "scene.yaml:14:17: objects[0].center[1]: must be between -1e+09 and 1e+09, got 2e9");
     EXPECT_EQ(load_error(with_appended("  - {type: quad, Q: [0, 0, 0], u: [1e10, 0, 0], v: [0, 1, 0], material: red}")),
@@ -365,14 +389,16 @@ TEST(SceneLoaderErrors, AbsurdCoordinatesAndLengths) {
 TEST(SceneLoaderErrors, DegenerateGeometryAndCamera) {
     EXPECT_EQ(load_error(with_appended("  - {type: quad, Q: [0, 0, 0], u: [1, 0, 0], v: [2, 0, 0], material: red}")),
               "scene.yaml:17:49: objects[1].v: u and v must not be parallel or zero");
-    EXPECT_EQ(load_error(with_appended("  - {type: triangle, vertices: [[0, 0, 0], [1, 1, 1], [2, 2, 2]], material: red}")),
-              "scene.yaml:17:32: objects[1].vertices: degenerate triangle (zero area)");
+    EXPECT_EQ(
+        load_error(with_appended("  - {type: triangle, vertices: [[0, 0, 0], [1, 1, 1], [2, 2, 2]], material: red}")),
+        "scene.yaml:17:32: objects[1].vertices: degenerate triangle (zero area)");
     EXPECT_EQ(load_error(with_appended("  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0]], material: red}")),
               "scene.yaml:17:32: objects[1].vertices: expected 3 vertices");
     EXPECT_EQ(load_error(with_appended("  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], "
                                        "normals: [[0, 0, 1], [0, 0, 0], [0, 0, 1]], material: red}")),
               "scene.yaml:17:88: objects[1].normals[1]: normal must not be zero");
-    EXPECT_EQ(load_error(with_line(9, "  lookat: [0, 1, 5]")), "scene.yaml:9:11: camera.lookat: must differ from lookfrom");
+    EXPECT_EQ(load_error(with_line(9, "  lookat: [0, 1, 5]")),
+              "scene.yaml:9:11: camera.lookat: must differ from lookfrom");
     EXPECT_EQ(load_error(with_inserted(9, "  vup: [0, 2, 10]")),
               "scene.yaml:10:8: camera.vup: vup must not be parallel to the view direction");
 }
@@ -380,16 +406,20 @@ TEST(SceneLoaderErrors, DegenerateGeometryAndCamera) {
 // ---- names and types ------------------------------------------------------------------
 
 TEST(SceneLoaderErrors, UnknownMaterialNamesAndTypes) {
-    EXPECT_EQ(load_error(with_line(16, "    material: rde")), "scene.yaml:16:15: objects[0].material: unknown material 'rde'");
-    EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertain, albedo: [0.8, 0.1, 0.1]}")),
-              "scene.yaml:11:15: materials.red.type: unknown value 'lambertain' (expected lambertian | metal | dielectric "
-              "| emissive | principled)");
+    EXPECT_EQ(load_error(with_line(16, "    material: rde")),
+              "scene.yaml:16:15: objects[0].material: unknown material 'rde'");
+    EXPECT_EQ(
+        load_error(with_line(11, "  red: {type: lambertain, albedo: [0.8, 0.1, 0.1]}")),
+        "scene.yaml:11:15: materials.red.type: unknown value 'lambertain' (expected lambertian | metal | dielectric "
+        "| emissive | principled)");
     EXPECT_EQ(load_error(with_line(13, "  - type: cube")),
-              "scene.yaml:13:11: objects[0].type: unknown value 'cube' (expected sphere | quad | box | triangle | mesh | model)");
+              "scene.yaml:13:11: objects[0].type: unknown value 'cube' (expected sphere | quad | box | triangle | mesh "
+              "| model)");
     EXPECT_EQ(load_error(with_inserted(4, "  encoding: gama2")),
               "scene.yaml:5:13: image.encoding: unknown value 'gama2' (expected srgb | gamma2 | linear)");
-    EXPECT_EQ(load_error(with_line(11, "  red: {type: lambertian, albedo: {texture: stripes, scale: 1, even: [1, 1, 1], "
-                                       "odd: [0, 0, 0]}}")),
+    EXPECT_EQ(load_error(with_line(11,
+                                   "  red: {type: lambertian, albedo: {texture: stripes, scale: 1, even: [1, 1, 1], "
+                                   "odd: [0, 0, 0]}}")),
               "scene.yaml:11:45: materials.red.albedo.texture: unknown value 'stripes' (expected checker | image)");
     // A material defined after use is still unknown where it is used? Names are global: order does not matter.
     EXPECT_EQ(load_error(with_line(16, "    material: {type: metal, albedo: [1, 1, 1], fuzz: 0.1, ior: 1}")),
@@ -414,7 +444,8 @@ TEST(SceneLoaderFiles, UnreadableSceneFileIsOneLineNamingThePath) {
         load_scene_file("/nonexistent-directory/scene.yaml");
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), "/nonexistent-directory/scene.yaml: cannot read scene file: No such file or directory");
+        EXPECT_EQ(std::string(e.what()),
+                  "/nonexistent-directory/scene.yaml: cannot read scene file: No such file or directory");
     }
     const TemporaryDirectory directory;
     try {
@@ -464,9 +495,10 @@ TEST(SceneLoaderFiles, CommittedConfigsLoad) {
 // ---- --set overrides ------------------------------------------------------------------
 
 TEST(SceneOverrides, ReplaceAddAndNestValues) {
-    const SceneDescription d = load(kBaseScene, sets({"camera.vfov=30", "objects[0].radius=2.5", "sampling.max_depth=7",
-                                                      "background={color: [0.1, 0.2, 0.3]}", "image.output=x.pfm",
-                                                      "objects[0].center=[1, 2, 3]", "materials.red.albedo=[0, 1, 0]"}));
+    const SceneDescription d = load(
+        kBaseScene,
+        sets({"camera.vfov=30", "objects[0].radius=2.5", "sampling.max_depth=7", "background={color: [0.1, 0.2, 0.3]}",
+              "image.output=x.pfm", "objects[0].center=[1, 2, 3]", "materials.red.albedo=[0, 1, 0]"}));
     EXPECT_EQ(d.settings.camera.vfov, 30.0);
     EXPECT_EQ(d.scene.spheres[0].radius, 2.5f);
     EXPECT_EQ(d.scene.spheres[0].center.z, 3.0f);
@@ -479,9 +511,10 @@ TEST(SceneOverrides, ReplaceAddAndNestValues) {
 }
 
 TEST(SceneOverrides, LaterOverridesWinAndCanAppendWholeObjects) {
-    const SceneDescription d = load(kBaseScene, sets({"sampling.spp=8", "sampling.spp=16",
-                                                      "objects=[{type: sphere, center: [0, 0, 0], radius: 3, material: red},"
-                                                      " {type: sphere, center: [0, 5, 0], radius: 1, material: red}]"}));
+    const SceneDescription d =
+        load(kBaseScene, sets({"sampling.spp=8", "sampling.spp=16",
+                               "objects=[{type: sphere, center: [0, 0, 0], radius: 3, material: red},"
+                               " {type: sphere, center: [0, 5, 0], radius: 1, material: red}]"}));
     EXPECT_EQ(d.settings.spp, 16u);
     ASSERT_EQ(d.scene.spheres.size(), 2u);
     EXPECT_EQ(d.scene.spheres[0].radius, 3.0f);
@@ -503,7 +536,8 @@ TEST(SceneOverrides, BadValuesAreNamedByTheOverride) {
     EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfvo=30"})),
               "--set camera.vfvo=30: camera.vfvo: unknown key (expected one of: lookfrom, lookat, vup, vfov, "
               "defocus_angle, focus_dist)");
-    EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfov=wide"})), "--set camera.vfov=wide: camera.vfov: expected a number, got 'wide'");
+    EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfov=wide"})),
+              "--set camera.vfov=wide: camera.vfov: expected a number, got 'wide'");
     EXPECT_EQ(load_error(kBaseScene, sets({"objects[0]={type: sphere, radius: 1, material: red}"})),
               "--set objects[0]={type: sphere, radius: 1, material: red}: objects[0]: missing required key 'center'");
     EXPECT_EQ(load_error(kBaseScene, sets({"objects[0].center=[0, .nan, 0]"})),
@@ -521,12 +555,14 @@ TEST(SceneOverrides, BadValuesAreNamedByTheOverride) {
 TEST(SceneOverrides, MalformedOverridesAreOneLine) {
     EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfov"})), "--set camera.vfov: expected key.path=value");
     EXPECT_EQ(load_error(kBaseScene, sets({"=3"})), "--set =3: expected key.path=value");
-    EXPECT_STARTS_WITH(load_error(kBaseScene, sets({"camera.vfov=[1,"})), "--set camera.vfov=[1,: value is not valid YAML: ");
+    EXPECT_STARTS_WITH(load_error(kBaseScene, sets({"camera.vfov=[1,"})),
+                       "--set camera.vfov=[1,: value is not valid YAML: ");
     EXPECT_EQ(load_error(kBaseScene, sets({"objects[5].radius=1"})),
               "--set objects[5].radius=1: objects[5].radius: list index 5 is out of range");
     EXPECT_EQ(load_error(kBaseScene, sets({"objects[x].radius=1"})),
               "--set objects[x].radius=1: list index must be a non-negative integer");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0.radius=1"})), "--set objects[0.radius=1: unclosed '[' in key path");
+    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0.radius=1"})),
+              "--set objects[0.radius=1: unclosed '[' in key path");
     EXPECT_EQ(load_error(kBaseScene, sets({"camera..vfov=1"})), "--set camera..vfov=1: empty key in key path");
     EXPECT_EQ(load_error(kBaseScene, sets({"image.width.x=1"})),
               "--set image.width.x=1: image.width.x: 'x' is inside a value that is not a mapping");
@@ -538,7 +574,8 @@ TEST(SceneOverrides, MalformedOverridesAreOneLine) {
 
 TEST(SceneLoader, InlineMaterialsAreAddedPerObject) {
     const SceneDescription d = load(with_appended(
-        "  - {type: sphere, center: [2, 0, 0], radius: 1, material: {type: metal, albedo: [0.7, 0.6, 0.5], fuzz: 0.25}}\n"
+        "  - {type: sphere, center: [2, 0, 0], radius: 1, material: {type: metal, albedo: [0.7, 0.6, 0.5], fuzz: "
+        "0.25}}\n"
         "  - {type: sphere, center: [4, 0, 0], radius: 1, material: {type: dielectric, ior: 1.33}}\n"
         "  - {type: sphere, center: [6, 0, 0], radius: 1, material: {type: emissive, color: [4, 4, 4]}}"));
     ASSERT_EQ(d.scene.spheres.size(), 4u);
@@ -553,8 +590,9 @@ TEST(SceneLoader, InlineMaterialsAreAddedPerObject) {
 }
 
 TEST(SceneLoader, NamedMaterialsAreSharedAndTexturesParsed) {
-    const SceneDescription d = load(with_line(11, "  red: {type: lambertian, albedo: {texture: checker, scale: 0.5, "
-                                                  "even: [0.2, 0.3, 0.1], odd: [0.9, 0.9, 0.9]}}") +
+    const SceneDescription d = load(with_line(11,
+                                              "  red: {type: lambertian, albedo: {texture: checker, scale: 0.5, "
+                                              "even: [0.2, 0.3, 0.1], odd: [0.9, 0.9, 0.9]}}") +
                                     "  - {type: sphere, center: [2, 0, 0], radius: 1, material: red}\n");
     EXPECT_EQ(d.scene.materials.size(), 1u);
     EXPECT_EQ(d.scene.spheres[0].material, d.scene.spheres[1].material);
@@ -583,7 +621,8 @@ TEST(SceneLoader, DefaultsOfOptionalValues) {
     EXPECT_EQ(metal.scene.materials[0].fuzz, 0.0f);
     const SceneDescription exr = load(with_line(4, "  output: out.pfm"));
     EXPECT_EQ(exr.settings.data_type, PixelDataType::Float);
-    const SceneDescription triangle = load(with_appended("  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], material: red}"));
+    const SceneDescription triangle =
+        load(with_appended("  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], material: red}"));
     const Triangle& t = triangle.scene.triangles[0];
     EXPECT_EQ(t.uv[2], 1.0f);
     EXPECT_EQ(t.uv[5], 1.0f);
@@ -597,9 +636,11 @@ TEST(SceneLoader, EveryOptionalValueIsRead) {
         "camera: {lookfrom: [1, 2, 3], lookat: [0, 0, 0], vup: [0, 0, 1], vfov: 35, defocus_angle: 2, focus_dist: 4}\n"
         "background: {sky: {horizon: [0.1, 0.2, 0.3], zenith: [0.4, 0.5, 0.6]}}\n"
         "objects:\n"
-        "  - {type: sphere, center: [0, 0, 0], center1: [0, 1, 0], radius: 1, material: {type: lambertian, albedo: [1, 1, 1]}}\n"
+        "  - {type: sphere, center: [0, 0, 0], center1: [0, 1, 0], radius: 1, material: {type: lambertian, albedo: [1, "
+        "1, 1]}}\n"
         "  - {type: quad, Q: [0, 0, 0], u: [1, 0, 0], v: [0, 1, 0], material: {type: lambertian, albedo: [1, 1, 1]}}\n"
-        "  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], normals: [[0, 0, 2], [0, 0, 1], [0, 0, 1]],\n"
+        "  - {type: triangle, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], normals: [[0, 0, 2], [0, 0, 1], [0, 0, "
+        "1]],\n"
         "     uvs: [[0.5, 0.5], [1, 0.5], [0.5, 1]], material: {type: lambertian, albedo: [1, 1, 1]}}\n");
     EXPECT_EQ(d.settings.encoding, Encoding::Gamma2);
     EXPECT_EQ(d.settings.data_type, PixelDataType::UInt16);

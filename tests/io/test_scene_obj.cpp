@@ -80,15 +80,15 @@ TEST(ObjMesh, MalformedFilesNameTheLine) {
 TEST(ObjMesh, SceneErrorsNameTheSceneLineAndTheMeshLine) {
     const std::string directory = testing::temporary_directory("obj_errors");
     testing::write_text(directory + "/bad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 9\n");
-    const std::string bad = testing::scene_yaml(testing::kGrayMaterial,
-                                                "  - {type: mesh, file: bad.obj, material: gray}\n");
+    const std::string bad =
+        testing::scene_yaml(testing::kGrayMaterial, "  - {type: mesh, file: bad.obj, material: gray}\n");
     std::string error = testing::load_error(bad, directory);
     EXPECT_NE(error.find("scene.yaml:7:"), std::string::npos) << error;
     EXPECT_NE(error.find("objects[0].file: " + directory + "/bad.obj:4: vertex index 9 is out of range"),
               std::string::npos)
         << error;
-    const std::string missing = testing::scene_yaml(testing::kGrayMaterial,
-                                                    "  - {type: mesh, file: nowhere.obj, material: gray}\n");
+    const std::string missing =
+        testing::scene_yaml(testing::kGrayMaterial, "  - {type: mesh, file: nowhere.obj, material: gray}\n");
     error = testing::load_error(missing, directory);
     EXPECT_NE(error.find("scene.yaml:7:"), std::string::npos) << error;
     EXPECT_NE(error.find("nowhere.obj: cannot read mesh file: No such file or directory"), std::string::npos) << error;

@@ -55,11 +55,11 @@ TEST(Texture, ImageLookupIsBilinearWithVUpAndClampedEdges) {
     EXPECT_FLOAT_EQ(red(0.75f, 0.75f), 1.0f);
     EXPECT_FLOAT_EQ(red(0.25f, 0.25f), 2.0f);  // v = 0 is the bottom row
     EXPECT_FLOAT_EQ(red(0.75f, 0.25f), 3.0f);
-    EXPECT_FLOAT_EQ(red(0.5f, 0.5f), 1.5f);    // mean of four
-    EXPECT_FLOAT_EQ(red(0.5f, 0.75f), 0.5f);   // between two
-    EXPECT_FLOAT_EQ(red(0.0f, 1.0f), 0.0f);    // corners clamp to the edge texel
+    EXPECT_FLOAT_EQ(red(0.5f, 0.5f), 1.5f);   // mean of four
+    EXPECT_FLOAT_EQ(red(0.5f, 0.75f), 0.5f);  // between two
+    EXPECT_FLOAT_EQ(red(0.0f, 1.0f), 0.0f);   // corners clamp to the edge texel
     EXPECT_FLOAT_EQ(red(1.0f, 0.0f), 3.0f);
-    EXPECT_FLOAT_EQ(red(-3.0f, 7.0f), 0.0f);   // (u, v) outside [0, 1] clamp, as in the book
+    EXPECT_FLOAT_EQ(red(-3.0f, 7.0f), 0.0f);  // (u, v) outside [0, 1] clamp, as in the book
     EXPECT_FLOAT_EQ(red(0.375f, 0.75f), 0.25f);
 }
 
@@ -133,9 +133,9 @@ TEST(Texture, MissingOrBrokenFilesNameTheFileAndTheSceneLine) {
     error = testing::load_error(testing::scene_yaml("  m: {type: lambertian, albedo: {texture: image}}\n",
                                                     "  - {type: sphere, center: [0, 0, 0], radius: 1, material: m}\n"));
     EXPECT_NE(error.find("materials.m.albedo: missing required key 'file'"), std::string::npos) << error;
-    error = testing::load_error(testing::scene_yaml(
-        "  m: {type: lambertian, albedo: {texture: image, file: a.ppm, scale: 2}}\n",
-        "  - {type: sphere, center: [0, 0, 0], radius: 1, material: m}\n"));
+    error = testing::load_error(
+        testing::scene_yaml("  m: {type: lambertian, albedo: {texture: image, file: a.ppm, scale: 2}}\n",
+                            "  - {type: sphere, center: [0, 0, 0], radius: 1, material: m}\n"));
     EXPECT_NE(error.find("materials.m.albedo.scale: unknown key"), std::string::npos) << error;
 }
 

@@ -115,7 +115,8 @@ TEST(AdaptiveSampling, PixelsStopAtTheFirstDecisionTheirOwnSamplesAllow) {
             double mean = 0, deviations = 0;
             for (uint32_t s = 0; s < taken; ++s) mean += luminance(samples[s]);
             mean /= taken;
-            for (uint32_t s = 0; s < taken; ++s) deviations += (luminance(samples[s]) - mean) * (luminance(samples[s]) - mean);
+            for (uint32_t s = 0; s < taken; ++s)
+                deviations += (luminance(samples[s]) - mean) * (luminance(samples[s]) - mean);
             // Up to the float mean's resolution (its sum of up to 40 samples,
             // 1e-7 relative each): below a noise of 1e-5 of the mean.
             const double resolution = 1e-5 * std::max(mean, 1e-3);
@@ -143,12 +144,14 @@ TEST(AdaptiveSampling, SameRecordsForAnyThreadsTilesBandsAndPasses) {
          std::vector<std::vector<uint32_t>>{{0, 1, 2, 3, 18, 40}, {0, 7, 17, 19, 34, 35, 40}, {0, 40}}) {
         std::vector<float> sums(reference.size(), 0.0f);
         for (size_t p = 0; p + 1 < passes.size(); ++p) {
-            std::vector<uint32_t> cuts = {0, frame.height, uint32_t(rng() % frame.height), uint32_t(rng() % frame.height)};
+            std::vector<uint32_t> cuts = {0, frame.height, uint32_t(rng() % frame.height),
+                                          uint32_t(rng() % frame.height)};
             std::sort(cuts.begin(), cuts.end());
             cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
             for (size_t b = cuts.size() - 1; b-- > 0;) {
                 const RowRange rows{cuts[b], cuts[b + 1]};
-                std::vector<float> band(sums.begin() + long(rows.begin * row_floats), sums.begin() + long(rows.end * row_floats));
+                std::vector<float> band(sums.begin() + long(rows.begin * row_floats),
+                                        sums.begin() + long(rows.end * row_floats));
                 RendererOptions options;
                 options.threads = int(1 + rng() % 3);
                 options.tile_size = int(1 + rng() % 20);

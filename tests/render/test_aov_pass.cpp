@@ -25,12 +25,15 @@ namespace {
 SceneDescription sphere_and_wall(uint32_t spp = 4) {
     const std::string text =
         "image: {width: 24, height: 16, output: out.pfm}\n"
-        "sampling: {spp: " + std::to_string(spp) + ", seed: 3}\n"
+        "sampling: {spp: " +
+        std::to_string(spp) +
+        ", seed: 3}\n"
         "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0], vfov: 40}\n"
         "background: {color: [0.2, 0.3, 2.0]}\n"
         "objects:\n"
         "  - {type: sphere, center: [0, 0, 0], radius: 1, material: {type: lambertian, albedo: [0.8, 0.1, 0.1]}}\n"
-        "  - {type: quad, Q: [-3, -2, -3], u: [6, 0, 0], v: [0, 4, 0], material: {type: lambertian, albedo: [0.1, 0.2, 0.7]}}\n";
+        "  - {type: quad, Q: [-3, -2, -3], u: [6, 0, 0], v: [0, 4, 0], material: {type: lambertian, albedo: [0.1, 0.2, "
+        "0.7]}}\n";
     SceneDescription description = load_scene_text(text, "scene.yaml", "/");
     description.scene.build_acceleration();
     return description;
@@ -57,8 +60,8 @@ TEST(AovPass, DepthNormalAndAlbedoMatchTheSurfacesExactly) {
     const FrameSettings frame = frame_settings_for(description, 0);
     FrameAccumulator accumulator(frame.width, frame.height, 4, "id");
     accumulator.complete(PassItem{RowRange{0, frame.height}, SampleRange{0, 4}});
-    const std::vector<AovImage> images = render_aovs(description.scene.view(), frame,
-                                                     {Aov::Depth, Aov::Normal, Aov::Albedo, Aov::Samples}, accumulator);
+    const std::vector<AovImage> images =
+        render_aovs(description.scene.view(), frame, {Aov::Depth, Aov::Normal, Aov::Albedo, Aov::Samples}, accumulator);
     ASSERT_EQ(images.size(), 4u);
     int sphere_pixels = 0, wall_pixels = 0, sky_pixels = 0;
     for (uint32_t y = 0; y < frame.height; ++y) {
@@ -173,8 +176,10 @@ TEST(AovOutput, ChannelsOfAnOpenExrImage) {
     for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = float(i);
     AovImage normal{Aov::Normal, {}}, samples{Aov::Samples, {}}, variance{Aov::Variance, {}};
     for (uint32_t i = 0; i < width * height * 3; ++i) normal.values.push_back(float(i % 3) - 0.5f);
-    for (uint32_t i = 0; i < width * height; ++i) samples.values.push_back(4096.0f + float(i));  // beyond half's integers
-    for (uint32_t i = 0; i < width * height; ++i) variance.values.push_back(1e-9f * float(i + 1));  // below half's range
+    for (uint32_t i = 0; i < width * height; ++i)
+        samples.values.push_back(4096.0f + float(i));  // beyond half's integers
+    for (uint32_t i = 0; i < width * height; ++i)
+        variance.values.push_back(1e-9f * float(i + 1));  // below half's range
     const std::string path = (directory.path() / "frame.exr").string();
     write_image(path, width, height, pixels, Encoding::Linear, PixelDataType::Half, ImageMetadata{},
                 {normal, samples, variance});

@@ -45,9 +45,9 @@ std::vector<float> render_scene(const std::string& scene_file, const std::string
                                 uint32_t& width, uint32_t& height) {
     // The scene names a .png output, which a build without OpenImageIO
     // rejects; nothing is written here.
-    SceneDescription description =
-        load_scene_file(scene_file, {SceneOverride{"image.output=unused.pfm", ""},
-                                     SceneOverride{"sampling.integrator=" + integrator, ""}});
+    SceneDescription description = load_scene_file(
+        scene_file,
+        {SceneOverride{"image.output=unused.pfm", ""}, SceneOverride{"sampling.integrator=" + integrator, ""}});
     description.settings.spp *= spp_factor;
     description.scene.build_acceleration();
     const FrameSettings frame = frame_settings_for(description, 0);

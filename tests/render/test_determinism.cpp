@@ -53,14 +53,16 @@ struct Fixture {
         options.threads = threads;
         options.tile_size = tile;
         const auto renderer = make_band_renderer(description.scene, options);
-        renderer->render(frame, RowRange{0, frame.height}, SampleRange{0, description.settings.spp}, sums.data(), nullptr);
+        renderer->render(frame, RowRange{0, frame.height}, SampleRange{0, description.settings.spp}, sums.data(),
+                         nullptr);
         return sums;
     }
 
     // Renders `rows` in its own buffer (as a rank would) and copies it into `image`.
     void render_band(RowRange rows, SampleRange samples, int threads, int tile, std::vector<float>& image) const {
         const size_t row_values = size_t(frame.width) * 3;
-        std::vector<float> band(image.begin() + long(rows.begin * row_values), image.begin() + long(rows.end * row_values));
+        std::vector<float> band(image.begin() + long(rows.begin * row_values),
+                                image.begin() + long(rows.end * row_values));
         RendererOptions options;
         options.threads = threads;
         options.tile_size = tile;
@@ -185,8 +187,8 @@ TEST(Determinism, ProgressCounterCountsEverySample) {
     options.threads = 3;
     options.tile_size = 5;
     std::atomic<uint64_t> done{0};
-    make_band_renderer(fixture.description.scene, options)->render(fixture.frame, RowRange{3, 20}, SampleRange{1, 4},
-                                                                   sums.data(), &done);
+    make_band_renderer(fixture.description.scene, options)
+        ->render(fixture.frame, RowRange{3, 20}, SampleRange{1, 4}, sums.data(), &done);
     EXPECT_EQ(done.load(), uint64_t(fixture.frame.width) * 17 * 3);
 }
 

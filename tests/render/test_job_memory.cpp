@@ -52,14 +52,14 @@ TEST(JobMemory, BuildingTheBvhsStaysWithinTheEstimate) {
         testing::Random random(7);
         for (int i = 0; i < triangles; ++i) {
             const Vec3 p = random.point(10);
-            obj << "v " << p.x << ' ' << p.y << ' ' << p.z << "\nv " << p.x + 0.1f << ' ' << p.y << ' ' << p.z
-                << "\nv " << p.x << ' ' << p.y + 0.1f << ' ' << p.z << '\n';
+            obj << "v " << p.x << ' ' << p.y << ' ' << p.z << "\nv " << p.x + 0.1f << ' ' << p.y << ' ' << p.z << "\nv "
+                << p.x << ' ' << p.y + 0.1f << ' ' << p.z << '\n';
         }
         for (int i = 0; i < triangles; ++i) obj << "f " << 3 * i + 1 << ' ' << 3 * i + 2 << ' ' << 3 * i + 3 << '\n';
     }
-    testing::write_text(directory + "/scene.yaml",
-                        testing::scene_yaml(testing::kGrayMaterial,
-                                            "  - {type: model, file: triangles.obj, material: gray}\n"));
+    testing::write_text(
+        directory + "/scene.yaml",
+        testing::scene_yaml(testing::kGrayMaterial, "  - {type: model, file: triangles.obj, material: gray}\n"));
     SceneDescription description = load_scene_file(directory + "/scene.yaml", {});
     ASSERT_EQ(acceleration_references(description.scene), uint64_t(triangles));
     const uint64_t loaded = status_bytes("VmRSS");

@@ -187,7 +187,8 @@ TEST(AreaLights, SphereLightMatchesItsClosedForm) {
 TEST(AreaLights, QuadTriangleAndInstancedLightsMatchLambertsFormula) {
     Scene scene = ground_scene();
     const uint32_t lamp = add_emissive(scene, Color(3.0f));
-    const std::vector<Vec3> quad{Vec3(-0.5f, 2, -0.5f), Vec3(0.5f, 2, -0.5f), Vec3(0.5f, 2, 0.5f), Vec3(-0.5f, 2, 0.5f)};
+    const std::vector<Vec3> quad{Vec3(-0.5f, 2, -0.5f), Vec3(0.5f, 2, -0.5f), Vec3(0.5f, 2, 0.5f),
+                                 Vec3(-0.5f, 2, 0.5f)};
     scene.quads.push_back(make_quad(quad[0], quad[1] - quad[0], quad[3] - quad[0], lamp));
     Triangle triangle{};
     triangle.vertex0 = Vec3(3, 1.5f, 0);
@@ -196,11 +197,11 @@ TEST(AreaLights, QuadTriangleAndInstancedLightsMatchLambertsFormula) {
     triangle.material = lamp;
     scene.triangles.push_back(triangle);
     // A unit quad in object space placed by an instance: turned and scaled.
-    const Transform placement = Transform::scale(0.8, 1, 0.6).then(Transform::rotate_y(30)).then(
-        Transform::translate(Vec3(-4, 1.8f, 0)));
+    const Transform placement =
+        Transform::scale(0.8, 1, 0.6).then(Transform::rotate_y(30)).then(Transform::translate(Vec3(-4, 1.8f, 0)));
     scene.quads.push_back(make_quad(Vec3(-0.5f, 0, -0.5f), Vec3(1, 0, 0), Vec3(0, 0, 1), lamp));
-    const uint32_t geometry = scene.add_instance_geometry(
-        {PrimitiveRef::make(PrimitiveType::Quad, uint32_t(scene.quads.size() - 1))});
+    const uint32_t geometry =
+        scene.add_instance_geometry({PrimitiveRef::make(PrimitiveType::Quad, uint32_t(scene.quads.size() - 1))});
     scene.add_instance(geometry, placement, lamp);
     scene.build_acceleration();
     EXPECT_EQ(scene.lights().size(), 3u);
@@ -309,7 +310,8 @@ TEST(LightTree, ChoicesFollowTheProbabilitiesThatMultipleImportanceSamplingRepla
                     probability[i] = light_power_probability(view, light);
                 } else {
                     const LightTrail trail = view.light_trails[i];
-                    probability[i] = view.tree_probability * light_tree_pmf(view.light_tree, point, trail.bits, trail.depth);
+                    probability[i] =
+                        view.tree_probability * light_tree_pmf(view.light_tree, point, trail.bits, trail.depth);
                 }
                 total += probability[i];
             }
@@ -396,13 +398,16 @@ std::string write_environment(const testing::TemporaryDirectory& directory, bool
 }
 
 Scene sphere_under(const std::string& environment_yaml, const std::string& extra_objects = "") {
-    const std::string text = "image: {width: 8, height: 8, output: out.ppm}\n"
-                             "sampling: {spp: 1}\n"
-                             "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
-                             "background: " + environment_yaml + "\n"
-                             "objects:\n"
-                             "  - {type: sphere, center: [0, 0, 0], radius: 1, material: {type: lambertian, albedo: [0.8, 0.8, 0.8]}}\n" +
-                             extra_objects;
+    const std::string text =
+        "image: {width: 8, height: 8, output: out.ppm}\n"
+        "sampling: {spp: 1}\n"
+        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+        "background: " +
+        environment_yaml +
+        "\n"
+        "objects:\n"
+        "  - {type: sphere, center: [0, 0, 0], radius: 1, material: {type: lambertian, albedo: [0.8, 0.8, 0.8]}}\n" +
+        extra_objects;
     SceneDescription description = load_scene_text(text, "scene.yaml", "/");
     description.scene.build_acceleration();
     return std::move(description.scene);
@@ -461,7 +466,8 @@ TEST(Backgrounds, EnvironmentMapLightingAgreesWithTheNaiveEstimator) {
 
 TEST(Backgrounds, SampledDirectionsHaveTheDensityTheyReport) {
     testing::TemporaryDirectory directory;
-    const Scene scene = sphere_under("{environment: {file: " + write_environment(directory, false) + ", rotation: 70}}");
+    const Scene scene =
+        sphere_under("{environment: {file: " + write_environment(directory, false) + ", rotation: 70}}");
     const SceneView view = scene.view();
     ASSERT_GT(view.background.distribution_columns, 0u);
     std::mt19937 random(9);
@@ -470,8 +476,8 @@ TEST(Backgrounds, SampledDirectionsHaveTheDensityTheyReport) {
     const int n = 20000;
     for (int i = 0; i < n; ++i) {
         float pdf = 0;
-        const Vec3 d = sample_environment(view.background, view.environment_distribution, uniform(random),
-                                          uniform(random), pdf);
+        const Vec3 d =
+            sample_environment(view.background, view.environment_distribution, uniform(random), uniform(random), pdf);
         EXPECT_NEAR(length(d), 1.0f, 1e-5f);
         const float again = environment_pdf(view.background, view.environment_distribution, d);
         agreeing += std::fabs(again - pdf) <= 1e-3f * pdf;  // all but cell borders
@@ -497,7 +503,8 @@ TEST(AnyHit, AgreesWithTheBruteForceClosestHit) {
     for (int i = 0; i < 60; ++i) {
         const Vec3 c(coordinate(random), coordinate(random), coordinate(random));
         scene.spheres.push_back(Sphere{c, size(random), Vec3(0.0f), gray});
-        scene.quads.push_back(make_quad(c + Vec3(1, 0, 0), Vec3(size(random), 0, 0), Vec3(0, size(random), 0.3f), gray));
+        scene.quads.push_back(
+            make_quad(c + Vec3(1, 0, 0), Vec3(size(random), 0, 0), Vec3(0, size(random), 0.3f), gray));
         Triangle t{};
         t.vertex0 = c - Vec3(1, 0, 0);
         t.vertex1 = t.vertex0 + Vec3(size(random), 0, 0);
@@ -505,11 +512,11 @@ TEST(AnyHit, AgreesWithTheBruteForceClosestHit) {
         t.material = gray;
         scene.triangles.push_back(t);
     }
-    const uint32_t geometry = scene.add_instance_geometry({PrimitiveRef::make(PrimitiveType::Triangle, 0),
-                                                           PrimitiveRef::make(PrimitiveType::Sphere, 1)});
+    const uint32_t geometry = scene.add_instance_geometry(
+        {PrimitiveRef::make(PrimitiveType::Triangle, 0), PrimitiveRef::make(PrimitiveType::Sphere, 1)});
     for (int i = 0; i < 10; ++i) {
-        scene.add_instance(geometry, Transform::rotate_x(17 * i).then(Transform::translate(Vec3(coordinate(random), 0, 0))),
-                           gray);
+        scene.add_instance(
+            geometry, Transform::rotate_x(17 * i).then(Transform::translate(Vec3(coordinate(random), 0, 0))), gray);
     }
     scene.build_acceleration();
     const SceneView view = scene.view();
@@ -529,16 +536,19 @@ TEST(AnyHit, AgreesWithTheBruteForceClosestHit) {
 // ---- scene files --------------------------------------------------------------------------------------
 
 TEST(LightsInSceneFiles, AreReadAndCheckedWithTheirKeyAndLine) {
-    const std::string header = "image: {width: 8, height: 8, output: out.ppm}\n"
-                               "sampling: {spp: 1, integrator: nee}\n"
-                               "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
-                               "objects: []\n";
-    const SceneDescription d = load_scene_text(
-        header + "lights:\n"
-                 "  - {type: point, position: [0, 2, 0], intensity: [1, 2, 3]}\n"
-                 "  - {type: spot, position: [0, 2, 0], direction: [0, -2, 0], intensity: 4, inner_angle: 10, outer_angle: 30}\n"
-                 "  - {type: directional, direction: [0, -1, 0], irradiance: [1, 1, 1]}\n",
-        "lights.yaml", "/");
+    const std::string header =
+        "image: {width: 8, height: 8, output: out.ppm}\n"
+        "sampling: {spp: 1, integrator: nee}\n"
+        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
+        "objects: []\n";
+    const SceneDescription d =
+        load_scene_text(header +
+                            "lights:\n"
+                            "  - {type: point, position: [0, 2, 0], intensity: [1, 2, 3]}\n"
+                            "  - {type: spot, position: [0, 2, 0], direction: [0, -2, 0], intensity: 4, inner_angle: "
+                            "10, outer_angle: 30}\n"
+                            "  - {type: directional, direction: [0, -1, 0], irradiance: [1, 1, 1]}\n",
+                        "lights.yaml", "/");
     ASSERT_EQ(d.scene.punctual_lights.size(), 3u);
     EXPECT_EQ(d.scene.punctual_lights[1].type, LightType::Spot);
     EXPECT_FLOAT_EQ(d.scene.punctual_lights[1].direction.y, -1.0f);
@@ -548,12 +558,15 @@ TEST(LightsInSceneFiles, AreReadAndCheckedWithTheirKeyAndLine) {
     const std::pair<std::string, std::string> bad[] = {
         {"lights:\n  - {type: area}\n", "lights.yaml:6:12: lights[0].type: unknown value 'area'"},
         {"lights:\n  - {type: point, position: [0, 2, 0], intensity: [1, 1, -1]}\n", "lights[0].intensity"},
-        {"lights:\n  - {type: directional, direction: [0, 0, 0], irradiance: 1}\n", "lights[0].direction: direction must not be zero"},
-        {"lights:\n  - {type: spot, position: [0, 1, 0], direction: [0, -1, 0], intensity: 1, inner_angle: 40, outer_angle: 30}\n",
+        {"lights:\n  - {type: directional, direction: [0, 0, 0], irradiance: 1}\n",
+         "lights[0].direction: direction must not be zero"},
+        {"lights:\n  - {type: spot, position: [0, 1, 0], direction: [0, -1, 0], intensity: 1, inner_angle: 40, "
+         "outer_angle: 30}\n",
          "lights[0].outer_angle: must be greater than inner_angle"},
         {"lights:\n  - {type: point, position: [0, 2, 0], intensity: 1, color: 2}\n", "lights[0].color: unknown key"},
         {"background: {environment: {file: missing.exr}}\n", "background.environment.file"},
-        {"background: {environment: {file: " + map + ", intensity: -1}}\n", "background.environment.intensity: must be in"},
+        {"background: {environment: {file: " + map + ", intensity: -1}}\n",
+         "background.environment.intensity: must be in"},
         {"background: {environment: {file: " + map + ", rotation: .nan}}\n", "background.environment.rotation"},
         {"background: {color: [0, 0, 0], environment: {file: " + map + "}}\n", "give exactly one of"},
     };
@@ -566,9 +579,10 @@ TEST(LightsInSceneFiles, AreReadAndCheckedWithTheirKeyAndLine) {
         }
     }
     try {
-        load_scene_text("image: {width: 8, height: 8, output: out.ppm}\nsampling: {spp: 1, integrator: bidirectional}\n"
-                        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\nobjects: []\n",
-                        "lights.yaml", "/");
+        load_scene_text(
+            "image: {width: 8, height: 8, output: out.ppm}\nsampling: {spp: 1, integrator: bidirectional}\n"
+            "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\nobjects: []\n",
+            "lights.yaml", "/");
         ADD_FAILURE() << "accepted an unknown integrator";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("lights.yaml:2:"), std::string::npos) << e.what();

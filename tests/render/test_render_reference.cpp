@@ -34,9 +34,9 @@
 namespace farmrt {
 namespace {
 
-constexpr uint32_t kRendersPerEstimate = 8;      // K
-constexpr uint32_t kSamplesPerRender = 16;       // N
-constexpr uint32_t kReferenceSamples = 8192;     // M, as tests/data/make_reference.sh
+constexpr uint32_t kRendersPerEstimate = 8;   // K
+constexpr uint32_t kSamplesPerRender = 16;    // N
+constexpr uint32_t kReferenceSamples = 8192;  // M, as tests/data/make_reference.sh
 constexpr double kTolerance = 1.5;
 
 std::string scene_path() { return testing::source_path("tests/data/reference_scene.yaml"); }
@@ -107,7 +107,10 @@ TEST(RenderReference, WrongPhysicsIsFarOutsideTheTolerance) {
     // albedo, fuzz or index of refraction, the emitter's strength, the sky.
     // Each must fail the comparison above.
     const LoadedImage reference = load_reference();
-    struct Case { const char* what; std::vector<SceneOverride> changes; };
+    struct Case {
+        const char* what;
+        std::vector<SceneOverride> changes;
+    };
     const std::vector<Case> cases = {
         {"max_depth 3 instead of 12", {{"sampling.max_depth=3", ""}}},
         {"ground albedo 10% darker",

@@ -30,7 +30,9 @@ struct SceneRandom {
     explicit SceneRandom(uint32_t seed) : engine(seed) {}
     float uniform(float lo = 0.0f, float hi = 1.0f) { return std::uniform_real_distribution<float>(lo, hi)(engine); }
     int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine); }
-    Vec3 point(float extent) { return Vec3(uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent)); }
+    Vec3 point(float extent) {
+        return Vec3(uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent));
+    }
     // Directions with exact zeros and axis-aligned cases (infinite reciprocals).
     Vec3 direction() {
         Vec3 d;
@@ -85,11 +87,14 @@ inline Scene random_mixed_scene(uint32_t seed, int count) {
             t.vertex0 = random.point(extent);
             t.vertex1 = t.vertex0 + random.point(1.0f);
             t.vertex2 = t.vertex0 + random.point(1.0f);
-            if (length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 1e-8f) scene.triangles.push_back(t);
+            if (length_squared(cross(t.vertex1 - t.vertex0, t.vertex2 - t.vertex0)) > 1e-8f)
+                scene.triangles.push_back(t);
         } else {
             // Exact duplicates: equal t, the smaller PrimitiveRef must win.
-            if (!scene.spheres.empty()) scene.spheres.push_back(scene.spheres[size_t(random.integer(0, int(scene.spheres.size()) - 1))]);
-            if (!scene.quads.empty()) scene.quads.push_back(scene.quads[size_t(random.integer(0, int(scene.quads.size()) - 1))]);
+            if (!scene.spheres.empty())
+                scene.spheres.push_back(scene.spheres[size_t(random.integer(0, int(scene.spheres.size()) - 1))]);
+            if (!scene.quads.empty())
+                scene.quads.push_back(scene.quads[size_t(random.integer(0, int(scene.quads.size()) - 1))]);
             if (!scene.triangles.empty()) {
                 scene.triangles.push_back(scene.triangles[size_t(random.integer(0, int(scene.triangles.size()) - 1))]);
             }
@@ -121,7 +126,8 @@ inline std::vector<RandomQuery> random_queries(uint32_t seed, int count) {
     return queries;
 }
 
-inline void expect_same_hit(bool expected_found, const Hit& expected, bool found, const Hit& hit, const std::string& where) {
+inline void expect_same_hit(bool expected_found, const Hit& expected, bool found, const Hit& hit,
+                            const std::string& where) {
     ASSERT_EQ(expected_found, found) << where;
     ASSERT_EQ(float_bits(expected.t), float_bits(hit.t)) << where << ": t " << expected.t << " vs " << hit.t;
     ASSERT_EQ(expected.primitive.bits, hit.primitive.bits) << where;
@@ -148,7 +154,7 @@ inline Scene random_sphere_scene(SceneRandom& random, int count, bool variety) {
 // The wide accelerator's closest hit for `ray` equals the scalar BVH's, both
 // starting from `start` (none, or a finite t_max).
 inline void expect_wide_matches_scalar(const SceneView& view, const simd::WideAccelerator& accelerator, const Ray& ray,
-                                float t_min, const Hit& start, const std::string& where) {
+                                       float t_min, const Hit& start, const std::string& where) {
     Hit expected = start, hit = start;
     const bool expected_found = intersect_closest(view, ray, t_min, expected);
     const bool found = accelerator.closest_hit()(view, ray, t_min, hit);

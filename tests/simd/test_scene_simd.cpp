@@ -90,7 +90,10 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
         {"spheres.yaml", 48, 27, 40, {"sampling.noise_threshold=0.05", "sampling.min_spp=4"}},
         {"many_spheres.yaml", 48, 27, 24, {"sampling.noise_threshold=0.1", "sampling.min_spp=2"}},
         {"tiny.yaml", 48, 32, 4, {}},
-        {"tiny.yaml", 48, 32, 4,
+        {"tiny.yaml",
+         48,
+         32,
+         4,
          {"objects[2]={type: sphere, center: [-1.1, 0.5, 0], center1: [-1.1, 0.9, 0.3], radius: 0.5,"
           " material: steel}",
           "objects[3]={type: sphere, center: [0, 0, 0], radius: 0.5, material: ground,"

@@ -42,7 +42,7 @@ std::string level_test_name(const testing::TestParamInfo<SimdLevel>& info) {
     do {                                                                                                      \
         if (!simd_level_compiled(level)) GTEST_SKIP() << "built without SIMD kernels (FARMRT_WITH_SIMD=OFF)"; \
         if (!simd_level_supported(level))                                                                     \
-            GTEST_SKIP() << "this CPU does not support " << simd_level_name(level) << ": level not tested";  \
+            GTEST_SKIP() << "this CPU does not support " << simd_level_name(level) << ": level not tested";   \
     } while (0)
 
 TEST(ClosestHitRule, EqualDistanceTakesTheSmallerReferenceInAnyOrder) {
@@ -208,7 +208,8 @@ TEST_P(SimdLevelTest, StaticSphereScenesSkipMotionExactly) {
         scene.materials.push_back(Material{});
         for (int x = -3; x <= 3; ++x) {
             for (int z = -3; z <= 3; ++z) {
-                scene.spheres.push_back(Sphere{Vec3(float(x), 0.0f, float(z)), 0.3f + 0.02f * float(x + z), Vec3(0.0f), 0});
+                scene.spheres.push_back(
+                    Sphere{Vec3(float(x), 0.0f, float(z)), 0.3f + 0.02f * float(x + z), Vec3(0.0f), 0});
             }
         }
         return scene;
@@ -248,7 +249,8 @@ TEST_P(SimdLevelTest, StaticSphereScenesSkipMotionExactly) {
                 Hit expected, single;
                 const bool expected_found = intersect_closest_brute_force(view, rays[i], kMinHitDistance, expected);
                 const bool single_found = accelerator.closest_hit()(view, rays[i], kMinHitDistance, single);
-                const std::string where = std::string(c.name) + ", bundle " + std::to_string(bundle) + ", ray " + std::to_string(i);
+                const std::string where =
+                    std::string(c.name) + ", bundle " + std::to_string(bundle) + ", ray " + std::to_string(i);
                 expect_same_hit(expected_found, expected, single_found, single, where);
                 if (packed) expect_same_hit(expected_found, expected, found[i], hits[i], where + " (packet)");
             }
@@ -308,10 +310,11 @@ TEST_P(SimdLevelTest, SameClosestHitsForGrazingRays) {
     int grazing = 0;
     for (int i = 0; i < 20000; ++i) {
         const Sphere& target = scene.spheres[size_t(random.integer(0, 1999))];
-        const Ray ray{Vec3(random.uniform(-3.0f, 3.0f), random.uniform(0.3f, 0.45f), random.uniform(-3.0f, 3.0f)),
-                      target.center + Vec3(random.uniform(-0.01f, 0.01f), target.radius * random.uniform(0.999f, 1.0001f),
-                                           random.uniform(-0.01f, 0.01f)),
-                      0.0f};
+        const Ray ray{
+            Vec3(random.uniform(-3.0f, 3.0f), random.uniform(0.3f, 0.45f), random.uniform(-3.0f, 3.0f)),
+            target.center + Vec3(random.uniform(-0.01f, 0.01f), target.radius * random.uniform(0.999f, 1.0001f),
+                                 random.uniform(-0.01f, 0.01f)),
+            0.0f};
         const Ray aimed{ray.origin, ray.direction - ray.origin, 0.0f};
         float t;
         grazing += intersect_sphere(target, aimed, kMinHitDistance, kInfinity, t);
@@ -347,8 +350,14 @@ TEST_P(SimdLevelTest, SameClosestHitsForAxisAlignedRaysOnBoxPlanes) {
             } else if ((x + z) % 3 == 1) {
                 scene.quads.push_back(make_quad(at - Vec3(0.5f, 0.0f, 0.5f), Vec3(1, 0, 0), Vec3(0, 0, 1), 0));
             } else {
-                scene.triangles.push_back(
-                    Triangle{at - Vec3(0.5f, 0.5f, 0.0f), at + Vec3(0.5f, -0.5f, 0.0f), at + Vec3(0.0f, 0.5f, 0.0f), {}, {}, {}, {}, 0});
+                scene.triangles.push_back(Triangle{at - Vec3(0.5f, 0.5f, 0.0f),
+                                                   at + Vec3(0.5f, -0.5f, 0.0f),
+                                                   at + Vec3(0.0f, 0.5f, 0.0f),
+                                                   {},
+                                                   {},
+                                                   {},
+                                                   {},
+                                                   0});
             }
         }
     }
@@ -356,8 +365,8 @@ TEST_P(SimdLevelTest, SameClosestHitsForAxisAlignedRaysOnBoxPlanes) {
     const SceneView view = scene.view();
     const simd::WideAccelerator accelerator(view, GetParam());
     const float planes[] = {-2.5f, -2.0f, -1.5f, -1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 2.5f};
-    const Vec3 directions[] = {Vec3(1, 0, 0), Vec3(-1, 0, 0), Vec3(0, 1, 0),  Vec3(0, -1, 0), Vec3(0, 0, 1),
-                               Vec3(0, 0, -1), Vec3(1, 1, 0), Vec3(-1, 0, 1), Vec3(0, -1, -1), Vec3(1, -1, 1)};
+    const Vec3 directions[] = {Vec3(1, 0, 0),  Vec3(-1, 0, 0), Vec3(0, 1, 0),  Vec3(0, -1, 0),  Vec3(0, 0, 1),
+                               Vec3(0, 0, -1), Vec3(1, 1, 0),  Vec3(-1, 0, 1), Vec3(0, -1, -1), Vec3(1, -1, 1)};
     int found_count = 0, query = 0;
     for (const float a : planes) {
         for (const float b : planes) {
@@ -396,7 +405,8 @@ TEST_P(SimdLevelTest, WideBvhHoldsEveryPrimitiveOnce) {
     const simd::WideAccelerator accelerator(scene.view(), GetParam());
     const simd::WideBvhStats stats = accelerator.stats();
     EXPECT_EQ(stats.used_packet_lanes, scene.primitive_count());
-    EXPECT_LE(stats.packets * size_t(accelerator.width()), scene.primitive_count() + stats.leaves * 3 * size_t(accelerator.width()));
+    EXPECT_LE(stats.packets * size_t(accelerator.width()),
+              scene.primitive_count() + stats.leaves * 3 * size_t(accelerator.width()));
     EXPECT_LT(stats.nodes, scene.nodes().size());
 }
 
@@ -412,7 +422,8 @@ void expect_sah_collapse_no_costlier(const SceneView& view, size_t primitives, c
         const simd::WideBvhStats optimal = simd::WideBvh<N>(view, options).stats();
         options.collapse = simd::WideCollapse::LargestArea;
         const simd::WideBvhStats largest = simd::WideBvh<N>(view, options).stats();
-        const std::string label = where + ", width " + std::to_string(N) + ", packet cost " + std::to_string(packet_cost);
+        const std::string label =
+            where + ", width " + std::to_string(N) + ", packet cost " + std::to_string(packet_cost);
         EXPECT_EQ(optimal.used_packet_lanes, primitives) << label;
         EXPECT_EQ(largest.used_packet_lanes, primitives) << label;
         EXPECT_LE(optimal.sah_cost, largest.sah_cost * (1.0 + 1e-6)) << label;
@@ -471,12 +482,12 @@ void expect_identical_renders(SceneDescription description, SimdLevel level) {
 
 TEST_P(SimdLevelTest, SpheresRenderIsByteIdentical) {
     SKIP_UNLESS_SUPPORTED(GetParam());
-    expect_identical_renders(load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/spheres.yaml",
-                                             {{"image.width=64", ""},
-                                              {"image.height=36", ""},
-                                              {"sampling.spp=3", ""},
-                                              {"image.output=spheres.ppm", ""}}),
-                             GetParam());
+    expect_identical_renders(
+        load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/spheres.yaml", {{"image.width=64", ""},
+                                                                                   {"image.height=36", ""},
+                                                                                   {"sampling.spp=3", ""},
+                                                                                   {"image.output=spheres.ppm", ""}}),
+        GetParam());
 }
 
 TEST_P(SimdLevelTest, MixedSceneRenderIsByteIdentical) {
@@ -544,4 +555,3 @@ INSTANTIATE_TEST_SUITE_P(Levels, SimdLevelTest, testing::ValuesIn(kSimdLevels), 
 
 }  // namespace
 }  // namespace farmrt
-

@@ -25,7 +25,8 @@ namespace {
 TEST(SimdDispatch, WideTraversalOnlyWhereItPays) {
     Scene few;
     few.materials.push_back(Material{});
-    for (uint32_t i = 0; i + 1 < kWideTraversalMinPrimitives; ++i) few.spheres.push_back(Sphere{Vec3(float(i), 0, 0), 0.4f, Vec3(0.0f), 0});
+    for (uint32_t i = 0; i + 1 < kWideTraversalMinPrimitives; ++i)
+        few.spheres.push_back(Sphere{Vec3(float(i), 0, 0), 0.4f, Vec3(0.0f), 0});
     few.build_acceleration();
     ASSERT_EQ(few.primitive_count(), kWideTraversalMinPrimitives - 1);
     EXPECT_FALSE(wide_traversal_pays(few.view()));
@@ -52,8 +53,10 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
             return found == environment.end() ? nullptr : found->second.c_str();
         });
     };
-    EXPECT_FALSE(CpuRenderer(many.view(), 1, 16, level, tuning_of({{"FARMRT_SIMD_TRAVERSAL", "scalar"}}).cpu).wide_traversal());
-    EXPECT_TRUE(CpuRenderer(many.view(), 1, 16, level, tuning_of({{"FARMRT_SIMD_TRAVERSAL", "auto"}}).cpu).wide_traversal());
+    EXPECT_FALSE(
+        CpuRenderer(many.view(), 1, 16, level, tuning_of({{"FARMRT_SIMD_TRAVERSAL", "scalar"}}).cpu).wide_traversal());
+    EXPECT_TRUE(
+        CpuRenderer(many.view(), 1, 16, level, tuning_of({{"FARMRT_SIMD_TRAVERSAL", "auto"}}).cpu).wide_traversal());
     for (const char* collapse : {"sah", "largest_area"}) {
         const Tuning tuning = tuning_of({{"FARMRT_SIMD_COLLAPSE", collapse}});
         EXPECT_EQ(tuning.cpu.largest_area_collapse, std::string(collapse) == "largest_area");
@@ -108,7 +111,6 @@ TEST(CpuWorkUnits, CoverEveryPixelOnce) {
         }
     }
 }
-
 
 // ---- choosing a level -----------------------------------------------------------
 
