@@ -410,7 +410,9 @@ struct TriangleLanes {
     const Triangle& triangle;
     const TriangleRayFrame& frame;
     FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> vertex(int i) const {
-        const Vec3& v = i == 0 ? triangle.vertex0 : (i == 1 ? triangle.vertex1 : triangle.vertex2);
+        // A copy, permuted in registers (indexing the triangle's memory by
+        // axis made the GPU's triangle test 22% slower).
+        const Vec3 v = i == 0 ? triangle.vertex0 : (i == 1 ? triangle.vertex1 : triangle.vertex2);
         return {v[frame.kx], v[frame.ky], v[frame.kz]};
     }
 };
@@ -419,7 +421,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const 
                                                      float& t_out, float& b1_out, float& b2_out) {
     const TriangleRayFrame frame = triangle_ray_frame(ray.direction);
     if (!frame.valid) return false;
-    const LaneVec3<float> origin{ray.origin[frame.kx], ray.origin[frame.ky], ray.origin[frame.kz]};
+    const Vec3 o = ray.origin;
+    const LaneVec3<float> origin{o[frame.kx], o[frame.ky], o[frame.kz]};
     TriangleInRayFrame<float> f =
         triangle_in_ray_frame(TriangleLanes{tri, frame}, origin, frame.shear_x, frame.shear_y);
     // Exactly on an edge in float: decide in double, as the paper does.
