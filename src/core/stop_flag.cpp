@@ -5,6 +5,9 @@
 namespace farmrt {
 namespace {
 
+// Both are read and written with atomic operations (lock-free on an int, so
+// safe in a signal handler): the render, dealer and writer threads poll them
+// while a handler or another thread sets them.
 volatile std::sig_atomic_t g_signal = 0;
 // Signal or request_stop(); what backends poll. Alone on a page, so that the
 // GPU backend can map exactly that page into device memory (cudaHostRegister).
@@ -14,18 +17,18 @@ volatile int& g_stop = g_stop_page[0];
 }  // namespace
 
 void record_stop_signal(int signal) {
-    g_signal = signal;
-    g_stop = 1;
+    __atomic_store_n(&g_signal, signal, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE);
 }
 
-int interrupt_signal() { return g_signal; }
+int interrupt_signal() { return __atomic_load_n(&g_signal, __ATOMIC_ACQUIRE); }
 
-void request_stop() { g_stop = 1; }
+void request_stop() { __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE); }
 
-bool stop_requested() { return g_stop != 0; }
+bool stop_requested() { return __atomic_load_n(&g_stop, __ATOMIC_ACQUIRE) != 0; }
 
 void withdraw_stop_request() {
-    if (g_signal == 0) g_stop = 0;
+    if (interrupt_signal() == 0) __atomic_store_n(&g_stop, 0, __ATOMIC_RELEASE);
 }
 
 const volatile int* stop_flag() { return &g_stop; }
