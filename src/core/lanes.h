@@ -31,8 +31,10 @@ struct LaneOps<float> {
     FARMRT_CPU_GPU static FARMRT_INLINE float min(float a, float b) { return min_float(a, b); }
     FARMRT_CPU_GPU static FARMRT_INLINE bool none(bool mask) { return !mask; }
     FARMRT_CPU_GPU static FARMRT_INLINE bool negate(bool mask) { return !mask; }
-    // a * b - c * d with each product rounded on its own, on every backend
-    // (see difference_of_products in primitives.h).
+    // a * b - c * d with each product rounded on its own: no fused
+    // multiply-add, on any backend, so that the same edge evaluated from
+    // either of the two triangles sharing it gives exactly opposite values
+    // (the watertight triangle test, primitives.h).
     FARMRT_CPU_GPU static FARMRT_INLINE float difference_of_products(float a, float b, float c, float d) {
 #if defined(__CUDA_ARCH__)
         return __fsub_rn(__fmul_rn(a, b), __fmul_rn(c, d));

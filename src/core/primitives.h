@@ -298,13 +298,6 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_quad(const Quad& q, const Ray& ray, 
     return true;
 }
 
-// a * b - c * d with each product rounded on its own: no fused multiply-add,
-// on any backend, so that the same edge evaluated from either of the two
-// triangles sharing it gives exactly opposite values.
-FARMRT_CPU_GPU FARMRT_INLINE float difference_of_products(float a, float b, float c, float d) {
-    return LaneOps<float>::difference_of_products(a, b, c, d);
-}
-
 // Watertight ray/triangle intersection (Woop, Benthin and Wald, "Watertight
 // Ray/Triangle Intersection", JCGT 2013, as in pbrt-v4): the vertices are
 // moved into a frame where the ray runs along +z from the origin, and the hit
