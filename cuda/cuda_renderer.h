@@ -8,10 +8,12 @@
 
 #include <array>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "core/scene.h"
 #include "cuda/path_kernel.h"
+#include "cuda/wavefront_tracer.h"
 #include "render/band_renderer.h"
 
 namespace farmrt {
@@ -73,6 +75,11 @@ struct CudaOptions {
     // it and another order does not.
     bool exact_wide_bvh = false;
     bool last_rows_first = false;  // BandLaunch::last_rows_first (measured slower on spheres.yaml)
+    // The path tracer: the megakernel (path_kernel.cuh) or the split kernels
+    // (wavefront.h), or per frame the one measured faster for its kind
+    // (CudaRenderer::traces_split). The split kernels need per-sample items.
+    GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
+    uint32_t split_paths = uint32_t(1) << 20;  // the split kernels' pool of paths
 };
 
 // What the kernel costs in resources, for reports and benchmarks.
@@ -124,6 +131,8 @@ public:
     double last_kernel_seconds() const { return last_kernel_seconds_; }
     // Each slot's radiance buffer for per-sample items (CudaOptions::sample_buffer_bytes resolved).
     size_t sample_buffer_bytes() const { return sample_buffer_bytes_; }
+    // Whether `frame` runs on the split kernels (CudaOptions::integrator).
+    bool traces_split(const FrameSettings& frame) const;
 
 private:
     static constexpr size_t kSlots = 2;
@@ -169,7 +178,10 @@ private:
     const volatile int* device_stop_ = nullptr;  // the stop flag, mapped (null: not available)
     void map_stop_flag();
     int persistent_blocks(const void* kernel, cudaFuncAttributes& attributes) const;
-    const WideBvhNode* wide_nodes_ = nullptr;  // device, when the kernel traverses the wide BVH
+    const WideBvhNode* wide_nodes_ = nullptr;        // device, when the kernel traverses the wide BVH
+    const WavefrontEntry* split_kernels_ = nullptr;  // null: none compiled for this scene and these options
+    std::unique_ptr<WavefrontTracer> split_;         // made by the first frame that runs on it
+    bool samples_lights_ = false;                    // the scene has lights for next-event estimation
 
     CudaOptions options_;
     int device_ = 0;

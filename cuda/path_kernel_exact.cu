@@ -2,6 +2,7 @@
 // every operation rounds as on the CPU, so GPU sums equal CPU sums bit for bit.
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_exact
 #include "cuda/path_kernel.cuh"
+#include "cuda/wavefront.cuh"
 
 #include "core/aov.h"
 
@@ -138,6 +139,17 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, true>(false),
 #endif
+    };
+    count = sizeof(entries) / sizeof(entries[0]);
+    return entries;
+}
+
+const WavefrontEntry* wavefront_exact_entries(size_t& count) {
+    using namespace path_kernel_exact;
+    static const WavefrontEntry entries[] = {
+        wavefront_entry<KernelGeometry::General, false, false>(false),
+        wavefront_entry<KernelGeometry::NoInstances, false, false>(false),
+        wavefront_entry<KernelGeometry::Spheres, false, false>(false),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

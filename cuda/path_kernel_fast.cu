@@ -3,6 +3,7 @@
 // statistically (not bitwise) equal to the CPU tracer.
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_fast
 #include "cuda/path_kernel.cuh"
+#include "cuda/wavefront.cuh"
 
 namespace farmrt {
 
@@ -30,6 +31,21 @@ const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, true, 0, false, true, true>(true),
         entry<KernelGeometry::NoInstances, kLeafQuorum, true, kRegisterCap64, true, true, true>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, true, true>(true),
+    };
+    count = sizeof(entries) / sizeof(entries[0]);
+    return entries;
+}
+
+// The split kernels for the fast path kernel's default options (fused slabs;
+// the 4-wide BVH where the scene has no instances and its BVH fits).
+const WavefrontEntry* wavefront_fast_entries(size_t& count) {
+    using namespace path_kernel_fast;
+    static const WavefrontEntry entries[] = {
+        wavefront_entry<KernelGeometry::General, false, true>(true),
+        wavefront_entry<KernelGeometry::NoInstances, true, true>(true),
+        wavefront_entry<KernelGeometry::Spheres, true, true>(true),
+        wavefront_entry<KernelGeometry::NoInstances, false, true>(true),
+        wavefront_entry<KernelGeometry::Spheres, false, true>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

@@ -86,6 +86,12 @@ sanitize() {
   compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/farmrt" "$root/configs/interior.yaml" --backend cuda \
     --width 64 --height 36 --spp 40 --min-spp 4 --noise-threshold 0.1 --aov albedo,normal,depth,samples,variance \
     -o "$build/sanitized_interior.pfm" --quiet || return 1
+  # The split kernels, with a pool smaller than a launch.
+  for scene in spheres interior models; do
+    FARMRT_CUDA_INTEGRATOR=split FARMRT_CUDA_PATHS=1024 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+      "$build/farmrt" "$root/configs/$scene.yaml" --backend cuda --width 64 --height 36 --spp 4 \
+      -o "$build/sanitized_split_$scene.pfm" --quiet || return 1
+  done
 }
 if want sanitizer; then
   step sanitizer_memcheck sanitize memcheck
@@ -101,6 +107,33 @@ same_bytes() {
   for aov in "" .albedo .normal .depth .samples; do cmp "$build/cli_cpu$aov.pfm" "$build/cli_cuda$aov.pfm" || return 1; done
 }
 step cli_cuda_equals_cpu same_bytes
+
+# Both GPU integrators (megakernel, split kernels) give the CPU's bytes on
+# every config, and with adaptive sampling.
+integrators_equal_cpu() {
+  cd "$root" || return 1
+  local config name integrator
+  for config in configs/*.yaml; do
+    name=$(basename "$config" .yaml)
+    "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet --backend cpu -o "$build/every_cpu.pfm" || return 1
+    for integrator in megakernel split; do
+      FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet \
+        --backend cuda -o "$build/every_$integrator.pfm" || return 1
+      cmp "$build/every_cpu.pfm" "$build/every_$integrator.pfm" || { echo "$name $integrator differs"; return 1; }
+    done
+  done
+  local args=(configs/interior.yaml --width 240 --height 135 --spp 160 --min-spp 8 --noise-threshold 0.02 --quiet
+              --aov samples,variance)
+  "$build/farmrt" "${args[@]}" --backend cpu -o "$build/adaptive_every_cpu.pfm" || return 1
+  for integrator in megakernel split; do
+    FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "${args[@]}" --backend cuda \
+      -o "$build/adaptive_every_$integrator.pfm" || return 1
+    for aov in "" .samples .variance; do
+      cmp "$build/adaptive_every_cpu$aov.pfm" "$build/adaptive_every_$integrator$aov.pfm" || return 1
+    done
+  done
+}
+step integrators_equal_cpu integrators_equal_cpu
 
 # Adaptive sampling on the GPU: the same stops, counts and variances as the
 # CPU, with per-sample and per-pixel work items, and under mpirun with rank 0

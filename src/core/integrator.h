@@ -71,9 +71,13 @@ FARMRT_CPU_GPU FARMRT_INLINE Color clamped_light(const Color& light, float limit
     return largest > limit ? (limit / largest) * light : light;
 }
 // `scatterings`: the scattering events between the light and the camera.
+FARMRT_CPU_GPU FARMRT_INLINE void add_light_to(const SceneView& scene, Color& radiance, const Color& light,
+                                               uint32_t scatterings) {
+    radiance += clamped_light(light, scatterings <= 1 ? scene.direct_clamp : scene.indirect_clamp);
+}
 FARMRT_CPU_GPU FARMRT_INLINE void add_light(const SceneView& scene, PathState& path, const Color& light,
                                             uint32_t scatterings) {
-    path.radiance += clamped_light(light, scatterings <= 1 ? scene.direct_clamp : scene.indirect_clamp);
+    add_light_to(scene, path.radiance, light, scatterings);
 }
 
 // The light a surface emits towards the ray, weighted against light sampling
@@ -123,27 +127,37 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
 // front of the light: short of it by more than the light point's rounding.
 constexpr float kShadowRayEnd = 1.0f - 1e-4f;
 
+// A light sample at a path vertex before its shadow ray: the light it adds
+// if the shadow ray reaches the light.
+struct DirectLightSample {
+    Color light{0.0f};  // (MIS weight / light density) f cos Le
+    Ray shadow_ray;
+    float shadow_end = 0.0f;  // the any-hit query's t_max along shadow_ray
+    bool traced = false;      // false: the sample adds nothing and has no shadow ray
+};
+
 // One light sample at a vertex whose BSDF has a density (Lambertian or
 // Principled), weighted against that density for the same direction (the
 // power heuristic). The BSDF is evaluated after the light is sampled and
 // before the shadow ray, so that none of its state is live across either
 // (registers: on the GPU the Principled material's would slow every scene).
-template <class Query, class Sampler>
-FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, const SurfaceInteraction& si,
-                                                       const Material& material, const Vec3& incoming, float time,
-                                                       Sampler& sampler, uint32_t dimension, const Query& query) {
+template <class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE DirectLightSample sample_direct_light(const SceneView& scene, const SurfaceInteraction& si,
+                                                                   const Material& material, const Vec3& incoming,
+                                                                   float time, Sampler& sampler, uint32_t dimension) {
+    DirectLightSample result;
     float pick;
     const uint32_t chosen = pick_light(scene, sampler.uniform(dimension + kLightPick), si.point, pick);
-    if (chosen == kNoLight || !(pick > 0.0f)) return Color(0.0f);
+    if (chosen == kNoLight || !(pick > 0.0f)) return result;
     const Light light = scene.lights[chosen];
     const LightSample sample = sample_light(scene, light, si.point, sampler.uniform(dimension + kLightSample),
                                             sampler.uniform(dimension + kLightSample + 1), time);
     const bool principled = material.type == MaterialType::Principled;
     const float cosine = dot(si.normal, sample.direction);
-    if (!(sample.pdf > 0.0f) || (!principled && !(cosine > 0.0f))) return Color(0.0f);
-    if (sample.radiance.x == 0.0f && sample.radiance.y == 0.0f && sample.radiance.z == 0.0f) return Color(0.0f);
+    if (!(sample.pdf > 0.0f) || (!principled && !(cosine > 0.0f))) return result;
+    if (sample.radiance.x == 0.0f && sample.radiance.y == 0.0f && sample.radiance.z == 0.0f) return result;
     const float light_pdf = pick * sample.pdf;
-    if (!(light_pdf > 0.0f)) return Color(0.0f);
+    if (!(light_pdf > 0.0f)) return result;
     // f cos / light_pdf and the BSDF's density, for the power heuristic.
     Color f_cos;
     float bsdf_pdf;
@@ -152,7 +166,7 @@ FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, c
         const BsdfValue value =
             evaluate_principled(principled_inputs(material, scene.textures, scene.texture_pixels, si),
                                 frame.to_local(-unit_vector(incoming)), frame.to_local(sample.direction));
-        if (!(value.pdf > 0.0f)) return Color(0.0f);
+        if (!(value.pdf > 0.0f)) return result;
         f_cos = value.f_cos;
         bsdf_pdf = value.pdf;
     } else {
@@ -162,19 +176,72 @@ FARMRT_CPU_GPU FARMRT_INLINE Color sample_direct_light(const SceneView& scene, c
         bsdf_pdf = cosine * (1.0f / kPi);
     }
     const Vec3 origin = spawn_origin(si.point, si.spawn_offset, sample.direction);
-    const bool blocked = sample.infinite
-                             ? query.occluded(scene, Ray{origin, sample.direction, time}, kInfinity)
-                             : query.occluded(scene, Ray{origin, sample.point - origin, time}, kShadowRayEnd);
-    if (blocked) return Color(0.0f);
+    result.shadow_ray =
+        sample.infinite ? Ray{origin, sample.direction, time} : Ray{origin, sample.point - origin, time};
+    result.shadow_end = sample.infinite ? kInfinity : kShadowRayEnd;
     const float weight = sample.delta ? 1.0f : power_heuristic(light_pdf, bsdf_pdf);
-    return (weight / light_pdf) * (f_cos * sample.radiance);
+    result.light = (weight / light_pdf) * (f_cos * sample.radiance);
+    result.traced = true;
+    return result;
 }
 
-// The next-event estimator's segment (Integrator::NextEvent).
-template <class Query, class Sampler>
+// The light a sample adds once its shadow ray is traced: none when blocked.
+template <class Query>
+FARMRT_CPU_GPU FARMRT_INLINE Color unblocked_light(const SceneView& scene, const DirectLightSample& sample,
+                                                   const Query& query) {
+    if (!sample.traced || query.occluded(scene, sample.shadow_ray, sample.shadow_end)) return Color(0.0f);
+    return sample.light;
+}
+
+// A shadow ray whose answer comes later (the GPU's split kernels trace every
+// path's shadow ray in a kernel of their own): the light sample and the
+// path's throughput when it was taken. add_deferred_light then adds what
+// the immediate form adds, in the same order along the path.
+struct DeferredShadow {
+    DirectLightSample sample;
+    Color throughput;
+    uint32_t scatterings = 0;
+};
+FARMRT_CPU_GPU FARMRT_INLINE void add_deferred_light(const SceneView& scene, Color& radiance,
+                                                     const DeferredShadow& shadow, bool blocked) {
+    add_light_to(scene, radiance, shadow.throughput * (blocked ? Color(0.0f) : shadow.sample.light),
+                 shadow.scatterings);
+}
+
+// What a segment does with its light sample. Immediate: the tracer's
+// any-hit query answers at once (every backend but the GPU's split kernels).
+template <class Query>
+struct ImmediateShadows {
+    const Query& query;
+    FARMRT_CPU_GPU FARMRT_INLINE void operator()(const SceneView& scene, PathState& path,
+                                                 const DirectLightSample& sample, uint32_t scatterings) const {
+        add_light(scene, path, path.throughput * unblocked_light(scene, sample, query), scatterings);
+    }
+};
+// Deferred: a sample with a shadow ray is kept for a later kernel (pending
+// turns true); one without adds its nothing now, as the immediate form does.
+struct DeferredShadows {
+    DeferredShadow& shadow;
+    bool& pending;
+    FARMRT_CPU_GPU FARMRT_INLINE void operator()(const SceneView& scene, PathState& path,
+                                                 const DirectLightSample& sample, uint32_t scatterings) const {
+        if (!sample.traced) {
+            add_light(scene, path, path.throughput * Color(0.0f), scatterings);
+            return;
+        }
+        shadow.sample = sample;
+        shadow.throughput = path.throughput;
+        shadow.scatterings = scatterings;
+        pending = true;
+    }
+};
+
+// The next-event estimator's segment (Integrator::NextEvent). Shadows:
+// ImmediateShadows or DeferredShadows.
+template <class Shadows, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                            uint32_t depth, bool found, const Hit& hit,
-                                                           const Query& query) {
+                                                           const Shadows& shadows) {
     if (!found) {
         const Color seen =
             background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction);
@@ -193,10 +260,9 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
     const uint32_t dimension = kDimensionFirstBounce + kDimensionsPerBounce * depth;
     const bool has_density = material.type == MaterialType::Lambertian || material.type == MaterialType::Principled;
     if (has_density && scene.light_count > 0) {
-        add_light(scene, path,
-                  path.throughput * sample_direct_light(scene, si, material, path.ray.direction, path.ray.time, sampler,
-                                                        dimension, query),
-                  depth + 1);
+        shadows(scene, path,
+                sample_direct_light(scene, si, material, path.ray.direction, path.ray.time, sampler, dimension),
+                depth + 1);
     }
     const ScatterResult s =
         scatter(material, scene.textures, scene.texture_pixels, path.ray, si, sampler, dimension + kBsdfSample);
@@ -227,7 +293,19 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathStat
                                                 const Hit& hit, const Query& query) {
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
     if (path.integrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
-    return continue_next_event_path(scene, path, sampler, depth, found, hit, query);
+    return continue_next_event_path(scene, path, sampler, depth, found, hit, ImmediateShadows<Query>{query});
+}
+
+// continue_path() with the light sample's shadow ray left for later
+// (DeferredShadows): `pending` turns true when `shadow` holds one to trace
+// before the path's next segment (add_deferred_light).
+template <class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE bool continue_path_deferring_shadow(const SceneView& scene, PathState& path,
+                                                                 Sampler& sampler, bool found, const Hit& hit,
+                                                                 DeferredShadow& shadow, bool& pending) {
+    const uint32_t depth = static_cast<uint32_t>(path.depth++);
+    if (path.integrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
+    return continue_next_event_path(scene, path, sampler, depth, found, hit, DeferredShadows{shadow, pending});
 }
 
 // Traces one path segment: the closest-hit query, then continue_path().
@@ -249,7 +327,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
     const bool found = query(scene, path.ray, kMinHitDistance, hit);
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
     if (kIntegrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
-    return continue_next_event_path(scene, path, sampler, depth, found, hit, query);
+    return continue_next_event_path(scene, path, sampler, depth, found, hit, ImmediateShadows<Query>{query});
 }
 
 // Radiance along one path; a path still going after max_depth segments adds black.

@@ -81,6 +81,10 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     if (const std::optional<int> mib = reader.integer("FARMRT_CUDA_SAMPLE_BUFFER_MIB", 1, 65536)) {
         tuning.gpu.sample_buffer_bytes = size_t(*mib) << 20;
     }
+    const int integrator = reader.choice("FARMRT_CUDA_INTEGRATOR", {"auto", "megakernel", "split"});
+    if (integrator == 1) tuning.gpu.integrator = GpuTuning::Integrator::Megakernel;
+    if (integrator == 2) tuning.gpu.integrator = GpuTuning::Integrator::Split;
+    tuning.gpu.split_paths = reader.integer("FARMRT_CUDA_PATHS", 1024, 1 << 26);
 
     tuning.dealer.measured_weights = reader.flag("FARMRT_FARM_WEIGHTS", "pooled", "measured");
     tuning.dealer.tail_samples = reader.integer("FARMRT_FARM_TAIL", 0, 1 << 24);

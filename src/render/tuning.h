@@ -30,6 +30,11 @@ struct GpuTuning {
     std::optional<bool> exact_wide_bvh;         // FARMRT_CUDA_EXACT_WIDE=0|1
     std::optional<bool> warp_fetch;             // FARMRT_CUDA_WARP_FETCH=0|1
     std::optional<size_t> sample_buffer_bytes;  // FARMRT_CUDA_SAMPLE_BUFFER_MIB=N (1-65536)
+    // FARMRT_CUDA_INTEGRATOR=auto|megakernel|split: the GPU's path tracer
+    // (auto: the one measured faster for the frame's kind).
+    enum class Integrator { Auto, Megakernel, Split };
+    std::optional<Integrator> integrator;
+    std::optional<int> split_paths;  // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
 };
 
 struct DealerTuning {

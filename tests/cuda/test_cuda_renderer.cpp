@@ -52,7 +52,7 @@ TestScene load_test_scene(const std::string& name, uint32_t width, uint32_t heig
 
 std::vector<float> render_whole(BandRenderer& renderer, const TestScene& scene) {
     const RenderSettings& s = scene.description.settings;
-    std::vector<float> sums(size_t(s.width) * s.height * 3, 0.0f);
+    std::vector<float> sums(size_t(s.width) * s.height * scene.frame.sampling.record_floats, 0.0f);
     renderer.render(scene.frame, RowRange{0, s.height}, SampleRange{0, s.spp}, sums.data(), nullptr);
     return sums;
 }
@@ -259,6 +259,34 @@ TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
     }
 }
 
+// The split kernels (wavefront.h) and the megakernel, each chosen
+// explicitly, give the CPU's bits on every kind of scene; the split kernels
+// too with a pool of 1,024 paths (each slot traces many samples, and the
+// launch's items outnumber the pool many times over) and with one sample a
+// launch.
+TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
+    REQUIRE_GPU();
+    for (const char* name :
+         {"tiny.yaml", "emissive.yaml", "spheres.yaml", "textured.yaml", "cornell.yaml", "stress.yaml", "lights.yaml",
+          "models.yaml", "models/shapes.gltf", "interior.yaml", "mesh.yaml", "many_spheres.yaml"}) {
+        const TestScene scene = load_test_scene(name, 96, 54, 8);
+        const std::vector<float> cpu = render_cpu(scene);
+        std::vector<CudaOptions> runs(4);
+        runs[0].integrator = GpuTuning::Integrator::Megakernel;
+        runs[1].integrator = GpuTuning::Integrator::Split;
+        runs[2].integrator = GpuTuning::Integrator::Split;
+        runs[2].split_paths = 1024;
+        runs[3].integrator = GpuTuning::Integrator::Split;
+        runs[3].samples_per_launch = 96 * 54;
+        for (const CudaOptions& o : runs) {
+            const std::vector<float> gpu = render_gpu(scene, o);
+            EXPECT_TRUE(same_bits(cpu, gpu)) << name << " integrator " << int(o.integrator) << " paths "
+                                             << o.split_paths << " samples/launch " << o.samples_per_launch << ": "
+                                             << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
+        }
+    }
+}
+
 // Real models (Debian's assimp-testmodels, where present): textured glTF in
 // its three encodings, a 121k-triangle engine of instanced meshes, a PLY scan.
 TEST(CudaGpu, ImportedModelsMatchCpuBitForBit) {
@@ -409,6 +437,27 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
         small_grid_samples.max_grid_blocks = 1;
         small_grid_samples.block_size = 32;
         variants.push_back(small_grid_samples);
+        // The split kernels: a pool smaller than a launch, bands and passes
+        // as above (exact math: the megakernel's bits; fast math compiles
+        // each kernel's floats its own way, so there they are compared with
+        // the split kernels' own default).
+        std::vector<CudaOptions> split_variants;
+        CudaOptions split = base;
+        split.integrator = GpuTuning::Integrator::Split;
+        split_variants.push_back(split);
+        split.split_paths = 1024;
+        split_variants.push_back(split);
+        split.sample_buffer_bytes = size_t(s.width) * s.height * 3 * sizeof(float) * 2;
+        split_variants.push_back(split);
+        const std::vector<float> split_reference = render_gpu(scene, split_variants[0]);
+        if (!fast_math) {
+            EXPECT_TRUE(same_bits(reference, split_reference)) << "split kernels";
+        }
+        for (const CudaOptions& o : split_variants) {
+            EXPECT_TRUE(same_bits(split_reference, render_gpu(scene, o)))
+                << "split: fast_math " << fast_math << " paths " << o.split_paths << " sample buffer "
+                << o.sample_buffer_bytes;
+        }
         for (const CudaOptions& o : variants) {
             EXPECT_TRUE(same_bits(reference, render_gpu(scene, o)))
                 << "fast_math " << fast_math << " block " << o.block_size << " chunk " << o.chunk_pixels << " schedule "
@@ -461,33 +510,38 @@ TEST(CudaGpu, AsynchronousBandsCompleteInOrderAndCountProgress) {
 // A stop in the middle of a band keeps the launches whose sums were added
 // before it: every pixel then holds exactly its first k samples, the sums
 // of a band rendered with k samples, and the farm checkpoints them.
+// Both integrators.
 TEST(CudaGpu, StopKeepsTheLaunchesFinishedBeforeIt) {
     REQUIRE_GPU();
     const uint32_t width = 64, height = 32, spp = 4000;
     const TestScene scene = load_test_scene("tiny.yaml", width, height, spp);
-    CudaOptions options;
-    options.samples_per_launch = width * height;  // one sample per launch
-    CudaRenderer gpu(scene.description.scene.view(), options);
-    std::vector<float> sums(size_t(width) * height * 3, 0.0f);
-    std::atomic<uint64_t> done{0};
-    gpu.submit(scene.frame, RowRange{0, height}, SampleRange{0, spp}, sums.data(), &done);
-    std::thread stopper([&done, width, height] {
-        while (done.load() < uint64_t(width) * height * 10) std::this_thread::yield();
-        request_stop();
-    });
-    EXPECT_EQ(gpu.complete_oldest(), sums.data());
-    stopper.join();
-    const uint32_t kept = gpu.samples_finished_at_stop();
-    withdraw_stop_request();
-    EXPECT_GE(kept, 10u);
-    ASSERT_LT(kept, spp) << "the band ended before the stop: nothing to test";
-    std::vector<float> reference(sums.size(), 0.0f);
-    gpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, reference.data(), nullptr);
-    EXPECT_TRUE(same_bits(reference, sums)) << kept << " samples kept";
-    CpuRenderer cpu(scene.description.scene.view(), 0, 16);
-    std::vector<float> on_cpu(sums.size(), 0.0f);
-    cpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, on_cpu.data(), nullptr);
-    EXPECT_TRUE(same_bits(on_cpu, sums)) << kept << " samples kept";
+    for (const auto integrator : {GpuTuning::Integrator::Megakernel, GpuTuning::Integrator::Split}) {
+        SCOPED_TRACE("integrator " + std::to_string(int(integrator)));
+        CudaOptions options;
+        options.integrator = integrator;
+        options.samples_per_launch = width * height;  // one sample per launch
+        CudaRenderer gpu(scene.description.scene.view(), options);
+        std::vector<float> sums(size_t(width) * height * 3, 0.0f);
+        std::atomic<uint64_t> done{0};
+        gpu.submit(scene.frame, RowRange{0, height}, SampleRange{0, spp}, sums.data(), &done);
+        std::thread stopper([&done, width, height] {
+            while (done.load() < uint64_t(width) * height * 10) std::this_thread::yield();
+            request_stop();
+        });
+        EXPECT_EQ(gpu.complete_oldest(), sums.data());
+        stopper.join();
+        const uint32_t kept = gpu.samples_finished_at_stop();
+        withdraw_stop_request();
+        EXPECT_GE(kept, 10u);
+        ASSERT_LT(kept, spp) << "the band ended before the stop: nothing to test";
+        std::vector<float> reference(sums.size(), 0.0f);
+        gpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, reference.data(), nullptr);
+        EXPECT_TRUE(same_bits(reference, sums)) << kept << " samples kept";
+        CpuRenderer cpu(scene.description.scene.view(), 0, 16);
+        std::vector<float> on_cpu(sums.size(), 0.0f);
+        cpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, on_cpu.data(), nullptr);
+        EXPECT_TRUE(same_bits(on_cpu, sums)) << kept << " samples kept";
+    }
 }
 
 TEST(CudaGpu, ErrorsAreOneLine) {

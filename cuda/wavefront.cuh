@@ -1,0 +1,190 @@
+// The split path tracer's kernels (wavefront.h). Included by the
+// path_kernel_*.cu files after path_kernel.cuh, so that each is compiled with
+// the math flags of its translation unit and shares its work items
+// (begin_run, start_sample: the megakernel's own).
+#pragma once
+
+#include "cuda/path_kernel.cuh"
+#include "cuda/wavefront.h"
+
+namespace farmrt {
+namespace FARMRT_PATH_KERNEL_VARIANT {
+
+// Appends `value` to a queue where `push`, one atomic per warp; the lanes
+// keep their order within the warp (neighbouring slots stay neighbours).
+__device__ __forceinline__ void push_to_queue(bool push, uint32_t value, uint32_t* queue, uint32_t* count) {
+    const unsigned lanes = __activemask();
+    const unsigned pushing = __ballot_sync(lanes, push);
+    if (pushing == 0) return;
+    const unsigned lane = threadIdx.x & 31u;
+    const int leader = __ffs(pushing) - 1;
+    uint32_t first = 0;
+    if (int(lane) == leader) first = atomicAdd(count, uint32_t(__popc(pushing)));
+    first = __shfl_sync(lanes, first, leader);
+    if (push) queue[first + uint32_t(__popc(pushing & ((1u << lane) - 1u)))] = value;
+}
+
+// The launch's work items: one sample of one pixel each, as the megakernel's
+// per-sample items with one sample a chunk (CudaRenderer::submit sets
+// BandLaunch::chunk_samples to 1).
+__device__ __forceinline__ uint32_t wavefront_item_count(const BandLaunch& band) {
+    return launch_pixel_count(band) * (band.sample_end - band.sample_begin);
+}
+
+// Takes the next work item for each lane that `wants` one, one atomic per
+// warp; returns the lane's item, or `item_count` when none is left. Once the
+// items run out the counter is read, not added to, so it never wraps.
+__device__ __forceinline__ uint32_t claim_item(bool wants, uint32_t item_count, uint32_t* next_item) {
+    const unsigned lanes = __activemask();
+    const unsigned wanting = __ballot_sync(lanes, wants);
+    if (wanting == 0) return item_count;
+    const unsigned lane = threadIdx.x & 31u;
+    const int leader = __ffs(wanting) - 1;
+    uint32_t first = item_count;
+    if (int(lane) == leader) {
+        const uint32_t taken = *static_cast<volatile uint32_t*>(next_item);
+        if (taken < item_count) first = atomicAdd(next_item, uint32_t(__popc(wanting)));
+    }
+    first = __shfl_sync(lanes, first, leader);
+    if (!wants || first >= item_count) return item_count;
+    const uint32_t item = first + uint32_t(__popc(wanting & ((1u << lane) - 1u)));
+    return item < item_count ? item : item_count;
+}
+
+// One thread per slot. A finished path writes its sample's radiance where the
+// megakernel writes it; a free slot takes the next item and its camera ray;
+// every slot with a ray joins the ray queue. After a stop nothing is written
+// or started: the launch's sums are thrown away (launch_sum_sample_radiance's gate).
+__global__ void wavefront_generate(const FrameSettings frame, const BandLaunch band, const WavefrontPool pool) {
+    const uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool stopped = pool.counters[kStopped] != 0;
+    const bool in_pool = slot < pool.capacity;
+    WavefrontSlot work;
+    if (in_pool) work = pool.slots[slot];
+    if (in_pool && work.status == SlotStatus::Finished && !stopped) {
+        const Color radiance = pool.paths[slot].radiance;
+        float* out = band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * 3;
+        out[0] = radiance.x;
+        out[1] = radiance.y;
+        out[2] = radiance.z;
+    }
+    if (stopped || work.status == SlotStatus::Finished) work.status = SlotStatus::Free;
+    const uint32_t item_count = wavefront_item_count(band);
+    const uint32_t item =
+        claim_item(in_pool && !stopped && work.status == SlotStatus::Free, item_count, pool.counters + kNextItem);
+    if (item < item_count) {
+        PixelWork run;
+        begin_run<true>(frame, band, item, run);
+        PixelSampler sampler(frame.key, 0, 0);
+        pool.paths[slot] = start_sample<false>(frame, band, run, sampler);
+        work.status = SlotStatus::Tracing;
+        work.pixel = run.pixel;
+        work.sample = run.sample;
+    }
+    if (in_pool) pool.slots[slot] = work;
+    push_to_queue(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue, pool.counters + kRayCount);
+}
+
+// The closest hit of each queued ray. Also empties the shadow queue for shade.
+template <class Traits, bool kWide>
+__global__ void wavefront_intersect(const SceneView scene, const BandLaunch band, const WavefrontPool pool) {
+    const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
+    if (first == 0) pool.counters[kShadowCount] = 0;
+    const uint32_t count = pool.counters[kRayCount];
+    const auto closest_hit = QueryOf<Traits, kWide>::make(band);
+    for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
+        const uint32_t slot = pool.ray_queue[i];
+        const Ray ray = pool.paths[slot].ray;
+        WavefrontHit record;
+        record.found = closest_hit(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
+        pool.hits[slot] = record;
+    }
+}
+
+// The shared core's segment for each queued path; the light sample's shadow
+// ray joins the shadow queue, and a path that ends is marked finished
+// (generate hands in its radiance after its shadow ray has been traced).
+__global__ void wavefront_shade(const SceneView scene, const FrameSettings frame, const BandLaunch band,
+                                const WavefrontPool pool) {
+    const uint32_t count = pool.counters[kRayCount];
+    // Whole warps step together, so that the queue's ballots see every lane.
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += stride) {
+        const uint32_t i = base + (threadIdx.x & 31u);
+        bool pending = false;
+        uint32_t slot = 0;
+        if (i < count) {
+            slot = pool.ray_queue[i];
+            const WavefrontSlot work = pool.slots[slot];
+            const WavefrontHit record = pool.hits[slot];
+            PathState path = pool.paths[slot];
+            const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
+            PixelSampler sampler(frame.key, y * frame.width + x, work.sample);
+            DeferredShadow shadow;
+            const bool going =
+                continue_path_deferring_shadow(scene, path, sampler, record.found != 0, record.hit, shadow, pending);
+            if (pending) pool.shadows[slot] = shadow;
+            if (!(going && path.depth < frame.max_depth)) pool.slots[slot].status = SlotStatus::Finished;
+            pool.paths[slot] = path;
+        }
+        push_to_queue(pending, slot, pool.shadow_queue, pool.counters + kShadowCount);
+    }
+}
+
+// The any-hit query of each queued shadow ray and the light it lets through,
+// added before the path's next segment as the immediate form adds it. Also
+// empties the ray queue for the next generate and reads the stop flag for it.
+template <class Traits, bool kWide>
+__global__ void wavefront_shadow(const SceneView scene, const BandLaunch band, const WavefrontPool pool) {
+    const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
+    if (first == 0) {
+        pool.counters[kRayCount] = 0;
+        pool.counters[kStopped] = band.stop != nullptr && *band.stop != 0 ? 1u : 0u;
+    }
+    const uint32_t count = pool.counters[kShadowCount];
+    const auto query = QueryOf<Traits, kWide>::make(band);
+    for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
+        const uint32_t slot = pool.shadow_queue[i];
+        const DeferredShadow shadow = pool.shadows[slot];
+        const bool blocked = query.occluded(scene, shadow.sample.shadow_ray, shadow.sample.shadow_end);
+        Color radiance = pool.paths[slot].radiance;
+        add_deferred_light(scene, radiance, shadow, blocked);
+        pool.paths[slot].radiance = radiance;
+    }
+}
+
+template <class Traits, bool kWide>
+cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, const SceneView& scene,
+                              const FrameSettings& frame, const BandLaunch& band, const WavefrontPool& pool,
+                              uint32_t* ray_count_copy) {
+    wavefront_generate<<<grids.generate, grids.block_size, 0, stream>>>(frame, band, pool);
+    if (ray_count_copy != nullptr) {
+        const cudaError_t copied = cudaMemcpyAsync(ray_count_copy, pool.counters + kRayCount, sizeof(uint32_t),
+                                                   cudaMemcpyDeviceToHost, stream);
+        if (copied != cudaSuccess) return copied;
+    }
+    wavefront_intersect<Traits, kWide><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
+    wavefront_shade<<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool);
+    wavefront_shadow<Traits, kWide><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
+    return cudaGetLastError();
+}
+
+template <KernelGeometry kGeometry, bool kWide, bool kFusedSlabs>
+WavefrontEntry wavefront_entry(bool fast_math) {
+    using Traits = TraversalTraits<kGeometry == KernelGeometry::General, kGeometry == KernelGeometry::Spheres,
+                                   kLeafQuorum, kFusedSlabs>;
+    WavefrontEntry e;
+    e.variant.fast_math = fast_math;
+    e.variant.geometry = kGeometry;
+    e.variant.fused_slabs = kFusedSlabs;
+    e.variant.wide_bvh = kWide;
+    e.generate = reinterpret_cast<const void*>(&wavefront_generate);
+    e.intersect = reinterpret_cast<const void*>(&wavefront_intersect<Traits, kWide>);
+    e.shade = reinterpret_cast<const void*>(&wavefront_shade);
+    e.shadow = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide>);
+    e.iterate = &wavefront_iterate<Traits, kWide>;
+    return e;
+}
+
+}  // namespace FARMRT_PATH_KERNEL_VARIANT
+}  // namespace farmrt

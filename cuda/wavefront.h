@@ -1,0 +1,99 @@
+// The split (wavefront) path tracer's host-side interface. A pool of paths
+// lives in device memory, and each step of a path is a kernel of its own
+// over a queue of the paths that take it (Laine, Karras and Aila,
+// "Megakernels considered harmful", HPG 2013):
+//   generate   finished paths hand in their radiance; free slots take the
+//              launch's next work items (camera rays); every path with a
+//              ray to trace joins the ray queue;
+//   intersect  the closest hit of each queued ray;
+//   shade      the shared core's segment (continue_path_deferring_shadow):
+//              emission, the light sample, the BSDF sample; a light sample's
+//              shadow ray joins the shadow queue;
+//   shadow     the any-hit query of each queued shadow ray, and the light it lets through.
+// Each kernel is small (no traversal stack beside the material's state), so
+// more warps are resident than in the megakernel, and shadow rays are traced
+// together rather than inside shading. A path's steps run in the megakernel's
+// order and each sample's radiance is written as the megakernel writes it
+// (BandLaunch::radiance), so the sums are the same bytes.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "core/integrator.h"
+#include "cuda/path_kernel.h"
+
+namespace farmrt {
+
+// What a slot of the pool holds (WavefrontSlot::status).
+enum class SlotStatus : uint32_t { Free = 0, Tracing = 1, Finished = 2 };
+
+// The work item a slot traces: a pixel of the band (BandLaunch::item_pixel) and one of its samples.
+struct WavefrontSlot {
+    SlotStatus status = SlotStatus::Free;
+    uint32_t pixel = 0;
+    uint32_t sample = 0;
+};
+
+// The closest-hit query's answer for one path.
+struct WavefrontHit {
+    Hit hit;
+    uint32_t found = 0;
+};
+
+// Counters in device memory. kStopped: the farm's stop flag (BandLaunch::stop)
+// as the last iteration's shadow kernel read it, so that generate's threads
+// read device memory, not the mapped host page (a read over PCIe each).
+enum WavefrontCounter : uint32_t {
+    kNextItem = 0,
+    kRayCount = 1,
+    kShadowCount = 2,
+    kStopped = 3,
+    kWavefrontCounters = 4
+};
+
+// The pool: device arrays of `capacity` entries each (the queues hold slot indices).
+struct WavefrontPool {
+    uint32_t capacity = 0;
+    PathState* paths = nullptr;
+    WavefrontSlot* slots = nullptr;
+    WavefrontHit* hits = nullptr;
+    DeferredShadow* shadows = nullptr;
+    uint32_t* ray_queue = nullptr;
+    uint32_t* shadow_queue = nullptr;
+    uint32_t* counters = nullptr;  // kWavefrontCounters words
+};
+
+// Blocks per launch of each kernel: generate covers the pool; the queue
+// kernels are grid-stride loops over a queue whose length only the device knows.
+struct WavefrontGrids {
+    unsigned generate = 1, intersect = 1, shade = 1, shadow = 1;
+    unsigned block_size = 128;
+};
+
+// One iteration: generate, intersect, shade, shadow. With `ray_count_copy`
+// (pinned host memory), the ray queue's length after generate is copied
+// there; zero means that the launch's last path has handed in its radiance.
+using WavefrontIteration = cudaError_t (*)(const WavefrontGrids& grids, cudaStream_t stream, const SceneView& scene,
+                                           const FrameSettings& frame, const BandLaunch& band,
+                                           const WavefrontPool& pool, uint32_t* ray_count_copy);
+
+// The kernels of one variant (PathKernelVariant: fast_math, geometry,
+// wide_bvh and naive_only count; the other fields keep their defaults).
+struct WavefrontEntry {
+    PathKernelVariant variant;
+    const void* generate;
+    const void* intersect;
+    const void* shade;
+    const void* shadow;
+    WavefrontIteration iterate;
+};
+
+const WavefrontEntry* wavefront_exact_entries(size_t& count);
+const WavefrontEntry* wavefront_fast_entries(size_t& count);
+
+// The compiled kernels for `variant`, or nullptr.
+const WavefrontEntry* find_wavefront(const PathKernelVariant& variant);
+
+}  // namespace farmrt

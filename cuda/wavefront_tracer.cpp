@@ -1,0 +1,123 @@
+#include "cuda/wavefront_tracer.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/errors.h"
+#include "cuda/cuda_device.h"
+
+namespace farmrt {
+
+const WavefrontEntry* find_wavefront(const PathKernelVariant& variant) {
+    for (auto table : {&wavefront_exact_entries, &wavefront_fast_entries}) {
+        size_t count = 0;
+        const WavefrontEntry* entries = table(count);
+        for (size_t i = 0; i < count; ++i) {
+            const PathKernelVariant& v = entries[i].variant;
+            if (v.fast_math == variant.fast_math && v.geometry == variant.geometry && v.wide_bvh == variant.wide_bvh &&
+                v.fused_slabs == variant.fused_slabs) {
+                return &entries[i];
+            }
+        }
+    }
+    return nullptr;
+}
+
+void WavefrontTracer::check(cudaError_t error, const char* what) const { check_cuda(error, what, device_); }
+
+template <typename T>
+T* WavefrontTracer::allocate(size_t count, const char* what) {
+    void* pointer = nullptr;
+    const size_t bytes = count * sizeof(T);
+    const cudaError_t error = cudaMalloc(&pointer, bytes);
+    if (error == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": the split kernels' " + what +
+                          " need " + std::to_string(bytes >> 20) + " MiB (FARMRT_CUDA_PATHS sets fewer paths)");
+    }
+    check(error, "allocating the split kernels' paths");
+    for (void*& slot : allocations_) {
+        if (slot == nullptr) {
+            slot = pointer;
+            break;
+        }
+    }
+    return static_cast<T*>(pointer);
+}
+
+unsigned WavefrontTracer::resident_blocks(const void* kernel) const {
+    int multiprocessors = 0, blocks = 0;
+    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device_), "reading SM count");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(grids_.block_size), 0),
+          "computing occupancy");
+    if (blocks < 1) throw RenderError("a split kernel does not fit on " + gpu_description(device_));
+    return unsigned(blocks * multiprocessors);
+}
+
+WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size)
+    : device_(device), kernels_(kernels) {
+    pool_.capacity = std::max<uint32_t>(paths, 32);
+    const size_t n = pool_.capacity;
+    pool_.paths = allocate<PathState>(n, "path states");
+    pool_.slots = allocate<WavefrontSlot>(n, "work items");
+    pool_.hits = allocate<WavefrontHit>(n, "hits");
+    pool_.shadows = allocate<DeferredShadow>(n, "shadow rays");
+    pool_.ray_queue = allocate<uint32_t>(n, "ray queue");
+    pool_.shadow_queue = allocate<uint32_t>(n, "shadow queue");
+    pool_.counters = allocate<uint32_t>(kWavefrontCounters, "counters");
+    check(cudaMemset(pool_.slots, 0, n * sizeof(WavefrontSlot)), "clearing the split kernels' slots");
+    check(cudaMallocHost(reinterpret_cast<void**>(&ray_counts_), 2 * sizeof(uint32_t)), "allocating a counter");
+    for (cudaEvent_t& event : checked_) {
+        check(cudaEventCreateWithFlags(&event, cudaEventBlockingSync | cudaEventDisableTiming), "creating an event");
+    }
+    check(cudaEventCreateWithFlags(&pool_free_, cudaEventDisableTiming), "creating an event");
+    grids_.block_size = unsigned(block_size);
+    grids_.generate = unsigned((n + grids_.block_size - 1) / grids_.block_size);
+    grids_.intersect = resident_blocks(kernels_.intersect);
+    grids_.shade = resident_blocks(kernels_.shade);
+    grids_.shadow = resident_blocks(kernels_.shadow);
+}
+
+WavefrontTracer::~WavefrontTracer() {
+    (void)cudaSetDevice(device_);
+    (void)cudaDeviceSynchronize();
+    for (cudaEvent_t event : checked_) {
+        if (event) (void)cudaEventDestroy(event);
+    }
+    if (pool_free_) (void)cudaEventDestroy(pool_free_);
+    (void)cudaFreeHost(ray_counts_);
+    for (void* pointer : allocations_) (void)cudaFree(pointer);
+    (void)cudaGetLastError();
+}
+
+void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
+                            const BandLaunch& band) {
+    if (last_stream_ != nullptr && last_stream_ != stream) {
+        check(cudaStreamWaitEvent(stream, pool_free_, 0), "ordering the split kernels' streams");
+    }
+    check(cudaMemsetAsync(pool_.counters, 0, kWavefrontCounters * sizeof(uint32_t), stream),
+          "resetting the split kernels' counters");
+    // The host learns that the paths are done by reading the ray queue's
+    // length after generate, once a batch of iterations. It waits for the
+    // batch before the one just queued, so the device always has work queued
+    // while the host waits; the batch queued after the last check runs empty.
+    constexpr int kIterationsPerCheck = 4;
+    last_iterations_ = 0;
+    for (uint64_t batch = 0;; ++batch) {
+        uint32_t* copy = ray_counts_ + (batch & 1);
+        for (int k = 0; k < kIterationsPerCheck; ++k) {
+            check(kernels_.iterate(grids_, stream, scene, frame, band, pool_,
+                                   k == kIterationsPerCheck - 1 ? copy : nullptr),
+                  "launching the split kernels");
+        }
+        last_iterations_ += kIterationsPerCheck;
+        check(cudaEventRecord(checked_[batch & 1], stream), "recording an event");
+        if (batch == 0) continue;
+        check(cudaEventSynchronize(checked_[(batch - 1) & 1]), "tracing paths (a kernel fault shows here)");
+        if (ray_counts_[(batch - 1) & 1] == 0) break;
+    }
+    check(cudaEventRecord(pool_free_, stream), "recording an event");
+    last_stream_ = stream;
+}
+
+}  // namespace farmrt

@@ -1,0 +1,51 @@
+// The split path tracer's host side: the pool of paths in device memory and
+// the loop that runs the kernels (wavefront.h) until a launch's last path
+// has handed in its radiance.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/wavefront.h"
+
+namespace farmrt {
+
+class WavefrontTracer {
+public:
+    // Allocates a pool of `paths` paths on `device` (current); throws
+    // RenderError (one line) when the device lacks the memory.
+    WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size);
+    ~WavefrontTracer();
+    WavefrontTracer(const WavefrontTracer&) = delete;
+    WavefrontTracer& operator=(const WavefrontTracer&) = delete;
+
+    // Queues a launch's paths on `stream` (BandLaunch::radiance receives each
+    // sample's radiance, chunk_samples must be 1) and returns once they are
+    // all traced, or abandoned after a stop; the kernels queued after the
+    // last check find nothing to do and are left to run. Launches on other
+    // streams wait for this one's kernels: they share the pool.
+    void trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame, const BandLaunch& band);
+
+    uint32_t capacity() const { return pool_.capacity; }
+    const WavefrontEntry& kernels() const { return kernels_; }
+    // Iterations (one kernel of each kind) queued by the last trace().
+    uint64_t last_iterations() const { return last_iterations_; }
+
+private:
+    void check(cudaError_t error, const char* what) const;
+    template <typename T>
+    T* allocate(size_t count, const char* what);
+    unsigned resident_blocks(const void* kernel) const;
+
+    int device_;
+    WavefrontEntry kernels_;
+    WavefrontPool pool_;
+    WavefrontGrids grids_;
+    uint32_t* ray_counts_ = nullptr;  // pinned: the ray queue's length at two alternating checks
+    cudaEvent_t checked_[2] = {nullptr, nullptr};
+    cudaEvent_t pool_free_ = nullptr;  // after the last launch's kernels
+    cudaStream_t last_stream_ = nullptr;
+    uint64_t last_iterations_ = 0;
+    void* allocations_[7] = {};
+};
+
+}  // namespace farmrt
