@@ -523,11 +523,13 @@ TEST(CudaGpu, StopKeepsTheLaunchesFinishedBeforeIt) {
         CudaRenderer gpu(scene.description.scene.view(), options);
         std::vector<float> sums(size_t(width) * height * 3, 0.0f);
         std::atomic<uint64_t> done{0};
-        gpu.submit(scene.frame, RowRange{0, height}, SampleRange{0, spp}, sums.data(), &done);
+        // Started first: the split kernels' submit() returns only once the
+        // band's paths are traced.
         std::thread stopper([&done, width, height] {
             while (done.load() < uint64_t(width) * height * 10) std::this_thread::yield();
             request_stop();
         });
+        gpu.submit(scene.frame, RowRange{0, height}, SampleRange{0, spp}, sums.data(), &done);
         EXPECT_EQ(gpu.complete_oldest(), sums.data());
         stopper.join();
         const uint32_t kept = gpu.samples_finished_at_stop();
