@@ -534,7 +534,10 @@ TEST(CudaGpu, StopKeepsTheLaunchesFinishedBeforeIt) {
         stopper.join();
         const uint32_t kept = gpu.samples_finished_at_stop();
         withdraw_stop_request();
-        EXPECT_GE(kept, 10u);
+        // The stop came after ten launches were counted: the megakernel's
+        // after their sums, the split kernels' once their paths were traced
+        // (the sums of all but the last already added).
+        EXPECT_GE(kept, 9u);
         ASSERT_LT(kept, spp) << "the band ended before the stop: nothing to test";
         std::vector<float> reference(sums.size(), 0.0f);
         gpu.render(scene.frame, RowRange{0, height}, SampleRange{0, kept}, reference.data(), nullptr);

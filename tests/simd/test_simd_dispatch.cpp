@@ -66,12 +66,17 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_TRUE(tuning_of({}).cpu.tail_split);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "64"}}).gpu.sample_buffer_bytes, size_t(64) << 20);
     EXPECT_EQ(tuning_of({{"FARMRT_FARM_BAND_DIVISOR", "4"}}).dealer.band_divisor, 4.0);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_INTEGRATOR", "split"}}).gpu.integrator, GpuTuning::Integrator::Split);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_INTEGRATOR", "megakernel"}}).gpu.integrator, GpuTuning::Integrator::Megakernel);
+    EXPECT_FALSE(tuning_of({}).gpu.integrator.has_value());
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_PATHS", "4096"}}).gpu.split_paths, 4096);
     for (const auto& [name, value] :
          {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
           std::pair{"FARMRT_SIMD_COLLAPSE", "greedy"}, std::pair{"FARMRT_CUDA_ITEMS", "rows"},
           std::pair{"FARMRT_CUDA_CHUNK_SAMPLES", "0"}, std::pair{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "1.5"},
           std::pair{"FARMRT_FARM_WEIGHTS", "fair"}, std::pair{"FARMRT_FARM_TAIL", "-1"},
-          std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"}, std::pair{"FARMRT_FARM_ENDGAME", "never"}}) {
+          std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"}, std::pair{"FARMRT_FARM_ENDGAME", "never"},
+          std::pair{"FARMRT_CUDA_INTEGRATOR", "wavefront"}, std::pair{"FARMRT_CUDA_PATHS", "100"}}) {
         try {
             tuning_of({{name, value}});
             ADD_FAILURE() << name << "=" << value << " was accepted";
