@@ -337,6 +337,11 @@ void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
 void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                           std::atomic<uint64_t>* samples_done) {
     check(cudaSetDevice(device_), "selecting the device");
+    // The split kernels' pool, made by the first frame that runs on them
+    // (before any slot is taken: a failure leaves the renderer as it was).
+    if (traces_split(frame) && !split_) {
+        split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size);
+    }
     Slot& slot = slots_[next_slot_];
     if (slot.busy) {
         // Every slot in flight: this one holds the oldest band; finish it to reuse the slot.
@@ -406,12 +411,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         }
     }
     const bool split = traces_split(frame);
-    if (split) {
-        band.chunk_samples = 1;
-        if (!split_)
-            split_ =
-                std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size);
-    }
+    if (split) band.chunk_samples = 1;
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;
     if (band.radiance) check(cudaMemsetAsync(slot.passes, 0, 2 * sizeof(uint32_t), slot.stream), "resetting a counter");

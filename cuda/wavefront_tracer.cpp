@@ -56,6 +56,15 @@ unsigned WavefrontTracer::resident_blocks(const void* kernel) const {
 
 WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size)
     : device_(device), kernels_(kernels) {
+    try {
+        allocate_pool(paths, block_size);
+    } catch (...) {
+        release();  // the destructor does not run for a constructor that throws
+        throw;
+    }
+}
+
+void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     pool_.capacity = std::max<uint32_t>(paths, 32);
     const size_t n = pool_.capacity;
     pool_.paths = allocate<PathState>(n, "path states");
@@ -78,7 +87,9 @@ WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint
     grids_.shadow = resident_blocks(kernels_.shadow);
 }
 
-WavefrontTracer::~WavefrontTracer() {
+WavefrontTracer::~WavefrontTracer() { release(); }
+
+void WavefrontTracer::release() {
     (void)cudaSetDevice(device_);
     (void)cudaDeviceSynchronize();
     for (cudaEvent_t event : checked_) {
@@ -86,7 +97,10 @@ WavefrontTracer::~WavefrontTracer() {
     }
     if (pool_free_) (void)cudaEventDestroy(pool_free_);
     (void)cudaFreeHost(ray_counts_);
-    for (void* pointer : allocations_) (void)cudaFree(pointer);
+    for (void*& pointer : allocations_) {
+        (void)cudaFree(pointer);
+        pointer = nullptr;
+    }
     (void)cudaGetLastError();
 }
 

@@ -31,6 +31,8 @@ public:
     uint64_t last_iterations() const { return last_iterations_; }
 
 private:
+    void allocate_pool(uint32_t paths, int block_size);
+    void release();
     void check(cudaError_t error, const char* what) const;
     template <typename T>
     T* allocate(size_t count, const char* what);

@@ -580,7 +580,23 @@ TEST(CudaGpu, ErrorsAreOneLine) {
         EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
         EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
     }
+    // The split kernels' pool of paths (about 190 MiB) where the band itself fits.
+    CudaOptions split;
+    split.integrator = GpuTuning::Integrator::Split;
+    split.sample_buffer_bytes = size_t(1) << 20;
+    CudaRenderer split_gpu(scene.description.scene.view(), split);
+    std::vector<float> small(size_t(8) * 4 * 3, 0.0f);
+    try {
+        split_gpu.render(scene.frame, RowRange{0, 4}, SampleRange{0, 1}, small.data(), nullptr);
+        FAIL() << "expected a RenderError";
+    } catch (const RenderError& e) {
+        EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("split kernels"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
     ASSERT_EQ(cudaFree(hog), cudaSuccess);
+    // With the memory back, the same renderer renders.
+    split_gpu.render(scene.frame, RowRange{0, 4}, SampleRange{0, 1}, small.data(), nullptr);
 }
 
 }  // namespace
