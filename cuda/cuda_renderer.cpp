@@ -143,7 +143,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                    (fast_math_declined ? " (fast math declined: the scene has triangles)" : "") +
                    (traces_split(FrameSettings{}) ? ", split kernels" : ", megakernel");
     if (options_.integrator == GpuTuning::Integrator::Auto && traces_split(FrameSettings{})) {
-        description_ += " (megakernel for the book's estimator)";
+        description_ += " (megakernel for the book's estimator and adaptive sampling)";
     }
 
     // The scene as flat device arrays: the same layout the CPU reads.
@@ -522,8 +522,10 @@ bool CudaRenderer::traces_split(const FrameSettings& frame) const {
     // sample lights, the split kernels are as fast or faster (Cornell box
     // 1.6x, models.yaml 3.4x: shadow rays traced in a kernel of their own);
     // where nothing is sampled the megakernel leads by 12-66% (the book's
-    // final scene 1.7x, meshes 1.6x).
-    return frame.integrator == Integrator::NextEvent && samples_lights_;
+    // final scene 1.7x, meshes 1.6x). Adaptive sampling's short launches
+    // over the pixels still sampling leave the split kernels few paths in
+    // flight: interior.yaml took 1.6x the megakernel's time.
+    return frame.integrator == Integrator::NextEvent && samples_lights_ && !frame.sampling.adaptive();
 }
 
 PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) const {
