@@ -72,7 +72,11 @@ FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView
     const SurfaceInteraction si = surface_at(scene, ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     features.albedo = surface_albedo(scene, scene.materials[si.material], si);
     features.normal = si.normal;
-    features.depth = dot(si.point - frame.camera.center, camera_forward(frame.camera));
+    // Depth along the view axis; an equirectangular camera has none, so its
+    // depth is the distance from the camera.
+    features.depth = frame.camera.projection == Projection::Equirectangular
+                         ? length(si.point - frame.camera.center)
+                         : dot(si.point - frame.camera.center, camera_forward(frame.camera));
     return features;
 }
 

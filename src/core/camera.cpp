@@ -24,7 +24,10 @@ double radians(double degrees) { return degrees * M_PI / 180.0; }
 Camera make_camera(const CameraSettings& s, uint32_t image_width, uint32_t image_height) {
     const Vec3d center = to_double(s.lookfrom);
     const double h = std::tan(radians(s.vfov) / 2);
-    const double viewport_height = 2 * h * s.focus_dist;
+    const bool orthographic = s.projection == Projection::Orthographic;
+    // Orthographic: the view rectangle lies in the plane through lookfrom.
+    const double viewport_height = orthographic ? s.ortho_height : 2 * h * s.focus_dist;
+    const double plane_distance = orthographic ? 0.0 : s.focus_dist;
     const double viewport_width = viewport_height * (double(image_width) / image_height);
     const Vec3d w = unit(center - to_double(s.lookat));
     const Vec3d u = unit(cross(to_double(s.vup), w));
@@ -33,7 +36,7 @@ Camera make_camera(const CameraSettings& s, uint32_t image_width, uint32_t image
     const Vec3d viewport_v = -viewport_height * v;
     const Vec3d delta_u = (1.0 / image_width) * viewport_u;
     const Vec3d delta_v = (1.0 / image_height) * viewport_v;
-    const Vec3d upper_left = center - s.focus_dist * w - 0.5 * viewport_u - 0.5 * viewport_v;
+    const Vec3d upper_left = center - plane_distance * w - 0.5 * viewport_u - 0.5 * viewport_v;
     const double defocus_radius = s.focus_dist * std::tan(radians(s.defocus_angle / 2));
 
     Camera camera;
@@ -43,7 +46,13 @@ Camera make_camera(const CameraSettings& s, uint32_t image_width, uint32_t image
     camera.pixel_delta_v = to_float(delta_v);
     camera.defocus_disk_u = to_float(defocus_radius * u);
     camera.defocus_disk_v = to_float(defocus_radius * v);
-    camera.has_defocus = s.defocus_angle > 0;
+    camera.has_defocus = s.projection == Projection::Perspective && s.defocus_angle > 0;
+    camera.projection = s.projection;
+    camera.forward = to_float(-1.0 * w);
+    camera.right = to_float(u);
+    camera.up = to_float(v);
+    camera.width = float(image_width);
+    camera.height = float(image_height);
     return camera;
 }
 

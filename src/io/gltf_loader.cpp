@@ -529,19 +529,25 @@ private:
     void read_camera(int index, const Transform& world) {
         if (size_t(index) >= gltf_.cameras.size()) fail("/cameras/" + std::to_string(index), "does not exist");
         const tinygltf::Camera& camera = gltf_.cameras[size_t(index)];
-        if (camera.type != "perspective") {
-            warn("ignores orthographic cameras");
-            return;
-        }
-        const double yfov = camera.perspective.yfov;
-        if (!(yfov > 0 && yfov < M_PI))
-            fail("/cameras/" + std::to_string(index) + "/perspective/yfov", "must lie in (0, pi)");
+        const std::string pointer = "/cameras/" + std::to_string(index);
         ModelCamera result;
+        if (camera.type == "orthographic") {
+            // xmag and ymag: half the view's width and height.
+            const double xmag = camera.orthographic.xmag, ymag = camera.orthographic.ymag;
+            if (!(ymag > 0 && std::isfinite(ymag))) fail(pointer + "/orthographic/ymag", "must be positive");
+            if (!(xmag > 0 && std::isfinite(xmag))) fail(pointer + "/orthographic/xmag", "must be positive");
+            result.settings.projection = Projection::Orthographic;
+            result.settings.ortho_height = 2 * ymag;
+            result.aspect_ratio = xmag / ymag;
+        } else {
+            const double yfov = camera.perspective.yfov;
+            if (!(yfov > 0 && yfov < M_PI)) fail(pointer + "/perspective/yfov", "must lie in (0, pi)");
+            result.settings.vfov = yfov * 180.0 / M_PI;
+            result.aspect_ratio = camera.perspective.aspectRatio > 0 ? camera.perspective.aspectRatio : 0.0;
+        }
         result.settings.lookfrom = world.point(Vec3(0, 0, 0));
         result.settings.lookat = world.point(Vec3(0, 0, -1));
         result.settings.vup = world.vector(Vec3(0, 1, 0));
-        result.settings.vfov = yfov * 180.0 / M_PI;
-        result.aspect_ratio = camera.perspective.aspectRatio > 0 ? camera.perspective.aspectRatio : 0.0;
         if (!(length_squared(result.settings.lookat - result.settings.lookfrom) > 0) ||
             !(length_squared(cross(result.settings.lookat - result.settings.lookfrom, result.settings.vup)) > 0)) {
             warn("ignores a camera whose node transform is degenerate");

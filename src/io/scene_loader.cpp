@@ -169,7 +169,24 @@ public:
     }
 
     void load_camera(const Value& camera, CameraSettings& c) const {
-        require_map(camera, {"lookfrom", "lookat", "vup", "vfov", "defocus_angle", "focus_dist"});
+        require_map(camera,
+                    {"projection", "ortho_height", "lookfrom", "lookat", "vup", "vfov", "defocus_angle", "focus_dist"});
+        if (has(camera, "projection")) {
+            const std::string projection =
+                choice(child(camera, "projection"), {"perspective", "orthographic", "equirectangular"});
+            c.projection = projection == "orthographic"      ? Projection::Orthographic
+                           : projection == "equirectangular" ? Projection::Equirectangular
+                                                             : Projection::Perspective;
+        }
+        if (has(camera, "ortho_height")) {
+            if (c.projection != Projection::Orthographic) {
+                fail(child(camera, "ortho_height"),
+                     "applies only to an orthographic camera (projection: orthographic)");
+            }
+            c.ortho_height = size(child(camera, "ortho_height"));
+        }
+        // vfov, defocus_angle and focus_dist stay valid but unused on the
+        // other projections, so that --set camera.projection=... works on any scene.
         c.lookfrom = vector3(required(camera, "lookfrom"));
         c.lookat = vector3(required(camera, "lookat"));
         if (has(camera, "vup")) c.vup = vector3(child(camera, "vup"));

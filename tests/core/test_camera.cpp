@@ -1,6 +1,9 @@
 // The thin-lens camera: the image centre looks at lookat, the image edges span
 // vfov (and the matching horizontal angle), pixel samples stay inside their
 // pixel, and lens samples fill a disk of radius focus_dist * tan(angle / 2).
+// The orthographic camera's rays are parallel and start on a rectangle of
+// ortho_height; the equirectangular camera's directions, turned back into
+// longitude and latitude in double precision, land in their own pixel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -219,6 +222,84 @@ TEST(Camera, NarrowAndWideFieldsOfView) {
         const Vec3 top = upper_left + 100.0f * camera.pixel_delta_u;
         const Vec3 bottom = top + 100.0f * camera.pixel_delta_v;
         EXPECT_NEAR(angle_degrees(top - camera.center, bottom - camera.center), vfov, 1e-3 * std::max(1.0, vfov / 10));
+    }
+}
+
+// The camera frame of a settings (double precision): right, up, forward.
+void camera_frame(const CameraSettings& s, double right[3], double up[3], double forward[3]) {
+    const double f[3] = {double(s.lookat.x) - s.lookfrom.x, double(s.lookat.y) - s.lookfrom.y,
+                         double(s.lookat.z) - s.lookfrom.z};
+    const double fl = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (int i = 0; i < 3; ++i) forward[i] = f[i] / fl;
+    const double vup[3] = {s.vup.x, s.vup.y, s.vup.z};
+    // right = forward x vup, normalised; up = right x forward.
+    double r[3] = {forward[1] * vup[2] - forward[2] * vup[1], forward[2] * vup[0] - forward[0] * vup[2],
+                   forward[0] * vup[1] - forward[1] * vup[0]};
+    const double rl = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    for (int i = 0; i < 3; ++i) right[i] = r[i] / rl;
+    up[0] = right[1] * forward[2] - right[2] * forward[1];
+    up[1] = right[2] * forward[0] - right[0] * forward[2];
+    up[2] = right[0] * forward[1] - right[1] * forward[0];
+}
+
+double dot3(const double a[3], const Vec3& b) { return a[0] * b.x + a[1] * b.y + a[2] * b.z; }
+
+TEST(Camera, OrthographicRaysAreParallelAndStartOnTheViewRectangle) {
+    CameraSettings s = tilted_pinhole();
+    s.projection = Projection::Orthographic;
+    s.ortho_height = 3.0;
+    const uint32_t width = 40, height = 30;
+    const Camera camera = make_camera(s, width, height);
+    EXPECT_FALSE(camera.has_defocus);
+    double right[3], up[3], forward[3];
+    camera_frame(s, right, up, forward);
+    for (const auto& pixel : {std::pair<uint32_t, uint32_t>{0, 0}, {39, 29}, {17, 11}, {39, 0}}) {
+        for (uint32_t sample = 0; sample < 500; ++sample) {
+            PixelSampler sampler(SamplerKey{3, 0}, pixel.second * width + pixel.first, sample);
+            const Ray ray = camera.generate_ray(pixel.first, pixel.second, PixelFilter{}, sampler);
+            ASSERT_LT(angle_degrees(ray.direction, Vec3(float(forward[0]), float(forward[1]), float(forward[2]))),
+                      1e-3);
+            // The origin in the view plane's coordinates: inside its pixel of a
+            // 3 x 4 rectangle centred on lookfrom, in the plane through it.
+            const Vec3 offset = ray.origin - s.lookfrom;
+            ASSERT_NEAR(dot3(forward, offset), 0.0, 1e-5);
+            const double h = 3.0, w = h * width / height;
+            const double px = (dot3(right, offset) + 0.5 * w) / w * width;
+            const double py = (0.5 * h - dot3(up, offset)) / h * height;
+            ASSERT_GE(px, pixel.first - 1e-4);
+            ASSERT_LE(px, pixel.first + 1 + 1e-4);
+            ASSERT_GE(py, pixel.second - 1e-4);
+            ASSERT_LE(py, pixel.second + 1 + 1e-4);
+        }
+    }
+}
+
+TEST(Camera, EquirectangularDirectionsLandInTheirPixel) {
+    CameraSettings s = tilted_pinhole();
+    s.projection = Projection::Equirectangular;
+    const uint32_t width = 64, height = 32;
+    const Camera camera = make_camera(s, width, height);
+    double right[3], up[3], forward[3];
+    camera_frame(s, right, up, forward);
+    for (const auto& pixel : {std::pair<uint32_t, uint32_t>{0, 0}, {63, 31}, {31, 15}, {32, 16}, {16, 8}, {48, 0}}) {
+        for (uint32_t sample = 0; sample < 500; ++sample) {
+            PixelSampler sampler(SamplerKey{5, 0}, pixel.second * width + pixel.first, sample);
+            const Ray ray = camera.generate_ray(pixel.first, pixel.second, PixelFilter{}, sampler);
+            ASSERT_EQ(ray.origin.x, camera.center.x);
+            ASSERT_EQ(ray.origin.y, camera.center.y);
+            ASSERT_EQ(ray.origin.z, camera.center.z);
+            ASSERT_NEAR(double(length(ray.direction)), 1.0, 1e-5);
+            const double x = dot3(right, ray.direction), y = dot3(up, ray.direction), z = dot3(forward, ray.direction);
+            const double longitude = std::atan2(x, z), latitude = std::atan2(y, std::sqrt(x * x + z * z));
+            const double px = (longitude / (2 * M_PI) + 0.5) * width;
+            const double py = (0.5 - latitude / M_PI) * height;
+            // Within the pixel (the longitude wraps at the image's left and right edges).
+            const double wrapped = pixel.first == 0 && px > width - 1 ? px - width : px;
+            ASSERT_GE(wrapped, pixel.first - 1e-3) << pixel.first << "," << pixel.second;
+            ASSERT_LE(wrapped, pixel.first + 1 + 1e-3) << pixel.first << "," << pixel.second;
+            ASSERT_GE(py, pixel.second - 1e-3);
+            ASSERT_LE(py, pixel.second + 1 + 1e-3);
+        }
     }
 }
 

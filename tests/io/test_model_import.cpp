@@ -243,6 +243,30 @@ TEST(GltfImport, HierarchyInstancesCameraMaterialsAndLights) {
     expect_near(gold_roughness.color, Vec3(0, 0.3f, 1));
 }
 
+// An orthographic camera: its view height is twice ymag and its aspect
+// xmag / ymag; a magnification that is not positive names its place.
+TEST(GltfImport, OrthographicCameras) {
+    testing::TemporaryDirectory directory;
+    auto with_camera = [](const std::string& magnifications) {
+        GltfBuilder b;
+        const int positions = b.add_values(kSquare, kFloat, 4, "VEC3");
+        return b.json("\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": " + std::to_string(positions) +
+                      "}, \"mode\": 6}]}], \"cameras\": [{\"type\": \"orthographic\", \"orthographic\": {" +
+                      magnifications +
+                      ", \"znear\": 0.01, \"zfar\": 100}}], \"nodes\": [{\"mesh\": 0}, {\"camera\": 0, "
+                      "\"translation\": [0, 0, 5]}], \"scenes\": [{\"nodes\": [0, 1]}]");
+    };
+    const ModelData model = load_text(directory, "ortho.gltf", with_camera("\"xmag\": 2, \"ymag\": 1"));
+    ASSERT_TRUE(model.camera.has_value());
+    EXPECT_EQ(model.camera->settings.projection, Projection::Orthographic);
+    EXPECT_EQ(model.camera->settings.ortho_height, 2.0);
+    EXPECT_EQ(model.camera->aspect_ratio, 2.0);
+    expect_near(model.camera->settings.lookfrom, Vec3(0, 0, 5));
+    const std::string error = model_error(directory, "flat.gltf", with_camera("\"xmag\": 2, \"ymag\": 0"));
+    EXPECT_NE(error.find("/cameras/0/orthographic/ymag"), std::string::npos) << error;
+    EXPECT_NE(error.find("must be positive"), std::string::npos) << error;
+}
+
 TEST(GltfImport, HostileFilesGiveOneLineNamingThePlace) {
     testing::TemporaryDirectory directory;
     GltfBuilder b;

@@ -403,6 +403,32 @@ TEST(SceneLoaderErrors, DegenerateGeometryAndCamera) {
               "scene.yaml:10:8: camera.vup: vup must not be parallel to the view direction");
 }
 
+// The projections: each key of a camera applies to its projection only.
+TEST(SceneLoaderErrors, CameraProjections) {
+    EXPECT_EQ(load_error(with_inserted(7, "  projection: fisheye")),
+              "scene.yaml:8:15: camera.projection: unknown value 'fisheye' (expected perspective | orthographic | "
+              "equirectangular)");
+    EXPECT_EQ(load_error(with_inserted(7, "  ortho_height: 3")),
+              "scene.yaml:8:17: camera.ortho_height: applies only to an orthographic camera (projection: "
+              "orthographic)");
+    EXPECT_EQ(load_error(with_inserted(7, "  projection: orthographic\n  ortho_height: -3"))
+                  .rfind("scene.yaml:9:17: camera.ortho_height: ", 0),
+              0u);
+    const SceneDescription ortho = load(with_inserted(7, "  projection: orthographic\n  ortho_height: 3"));
+    EXPECT_EQ(ortho.settings.camera.projection, Projection::Orthographic);
+    EXPECT_EQ(ortho.settings.camera.ortho_height, 3.0);
+    EXPECT_EQ(load(with_inserted(7, "  projection: equirectangular")).settings.camera.projection,
+              Projection::Equirectangular);
+    EXPECT_EQ(load(kBaseScene).settings.camera.projection, Projection::Perspective);
+    // The perspective camera's keys stay valid on the others (a scene's
+    // projection switched with --set keeps its other keys), and are still checked.
+    EXPECT_EQ(load(with_inserted(7, "  projection: equirectangular\n  vfov: 40")).settings.camera.projection,
+              Projection::Equirectangular);
+    EXPECT_EQ(load_error(with_inserted(7, "  projection: orthographic\n  vfov: 400"))
+                  .rfind("scene.yaml:9:9: camera.vfov: ", 0),
+              0u);
+}
+
 // ---- names and types ------------------------------------------------------------------
 
 TEST(SceneLoaderErrors, UnknownMaterialNamesAndTypes) {
