@@ -25,6 +25,10 @@ struct Texture {
     // Image: (u, v) outside [0, 1] repeat the image (glTF's default) instead
     // of clamping to its edge (the book's).
     uint32_t repeat = 0;
+    // Image: (u, v) mapped by an affine transform before the lookup (glTF's
+    // KHR_texture_transform): u' = m[0] u + m[1] v + m[4], v' = m[2] u + m[3] v + m[5].
+    uint32_t transformed = 0;
+    float uv_transform[6] = {1, 0, 0, 1, 0, 0};
 };
 
 // No texture: a Principled material's emission_texture when it does not emit.
@@ -111,7 +115,12 @@ FARMRT_CPU_GPU FARMRT_INLINE int cell_parity(float x) {
 FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, const float* texture_pixels,
                                                     uint32_t index, const SurfaceInteraction& si) {
     const Texture& texture = textures[index];
-    if (texture.type == TextureType::Image) return lookup_image(texture, texture_pixels, si.u, si.v);
+    if (texture.type == TextureType::Image) {
+        if (texture.transformed == 0) return lookup_image(texture, texture_pixels, si.u, si.v);
+        const float* m = texture.uv_transform;
+        return lookup_image(texture, texture_pixels, m[0] * si.u + m[1] * si.v + m[4],
+                            m[2] * si.u + m[3] * si.v + m[5]);
+    }
     if (texture.type == TextureType::Checker) {
         // The book's solid 3-D checker: even where the sum of the three cell
         // numbers is even, i.e. where their parities cancel.

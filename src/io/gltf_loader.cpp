@@ -25,11 +25,25 @@
 namespace farmrt {
 namespace {
 
+// A texture reference's KHR_texture_transform, as Texture::uv_transform
+// maps farmrt's (u, v) (v up: 1 - glTF's v). glTF's transform is
+// T(offset) R(rotation) S(scale) on its own (u, v): u' = a u + b v + ox,
+// v' = c u + d v + oy with a = cos sx, b = sin sy, c = -sin sx, d = cos sy;
+// in farmrt's v it becomes u' = a u - b v + (b + ox), v' = -c u + d v + (1 - d - oy).
+struct UvTransform {
+    bool set = false;
+    float m[6] = {1, 0, 0, 1, 0, 0};
+    bool operator<(const UvTransform& o) const {
+        return std::make_pair(set, std::vector<float>(m, m + 6)) <
+               std::make_pair(o.set, std::vector<float>(o.m, o.m + 6));
+    }
+};
+
 // What farmrt reads of each extension; anything else a file requires is an
 // error, anything else it only uses is a warning.
-const std::set<std::string> kSupportedExtensions = {"KHR_materials_transmission", "KHR_materials_ior",
+const std::set<std::string> kSupportedExtensions = {"KHR_materials_transmission",      "KHR_materials_ior",
                                                     "KHR_materials_emissive_strength", "KHR_lights_punctual",
-                                                    "KHR_mesh_quantization"};
+                                                    "KHR_mesh_quantization",           "KHR_texture_transform"};
 
 // JSON nested deeper than this is refused before tinygltf parses it: its
 // parser and the tree it builds recurse once per level, and 20,000 levels
@@ -153,7 +167,6 @@ private:
                 fail("/extensionsRequired", "requires extension " + name + ", which farmrt does not support");
         }
         for (const std::string& name : gltf_.extensionsUsed) {
-            if (name == "KHR_texture_transform") continue;  // an error where a texture uses it
             if (!kSupportedExtensions.count(name)) warn("ignores optional extension " + name);
         }
     }
@@ -295,24 +308,57 @@ private:
 
     // ---- materials and textures ----------------------------------------------------------------------
 
-    void check_texture_info(const tinygltf::ExtensionMap& extensions, int tex_coord, const std::string& pointer) {
-        if (extensions.count("KHR_texture_transform")) {
-            fail(pointer, "uses extension KHR_texture_transform, which farmrt does not support");
+    UvTransform texture_info(const tinygltf::ExtensionMap& extensions, int tex_coord, const std::string& pointer) {
+        UvTransform result;
+        const auto found = extensions.find("KHR_texture_transform");
+        if (found != extensions.end()) {
+            const tinygltf::Value& t = found->second;
+            const std::string at = pointer + "/extensions/KHR_texture_transform";
+            auto pair = [&](const char* key, double fallback, double values[2]) {
+                values[0] = values[1] = fallback;
+                if (!t.IsObject() || !t.Has(key)) return;
+                const tinygltf::Value& v = t.Get(key);
+                if (!v.IsArray() || v.ArrayLen() != 2 || !v.Get(0).IsNumber() || !v.Get(1).IsNumber())
+                    fail(at + "/" + key, "expected two numbers");
+                values[0] = v.Get(0).GetNumberAsDouble();
+                values[1] = v.Get(1).GetNumberAsDouble();
+            };
+            double offset[2], scale[2];
+            pair("offset", 0.0, offset);
+            pair("scale", 1.0, scale);
+            double rotation = 0;
+            if (t.IsObject() && t.Has("rotation")) {
+                if (!t.Get("rotation").IsNumber()) fail(at + "/rotation", "expected a number");
+                rotation = t.Get("rotation").GetNumberAsDouble();
+            }
+            for (double v : {offset[0], offset[1], scale[0], scale[1], rotation}) {
+                if (!std::isfinite(v) || std::fabs(v) > 1e9) fail(at, "a value is not finite or exceeds 1e9");
+            }
+            if (t.IsObject() && t.Has("texCoord") && t.Get("texCoord").IsNumber()) {
+                tex_coord = int(t.Get("texCoord").GetNumberAsDouble());
+            }
+            const double a = std::cos(rotation) * scale[0], b = std::sin(rotation) * scale[1];
+            const double c = -std::sin(rotation) * scale[0], d = std::cos(rotation) * scale[1];
+            const double m[6] = {a, -b, -c, d, b + offset[0], 1 - d - offset[1]};
+            result.set = true;
+            for (int i = 0; i < 6; ++i) result.m[i] = float(m[i]);
         }
         if (tex_coord != 0)
             warn(pointer + " reads TEXCOORD_" + std::to_string(tex_coord) + "; farmrt reads TEXCOORD_0");
+        return result;
     }
 
     // A texture of `factor` times the image (channels r, g, b), sRGB-decoded
     // for colours; a constant of `factor` where there is no image.
-    uint32_t texture(int texture_index, bool srgb, const Color& factor, const std::string& pointer) {
+    uint32_t texture(int texture_index, bool srgb, const Color& factor, const std::string& pointer,
+                     const UvTransform& transform = UvTransform()) {
         if (texture_index < 0) return model_.add_constant(factor);
         if (size_t(texture_index) >= gltf_.textures.size()) fail(pointer, "refers to a missing texture");
         const tinygltf::Texture& t = gltf_.textures[size_t(texture_index)];
         const std::string texture_pointer = "/textures/" + std::to_string(texture_index);
         if (t.source < 0 || size_t(t.source) >= gltf_.images.size())
             fail(texture_pointer, "has no image farmrt can read");
-        const auto key = std::make_tuple(t.source, srgb, factor.x, factor.y, factor.z);
+        const auto key = std::make_tuple(t.source, srgb, factor.x, factor.y, factor.z, transform);
         const auto cached = texture_cache_.find(key);
         if (cached != texture_cache_.end()) return cached->second;
         const tinygltf::Image& image = gltf_.images[size_t(t.source)];
@@ -338,6 +384,8 @@ private:
             }
         }
         result.repeat = repeat ? 1u : 0u;
+        result.transformed = transform.set ? 1u : 0u;
+        for (int i = 0; i < 6; ++i) result.uv_transform[i] = transform.m[i];
         const size_t texels = size_t(image.width) * size_t(image.height);
         model_.texture_pixels.reserve(model_.texture_pixels.size() + 3 * texels);
         const float scale = image.bits == 16 ? 1.0f / 65535.0f : 1.0f / 255.0f;
@@ -374,15 +422,15 @@ private:
         }
         Material result;
         result.type = MaterialType::Principled;
-        check_texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord,
-                           pointer + "/pbrMetallicRoughness/baseColorTexture");
+        const std::string base_pointer = pointer + "/pbrMetallicRoughness/baseColorTexture";
         result.albedo_texture =
-            texture(pbr.baseColorTexture.index, true, base, pointer + "/pbrMetallicRoughness/baseColorTexture");
-        check_texture_info(pbr.metallicRoughnessTexture.extensions, pbr.metallicRoughnessTexture.texCoord,
-                           pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
+            texture(pbr.baseColorTexture.index, true, base, base_pointer,
+                    texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord, base_pointer));
+        const std::string roughness_pointer = pointer + "/pbrMetallicRoughness/metallicRoughnessTexture";
         result.metallic_roughness_texture =
-            texture(pbr.metallicRoughnessTexture.index, false, Color(0.0f, roughness, metallic),
-                    pointer + "/pbrMetallicRoughness/metallicRoughnessTexture");
+            texture(pbr.metallicRoughnessTexture.index, false, Color(0.0f, roughness, metallic), roughness_pointer,
+                    texture_info(pbr.metallicRoughnessTexture.extensions, pbr.metallicRoughnessTexture.texCoord,
+                                 roughness_pointer));
         Color emissive(0.0f);
         for (int c = 0; c < 3 && size_t(c) < m.emissiveFactor.size(); ++c)
             emissive[c] = float(m.emissiveFactor[size_t(c)]);
@@ -398,8 +446,9 @@ private:
         }
         result.emission_texture = kNoTexture;
         if (emissive.x > 0.0f || emissive.y > 0.0f || emissive.z > 0.0f) {
-            check_texture_info(m.emissiveTexture.extensions, m.emissiveTexture.texCoord, pointer + "/emissiveTexture");
-            result.emission_texture = texture(m.emissiveTexture.index, true, emissive, pointer + "/emissiveTexture");
+            result.emission_texture = texture(
+                m.emissiveTexture.index, true, emissive, pointer + "/emissiveTexture",
+                texture_info(m.emissiveTexture.extensions, m.emissiveTexture.texCoord, pointer + "/emissiveTexture"));
         }
         if (const tinygltf::Value* transmission = extension("KHR_materials_transmission")) {
             result.transmission = float(number_in(*transmission, "transmissionFactor", 0.0));
@@ -596,7 +645,7 @@ private:
     std::vector<int> mesh_of_gltf_mesh_;
     int default_material_ = -1;
     uint64_t triangle_budget_ = kMinTriangleBudget, triangles_made_ = 0, nodes_visited_ = 0;
-    std::map<std::tuple<int, bool, float, float, float>, uint32_t> texture_cache_;
+    std::map<std::tuple<int, bool, float, float, float, UvTransform>, uint32_t> texture_cache_;
     std::set<std::string> warned_;
 };
 

@@ -338,34 +338,70 @@ TEST(GltfImport, HostileFilesGiveOneLineNamingThePlace) {
     }
 }
 
-TEST(GltfImport, UnsupportedTextureTransformIsAnError) {
+// KHR_texture_transform: the transformed texture, at farmrt's (u, v), is the
+// plain texture at the coordinates the glTF specification gives (offset,
+// rotation, scale applied to glTF's (u, v), whose v runs down), computed in
+// double; the same image with and without a transform is two textures; a
+// malformed transform names its place.
+TEST(GltfImport, TextureTransformMapsCoordinatesAsTheSpecificationSays) {
     testing::TemporaryDirectory directory;
     GltfBuilder b;
     const int positions = b.add_values(kSquare, kFloat, 4, "VEC3");
-    // A 1 x 1 PNG, embedded.
+    // A 2 x 2 PNG (red, green / blue, yellow), embedded.
     const std::string png =
-        "data:image/"
-        "png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
-    const std::string body =
-        "\"materials\": [{\"pbrMetallicRoughness\": {\"baseColorTexture\": {\"index\": 0, \"extensions\": "
-        "{\"KHR_texture_transform\": {\"scale\": [2, 2]}}}}}], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": "
-        "\"" +
-        png +
-        "\"}], \"extensionsUsed\": [\"KHR_texture_transform\"], \"meshes\": [{\"primitives\": [{\"attributes\": "
-        "{\"POSITION\": " +
-        std::to_string(positions) + "}, \"material\": 0, \"mode\": 6}]}], \"nodes\": [{\"mesh\": 0}]";
-    EXPECT_EQ(model_error(directory, "t.gltf", b.json(body)),
-              "t.gltf: /materials/0/pbrMetallicRoughness/baseColorTexture: uses extension KHR_texture_transform, which "
-              "farmrt does not support");
-    // Without the transform the texture decodes: one texel, sRGB-decoded, times the factor.
-    std::string plain = body;
-    plain.replace(plain.find(", \"extensions\": {\"KHR_texture_transform\": {\"scale\": [2, 2]}}"),
-                  std::string(", \"extensions\": {\"KHR_texture_transform\": {\"scale\": [2, 2]}}").size(), "");
-    const ModelData model = load_text(directory, "t.gltf", b.json(plain));
-    const Texture& texture = model.textures[model.materials[0].albedo_texture];
-    EXPECT_EQ(texture.type, TextureType::Image);
-    EXPECT_EQ(texture.image_width, 1u);
-    EXPECT_EQ(texture.repeat, 1u);
+        "data:image/png;base64,"
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAAMIM////ZwAAHu8E/KPItPcAAAAASUVORK5CYII=";
+    auto with_transform = [&](const std::string& transform) {
+        return b.json(
+            "\"materials\": [{\"pbrMetallicRoughness\": {\"baseColorTexture\": {\"index\": 0, \"extensions\": "
+            "{\"KHR_texture_transform\": " +
+            transform +
+            "}}}}, {\"pbrMetallicRoughness\": {\"baseColorTexture\": {\"index\": 0}}}], \"textures\": [{\"source\": "
+            "0}], \"images\": [{\"uri\": \"" +
+            png +
+            "\"}], \"extensionsUsed\": [\"KHR_texture_transform\"], \"meshes\": [{\"primitives\": [{\"attributes\": "
+            "{\"POSITION\": " +
+            std::to_string(positions) + "}, \"material\": 0, \"mode\": 6}, {\"attributes\": {\"POSITION\": " +
+            std::to_string(positions) + "}, \"material\": 1, \"mode\": 6}]}], \"nodes\": [{\"mesh\": 0}]");
+    };
+    const double offset[2] = {0.25, -0.1}, rotation = 0.3, scale[2] = {2.0, 0.5};
+    const ModelData model = load_text(
+        directory, "t.gltf", with_transform("{\"offset\": [0.25, -0.1], \"rotation\": 0.3, \"scale\": [2, 0.5]}"));
+    ASSERT_EQ(model.materials.size(), 2u);
+    const uint32_t transformed = model.materials[0].albedo_texture, plain = model.materials[1].albedo_texture;
+    ASSERT_NE(transformed, plain);
+    EXPECT_EQ(model.textures[transformed].transformed, 1u);
+    EXPECT_EQ(model.textures[plain].transformed, 0u);
+    int compared = 0;
+    for (int i = 0; i < 400; ++i) {
+        const double u = (i % 20 + 0.37) / 20.0, v = (i / 20 + 0.61) / 20.0;
+        // The specification's mapping, in glTF's (u, v), then back to farmrt's.
+        const double gu = u, gv = 1.0 - v;
+        const double su = scale[0] * gu, sv = scale[1] * gv;
+        const double tu = std::cos(rotation) * su + std::sin(rotation) * sv + offset[0];
+        const double tv = -std::sin(rotation) * su + std::cos(rotation) * sv + offset[1];
+        const double mu = tu, mv = 1.0 - tv;
+        // Away from the repeat's seams, where the lookup jumps between edges.
+        const double fu = mu - std::floor(mu), fv = mv - std::floor(mv);
+        if (fu < 1e-3 || fu > 1 - 1e-3 || fv < 1e-3 || fv > 1 - 1e-3) continue;
+        SurfaceInteraction at;
+        at.u = float(u);
+        at.v = float(v);
+        SurfaceInteraction mapped;
+        mapped.u = float(mu);
+        mapped.v = float(mv);
+        const Color got = evaluate_texture(model.textures.data(), model.texture_pixels.data(), transformed, at);
+        const Color want = evaluate_texture(model.textures.data(), model.texture_pixels.data(), plain, mapped);
+        for (int c = 0; c < 3; ++c) ASSERT_NEAR(got[c], want[c], 2e-4) << "u " << u << " v " << v << " channel " << c;
+        ++compared;
+    }
+    EXPECT_GT(compared, 300);
+    EXPECT_EQ(model_error(directory, "bad.gltf", with_transform("{\"offset\": [1]}")),
+              "bad.gltf: /materials/0/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset: "
+              "expected two numbers");
+    EXPECT_EQ(model_error(directory, "big.gltf", with_transform("{\"scale\": [1e30, 1]}")),
+              "big.gltf: /materials/0/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform: a value "
+              "is not finite or exceeds 1e9");
 }
 
 // ---- OBJ with MTL ------------------------------------------------------------------------------------
