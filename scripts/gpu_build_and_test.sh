@@ -109,7 +109,7 @@ same_bytes() {
 step cli_cuda_equals_cpu same_bytes
 
 # Both GPU integrators (megakernel, split kernels) give the CPU's bytes on
-# every config, and with adaptive sampling.
+# every config, with every camera projection, and with adaptive sampling.
 integrators_equal_cpu() {
   cd "$root" || return 1
   local config name integrator
@@ -120,6 +120,18 @@ integrators_equal_cpu() {
       FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet \
         --backend cuda -o "$build/every_$integrator.pfm" || return 1
       cmp "$build/every_cpu.pfm" "$build/every_$integrator.pfm" || { echo "$name $integrator differs"; return 1; }
+    done
+  done
+  # The orthographic and equirectangular cameras.
+  local projection
+  for projection in orthographic equirectangular; do
+    for name in spheres cornell models textured; do
+      local view=(configs/$name.yaml --width 120 --height 68 --spp 8 --quiet --set camera.projection=$projection)
+      "$build/farmrt" "${view[@]}" --backend cpu -o "$build/view_cpu.pfm" || return 1
+      for integrator in megakernel split; do
+        FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "${view[@]}" --backend cuda -o "$build/view_gpu.pfm" || return 1
+        cmp "$build/view_cpu.pfm" "$build/view_gpu.pfm" || { echo "$name $projection $integrator differs"; return 1; }
+      done
     done
   done
   local args=(configs/interior.yaml --width 240 --height 135 --spp 160 --min-spp 8 --noise-threshold 0.02 --quiet
