@@ -457,9 +457,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                   "launching the sample sums");
         }
         if (samples_done && split) {
-            // The split kernels' paths are traced when trace() returns: the
-            // host counts them itself (a host function queued in the stream
-            // was seen to run only once the band's last launch was queued).
+            // The host waited for the split kernels' paths (trace()), so it
+            // counts them itself, sooner than a host function queued behind the sums.
             samples_done->fetch_add(uint64_t(pixel_count) * (band.sample_end - band.sample_begin),
                                     std::memory_order_relaxed);
         } else if (samples_done) {

@@ -1,7 +1,9 @@
 // The CUDA backend: the scene and BVH uploaded once as flat device arrays,
-// bands rendered by the path kernel into device sums, two bands in flight on
-// two streams so that one band's copy back (into pinned memory) overlaps the
-// next band's kernel.
+// bands rendered into device sums by the megakernel (path_kernel.h) or the
+// split kernels (wavefront.h), chosen per frame (traces_split), two bands in
+// flight on two streams so that one band's copy back (into pinned memory)
+// overlaps the next band's kernels. On the split kernels submit() returns
+// once the band's paths are traced (the host reads how many are left).
 #pragma once
 
 #include <cuda_runtime_api.h>
