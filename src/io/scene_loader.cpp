@@ -170,7 +170,7 @@ public:
 
     void load_camera(const Value& camera, CameraSettings& c) const {
         require_map(camera,
-                    {"projection", "ortho_height", "lookfrom", "lookat", "vup", "vfov", "defocus_angle", "focus_dist"});
+                    {"lookfrom", "lookat", "vup", "vfov", "defocus_angle", "focus_dist", "projection", "ortho_height"});
         if (has(camera, "projection")) {
             const std::string projection =
                 choice(child(camera, "projection"), {"perspective", "orthographic", "equirectangular"});

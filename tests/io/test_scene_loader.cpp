@@ -183,7 +183,7 @@ TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
               "material, transform)");
     EXPECT_EQ(load_error(with_inserted(9, "  vfvo: 30")),
               "scene.yaml:10:3: camera.vfvo: unknown key (expected one of: lookfrom, lookat, vup, vfov, "
-              "defocus_angle, focus_dist)");
+              "defocus_angle, focus_dist, projection, ortho_height)");
     EXPECT_EQ(load_error(with_inserted(4, "  encodng: srgb")),
               "scene.yaml:5:3: image.encodng: unknown key (expected one of: width, height, output, encoding, "
               "data_type, aovs, exposure, view_transform, filter, filter_width)");
@@ -561,7 +561,7 @@ TEST(SceneOverrides, BadValuesAreNamedByTheOverride) {
               "--set objects[0].radius=-1: objects[0].radius: must be > 0, got -1");
     EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfvo=30"})),
               "--set camera.vfvo=30: camera.vfvo: unknown key (expected one of: lookfrom, lookat, vup, vfov, "
-              "defocus_angle, focus_dist)");
+              "defocus_angle, focus_dist, projection, ortho_height)");
     EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfov=wide"})),
               "--set camera.vfov=wide: camera.vfov: expected a number, got 'wide'");
     EXPECT_EQ(load_error(kBaseScene, sets({"objects[0]={type: sphere, radius: 1, material: red}"})),
