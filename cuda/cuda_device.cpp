@@ -51,4 +51,16 @@ void throw_cuda_error(cudaError_t error, const char* what, int device) {
                       cudaGetErrorString(error) + " (" + cudaGetErrorName(error) + ")");
 }
 
+void* allocate_device_memory(size_t bytes, int device, const std::string& need, const char* hint) {
+    void* pointer = nullptr;
+    const cudaError_t error = cudaMalloc(&pointer, bytes);
+    if (error == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw RenderError("out of GPU memory on cuda:" + std::to_string(device) + ": " + need + " " +
+                          std::to_string(bytes >> 20) + " MiB" + hint);
+    }
+    check_cuda(error, "allocating device memory", device);
+    return pointer;
+}
+
 }  // namespace farmrt

@@ -22,6 +22,11 @@ std::string gpu_description(int device);
 // Throws RenderError "CUDA error while <what> on cuda:<device>: <message> (<code name>)".
 void throw_cuda_error(cudaError_t error, const char* what, int device);
 
+// cudaMalloc of `bytes`; out of memory throws RenderError "out of GPU memory
+// on cuda:<device>: <need> <MiB> MiB<hint>" (`need` says what needs it, verb
+// included), any other failure as check_cuda.
+void* allocate_device_memory(size_t bytes, int device, const std::string& need, const char* hint = "");
+
 inline void check_cuda(cudaError_t error, const char* what, int device) {
     if (error != cudaSuccess) throw_cuda_error(error, what, device);
 }

@@ -139,10 +139,11 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         (void)cudaGetLastError();
     }
     check(cudaFree(nullptr), "creating the context");
+    const bool split_by_default = traces_split(FrameSettings{});
     description_ = gpu_description(device_) + (options_.fast_math ? ", fast math" : ", exact math") +
                    (fast_math_declined ? " (fast math declined: the scene has triangles)" : "") +
-                   (traces_split(FrameSettings{}) ? ", split kernels" : ", megakernel");
-    if (options_.integrator == GpuTuning::Integrator::Auto && traces_split(FrameSettings{})) {
+                   (split_by_default ? ", split kernels" : ", megakernel");
+    if (options_.integrator == GpuTuning::Integrator::Auto && split_by_default) {
         description_ += " (megakernel for the book's estimator and adaptive sampling)";
     }
 
@@ -280,15 +281,8 @@ CudaRenderer::~CudaRenderer() {
 template <typename T>
 T* CudaRenderer::upload(const T* data, size_t count, const char* what) {
     if (count == 0) return nullptr;
-    void* pointer = nullptr;
     const size_t bytes = count * sizeof(T);
-    const cudaError_t error = cudaMalloc(&pointer, bytes);
-    if (error == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": " + what + " need " +
-                          std::to_string(bytes >> 20) + " MiB");
-    }
-    check(error, "allocating scene memory");
+    void* pointer = allocate_device_memory(bytes, device_, std::string(what) + " need");
     allocations_.push_back(pointer);
     check(cudaMemcpy(pointer, data, bytes, cudaMemcpyHostToDevice), "uploading the scene");
     return static_cast<T*>(pointer);
@@ -304,13 +298,7 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
     slot.active_pixels = nullptr;
     slot.capacity = 0;
     const size_t bytes = floats * sizeof(float);
-    const cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&slot.device_sums), bytes);
-    if (error == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": a band's sums need " +
-                          std::to_string(bytes >> 20) + " MiB");
-    }
-    check(error, "allocating a band buffer");
+    slot.device_sums = static_cast<float*>(allocate_device_memory(bytes, device_, "a band's sums need"));
     check(cudaMallocHost(reinterpret_cast<void**>(&slot.pinned_sums), bytes), "allocating pinned host memory");
     // A pixel list as long as the band (a record is at least 3 floats).
     check(cudaMalloc(reinterpret_cast<void**>(&slot.active_pixels), (floats / kColorFloats + 1) * sizeof(uint32_t)),
@@ -323,14 +311,8 @@ void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
     check(cudaFree(slot.radiance), "freeing a radiance buffer");
     slot.radiance = nullptr;
     slot.radiance_capacity = 0;
-    const size_t bytes = floats * sizeof(float);
-    const cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&slot.radiance), bytes);
-    if (error == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": a band's sample radiance needs " +
-                          std::to_string(bytes >> 20) + " MiB");
-    }
-    check(error, "allocating a radiance buffer");
+    slot.radiance = static_cast<float*>(
+        allocate_device_memory(floats * sizeof(float), device_, "a band's sample radiance needs"));
     slot.radiance_capacity = floats;
 }
 
@@ -339,7 +321,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     check(cudaSetDevice(device_), "selecting the device");
     // The split kernels' pool, made by the first frame that runs on them
     // (before any slot is taken: a failure leaves the renderer as it was).
-    if (traces_split(frame) && !split_) {
+    const bool split = traces_split(frame);
+    if (split && !split_) {
         split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size);
     }
     Slot& slot = slots_[next_slot_];
@@ -410,7 +393,6 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
             band.chunk_samples = uint32_t(std::max(1, options_.adaptive_chunk_samples));
         }
     }
-    const bool split = traces_split(frame);
     if (split) band.chunk_samples = 1;
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;

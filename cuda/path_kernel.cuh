@@ -80,12 +80,19 @@ __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const Band
     return work.sample < work.sample_end;
 }
 
+// The random numbers of sample `sample` of the band's pixel `pixel`.
+__device__ __forceinline__ PixelSampler band_pixel_sampler(const FrameSettings& frame, const BandLaunch& band,
+                                                          uint32_t pixel, uint32_t sample) {
+    const uint32_t x = pixel % frame.width, y = band.row_begin + pixel / frame.width;
+    return PixelSampler(frame.key, y * frame.width + x, sample);
+}
+
 // The first path of the run's current sample.
 template <bool kNaiveOnly>
 __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, const BandLaunch& band,
                                                   const PixelWork& work, PixelSampler& sampler) {
     const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
-    sampler = PixelSampler(frame.key, y * frame.width + x, work.sample);
+    sampler = band_pixel_sampler(frame, band, work.pixel, work.sample);
     float filter_weight;
     const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weight);
     return start_path(ray, kNaiveOnly ? Integrator::Naive : frame.integrator, filter_weight);

@@ -118,8 +118,7 @@ __global__ void wavefront_shade(const SceneView scene, const FrameSettings frame
             const WavefrontSlot work = pool.slots[slot];
             const WavefrontHit record = pool.hits[slot];
             PathState path = pool.paths[slot];
-            const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
-            PixelSampler sampler(frame.key, y * frame.width + x, work.sample);
+            PixelSampler sampler = band_pixel_sampler(frame, band, work.pixel, work.sample);
             DeferredShadow shadow;
             const bool going =
                 continue_path_deferring_shadow(scene, path, sampler, record.found != 0, record.hit, shadow, pending);

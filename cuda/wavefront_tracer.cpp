@@ -27,15 +27,8 @@ void WavefrontTracer::check(cudaError_t error, const char* what) const { check_c
 
 template <typename T>
 T* WavefrontTracer::allocate(size_t count, const char* what) {
-    void* pointer = nullptr;
-    const size_t bytes = count * sizeof(T);
-    const cudaError_t error = cudaMalloc(&pointer, bytes);
-    if (error == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw RenderError("out of GPU memory on cuda:" + std::to_string(device_) + ": the split kernels' " + what +
-                          " need " + std::to_string(bytes >> 20) + " MiB (FARMRT_CUDA_PATHS sets fewer paths)");
-    }
-    check(error, "allocating the split kernels' paths");
+    void* pointer = allocate_device_memory(count * sizeof(T), device_, std::string("the split kernels' ") + what + " need",
+                                           " (FARMRT_CUDA_PATHS sets fewer paths)");
     for (void*& slot : allocations_) {
         if (slot == nullptr) {
             slot = pointer;

@@ -7,6 +7,7 @@
 #include <tiny_gltf.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -32,11 +33,8 @@ namespace {
 // in farmrt's v it becomes u' = a u - b v + (b + ox), v' = -c u + d v + (1 - d - oy).
 struct UvTransform {
     bool set = false;
-    float m[6] = {1, 0, 0, 1, 0, 0};
-    bool operator<(const UvTransform& o) const {
-        return std::make_pair(set, std::vector<float>(m, m + 6)) <
-               std::make_pair(o.set, std::vector<float>(o.m, o.m + 6));
-    }
+    std::array<float, 6> m = {1, 0, 0, 1, 0, 0};
+    bool operator<(const UvTransform& o) const { return std::tie(set, m) < std::tie(o.set, o.m); }
 };
 
 // What farmrt reads of each extension; anything else a file requires is an
