@@ -161,6 +161,8 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     device_scene_.spheres = upload(scene.spheres, scene.sphere_count, "spheres");
     device_scene_.quads = upload(scene.quads, scene.quad_count, "quads");
     device_scene_.triangles = upload(scene.triangles, scene.triangle_count, "triangles");
+    device_scene_.triangle_attributes =
+        upload(scene.triangle_attributes, scene.triangle_attributes_count, "triangle attributes");
     device_scene_.materials = upload(scene.materials, scene.material_count, "materials");
     device_scene_.textures = upload(scene.textures, scene.texture_count, "textures");
     device_scene_.texture_pixels = upload(scene.texture_pixels, size_t(scene.texture_pixel_count), "texture texels");
@@ -311,8 +313,8 @@ void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
     check(cudaFree(slot.radiance), "freeing a radiance buffer");
     slot.radiance = nullptr;
     slot.radiance_capacity = 0;
-    slot.radiance = static_cast<float*>(
-        allocate_device_memory(floats * sizeof(float), device_, "a band's sample radiance needs"));
+    slot.radiance =
+        static_cast<float*>(allocate_device_memory(floats * sizeof(float), device_, "a band's sample radiance needs"));
     slot.radiance_capacity = floats;
 }
 

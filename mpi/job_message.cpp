@@ -15,6 +15,7 @@ struct SceneLayout {
     std::vector<Sphere> spheres;
     std::vector<Quad> quads;
     std::vector<Triangle> triangles;
+    std::vector<TriangleAttributes> triangle_attributes;
     std::vector<Material> materials;
     std::vector<Texture> textures;
     std::vector<float> texture_pixels;
@@ -160,6 +161,7 @@ void visit_job(Stream& s, Job& job) {
     s.array(scene.spheres);
     s.array(scene.quads);
     s.array(scene.triangles);
+    s.array(scene.triangle_attributes);
     s.array(scene.materials);
     s.array(scene.textures);
     s.array(scene.texture_pixels);

@@ -10,6 +10,13 @@
       and KHR_materials_ior, a plastic), a KHR_lights_punctual spot light and
       a perspective camera; the plastic box's mesh is placed twice.
 
+  configs/models/tiles.gltf  a floor of tiles: a grid mesh with vertex
+      colours (COLOR_0, a gradient) under a material whose normal map
+      (an embedded PNG) raises a rounded bump on every tile; the file gives
+      no TANGENT, so the renderer makes its own;
+  configs/models/colored_ball.ply  a sphere (a subdivided octahedron) whose
+      vertices carry 8-bit colours, as scanners write them.
+
   scripts/generate/models.py [OUTPUT_DIR]   (default: configs/models)
 """
 import base64
@@ -18,6 +25,7 @@ import math
 import os
 import struct
 import sys
+import zlib
 
 
 def cornell_box(directory):
@@ -190,11 +198,147 @@ def shapes_gltf(directory):
         out.write("\n")
 
 
+def png_rgb(width, height, pixels):
+    """An 8-bit RGB PNG of rows of (r, g, b) tuples."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\0" + bytes(c for pixel in row for c in pixel) for row in pixels)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def tiles_gltf(directory):
+    # A normal map of one rounded bump per 32 x 32 texels (a quarter sphere's
+    # slope at its rim): +x right, +y up in the image, as glTF's maps are.
+    size, cell = 64, 32
+    rows = []
+    for row in range(size):
+        line = []
+        for column in range(size):
+            x = ((column % cell) + 0.5) / cell * 2 - 1
+            y = -(((row % cell) + 0.5) / cell * 2 - 1)  # up in the image
+            r = math.hypot(x, y)
+            if r < 0.8:
+                slope = 0.9 * r / 0.8
+                nx, ny = x / r * slope if r > 0 else 0.0, y / r * slope if r > 0 else 0.0
+            else:
+                nx, ny = 0.0, 0.0
+            nz = math.sqrt(max(0.0, 1 - nx * nx - ny * ny))
+            line.append(tuple(int(round((c * 0.5 + 0.5) * 255)) for c in (nx, ny, nz)))
+        rows.append(line)
+    png = png_rgb(size, size, rows)
+    # A 4 x 4 m floor in y = 0 as a 9 x 9 grid of vertices, (u, v) repeating
+    # the map twice per metre, colours a gradient from warm to cool.
+    n = 9
+    positions, normals, uvs, colors, indices = [], [], [], [], []
+    for j in range(n):
+        for i in range(n):
+            s, t = i / (n - 1), j / (n - 1)
+            positions.append([-2 + 4 * s, 0.0, 2 - 4 * t])
+            normals.append([0.0, 1.0, 0.0])
+            uvs.append([4 * s, 4 * t])
+            colors.append([0.9 - 0.6 * s, 0.5 + 0.2 * t, 0.3 + 0.6 * s])
+    for j in range(n - 1):
+        for i in range(n - 1):
+            a, b, c, d = j * n + i, j * n + i + 1, (j + 1) * n + i + 1, (j + 1) * n + i
+            indices += [a, b, c, a, c, d]
+    blob = b""
+    views, accessors = [], []
+
+    def add(data, fmt, count, kind, component, minmax=None):
+        nonlocal blob
+        while len(blob) % 4:
+            blob += b"\0"
+        raw = struct.pack("<" + fmt * len(data), *data) if fmt else data
+        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(raw)})
+        blob += raw
+        if kind is None:
+            return len(views) - 1
+        accessor = {"bufferView": len(views) - 1, "componentType": component, "count": count, "type": kind}
+        if minmax:
+            accessor["min"], accessor["max"] = minmax
+        accessors.append(accessor)
+        return len(accessors) - 1
+
+    flat = lambda rows: [x for row in rows for x in row]
+    position = add(flat(positions), "f", len(positions), "VEC3", 5126, ([-2, 0, -2], [2, 0, 2]))
+    normal = add(flat(normals), "f", len(normals), "VEC3", 5126)
+    uv = add(flat(uvs), "f", len(uvs), "VEC2", 5126)
+    color = add(flat(colors), "f", len(colors), "VEC3", 5126)
+    index = add(indices, "H", len(indices), "SCALAR", 5123)
+    image_view = add(png, None, 0, None, 0)
+    gltf = {
+        "asset": {"version": "2.0", "generator": "farmrt scripts/generate/models.py"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"name": "tiles", "mesh": 0}],
+        "meshes": [{"name": "tiles", "primitives": [{"attributes": {
+            "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv, "COLOR_0": color},
+            "indices": index, "material": 0}]}],
+        "materials": [{"name": "glazed tiles", "pbrMetallicRoughness": {
+            "baseColorFactor": [1, 1, 1, 1], "metallicFactor": 0, "roughnessFactor": 0.35},
+            "normalTexture": {"index": 0, "scale": 1.0}}],
+        "textures": [{"source": 0, "sampler": 0}],
+        "samplers": [{}],
+        "images": [{"bufferView": image_view, "mimeType": "image/png"}],
+        "buffers": [{"byteLength": len(blob), "uri": "data:application/octet-stream;base64," +
+                     base64.b64encode(blob).decode()}],
+        "bufferViews": views,
+        "accessors": accessors,
+    }
+    with open(os.path.join(directory, "tiles.gltf"), "w") as out:
+        json.dump(gltf, out, indent=1)
+        out.write("\n")
+
+
+def colored_ball_ply(directory):
+    # An octahedron, each face split 4 x 4 and pushed onto the unit sphere;
+    # each vertex coloured by its direction (8-bit, as display colours).
+    corners = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, 0, 0), (0, -1, 0), (0, 0, -1)]
+    faces = [(0, 1, 2), (1, 3, 2), (3, 4, 2), (4, 0, 2), (1, 0, 5), (3, 1, 5), (4, 3, 5), (0, 4, 5)]
+    split = 4
+    vertices, index_of, triangles = [], {}, []
+
+    def vertex(p):
+        length = math.sqrt(sum(c * c for c in p))
+        q = tuple(round(c / length, 6) for c in p)
+        if q not in index_of:
+            index_of[q] = len(vertices)
+            vertices.append(q)
+        return index_of[q]
+
+    for a, b, c in faces:
+        A, B, C = corners[a], corners[b], corners[c]
+        grid = {}
+        for i in range(split + 1):
+            for j in range(split + 1 - i):
+                k = split - i - j
+                grid[i, j] = vertex(tuple((i * A[m] + j * B[m] + k * C[m]) / split for m in range(3)))
+        for i in range(split):
+            for j in range(split - i):
+                triangles.append((grid[i, j], grid[i + 1, j], grid[i, j + 1]))
+                if i + j + 1 < split:
+                    triangles.append((grid[i + 1, j], grid[i + 1, j + 1], grid[i, j + 1]))
+    lines = ["ply", "format ascii 1.0", "comment a sphere with vertex colours, written by scripts/generate/models.py",
+             "element vertex %d" % len(vertices), "property float x", "property float y", "property float z",
+             "property uchar red", "property uchar green", "property uchar blue",
+             "element face %d" % len(triangles), "property list uchar int vertex_indices", "end_header"]
+    for p in vertices:
+        rgb = [int(round(255 * (0.5 + 0.5 * c))) for c in p]
+        lines.append("%g %g %g %d %d %d" % (p[0], p[1], p[2], rgb[0], rgb[1], rgb[2]))
+    for t in triangles:
+        lines.append("3 %d %d %d" % t)
+    with open(os.path.join(directory, "colored_ball.ply"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
 def main():
     directory = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "configs", "models")
     os.makedirs(directory, exist_ok=True)
     cornell_box(directory)
     shapes_gltf(directory)
+    tiles_gltf(directory)
+    colored_ball_ply(directory)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ FARMRT_CPU_GPU FARMRT_INLINE Color surface_albedo(const SceneView& scene, const 
     case MaterialType::Dielectric: return Color(1.0f);
     case MaterialType::Emissive:
         return clamp_unit(evaluate_texture(scene.textures, scene.texture_pixels, material.emission_texture, si));
-    default: return clamp_unit(evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si));
+    default: return clamp_unit(base_color_at(material, scene.textures, scene.texture_pixels, si));
     }
 }
 

@@ -171,8 +171,7 @@ FARMRT_CPU_GPU FARMRT_INLINE DirectLightSample sample_direct_light(const SceneVi
         bsdf_pdf = value.pdf;
     } else {
         // Lambertian: f = albedo / pi, BSDF density cos / pi.
-        f_cos = (cosine * (1.0f / kPi)) *
-                evaluate_texture(scene.textures, scene.texture_pixels, material.albedo_texture, si);
+        f_cos = (cosine * (1.0f / kPi)) * base_color_at(material, scene.textures, scene.texture_pixels, si);
         bsdf_pdf = cosine * (1.0f / kPi);
     }
     const Vec3 origin = spawn_origin(si.point, si.spawn_offset, sample.direction);

@@ -36,7 +36,7 @@ constexpr uint32_t kNoTexture = 0xFFFFFFFFu;
 
 enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3, Principled = 4 };
 
-// 16-byte aligned (32 bytes): two 16-byte loads on the GPU.
+// 16-byte aligned (48 bytes): three 16-byte loads on the GPU.
 struct alignas(16) Material {
     MaterialType type = MaterialType::Lambertian;
     uint32_t albedo_texture = 0;  // Lambertian, Metal, Principled (base colour): index into the texture array
@@ -50,6 +50,10 @@ struct alignas(16) Material {
     // Principled: roughness in green, metallic in blue (glTF's layout).
     uint32_t metallic_roughness_texture = 0;
     float transmission = 0.0f;  // Principled
+    // Any type (kNoTexture: none): a tangent-space normal map, its texels the
+    // decoded normal (x and y already multiplied by the file's scale); it
+    // bends the shading normal of triangles that carry tangents (surface_at).
+    uint32_t normal_texture = kNoTexture;
 };
 
 // Whether surfaces of this material emit light.
@@ -70,6 +74,7 @@ struct SurfaceInteraction {
     bool front_face = true;
     float u = 0, v = 0;  // texture coordinates
     uint32_t material = 0;
+    Color vertex_color = Color(1.0f);  // the mesh's colour here, multiplying the base colour
 };
 
 // Bilinear lookup in an image texture at (u, v): u runs left to right, v bottom
@@ -132,6 +137,13 @@ FARMRT_CPU_GPU FARMRT_INLINE Color evaluate_texture(const Texture* textures, con
     return texture.color;
 }
 
+// The material's base colour (albedo) at a surface point: its texture times
+// the mesh's vertex colour.
+FARMRT_CPU_GPU FARMRT_INLINE Color base_color_at(const Material& material, const Texture* textures,
+                                                 const float* texture_pixels, const SurfaceInteraction& si) {
+    return evaluate_texture(textures, texture_pixels, material.albedo_texture, si) * si.vertex_color;
+}
+
 // A uniformly distributed unit vector from two random numbers.
 FARMRT_CPU_GPU FARMRT_INLINE Vec3 unit_vector_from(float u1, float u2) {
     const float z = 1.0f - 2.0f * u1;
@@ -164,7 +176,7 @@ FARMRT_CPU_GPU FARMRT_INLINE PrincipledInputs principled_inputs(const Material& 
                                                                 const float* texture_pixels,
                                                                 const SurfaceInteraction& si) {
     PrincipledInputs in;
-    in.base_color = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
+    in.base_color = base_color_at(material, textures, texture_pixels, si);
     const Color metallic_roughness =
         evaluate_texture(textures, texture_pixels, material.metallic_roughness_texture, si);
     in.roughness = clamp_float(metallic_roughness.y, 0.0f, 1.0f);
@@ -212,7 +224,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         Vec3 direction = si.normal + unit_vector_from(random0, random1);
         if (near_zero(direction)) direction = si.normal;
         result.scattered = true;
-        result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
+        result.attenuation = base_color_at(material, textures, texture_pixels, si);
         result.ray = Ray{spawn_origin(si.point, si.spawn_offset, direction), direction, incoming.time};
         result.pdf = max_float(0.0f, dot(si.normal, unit_vector(direction))) * (1.0f / kPi);
         break;
@@ -226,7 +238,7 @@ FARMRT_CPU_GPU FARMRT_INLINE ScatterResult scatter(const Material& material, con
         Vec3 reflected = unit_vector(reflect(incoming.direction, si.normal));
         reflected += material.fuzz * unit_vector_from(random0, random1);
         result.scattered = dot(reflected, si.normal) > 0;
-        result.attenuation = evaluate_texture(textures, texture_pixels, material.albedo_texture, si);
+        result.attenuation = base_color_at(material, textures, texture_pixels, si);
         result.ray = Ray{spawn_origin(si.point, si.spawn_offset, reflected), reflected, incoming.time};
         break;
     }

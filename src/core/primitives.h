@@ -50,12 +50,29 @@ struct Quad {
 // The (u, v) of a triangle's three corners where its file gives none.
 constexpr float kDefaultTriangleUvs[6] = {0, 0, 1, 0, 0, 1};
 
+// A triangle's vertex attributes beyond normals and (u, v), stored apart
+// (Scene::triangle_attributes) since most meshes have none.
+struct TriangleAttributes {
+    // Linear RGB per corner, multiplying the material's base colour (glTF
+    // COLOR_0, PLY and OBJ vertex colours); white where the file gives none.
+    Color color[3] = {Color(1.0f), Color(1.0f), Color(1.0f)};
+    // Per corner, the direction of increasing u along the surface, for a
+    // material's normal map; zero where the mesh has none. The bitangent is
+    // handedness * cross(normal, tangent), as in glTF's TANGENT.w.
+    Vec3 tangent[3] = {Vec3(0.0f), Vec3(0.0f), Vec3(0.0f)};
+    float handedness = 1.0f;
+};
+
+// No TriangleAttributes: a triangle shaded by its material alone.
+constexpr uint32_t kNoAttributes = 0xFFFFFFFFu;
+
 // A triangle with optional per-vertex shading normals and texture coordinates.
 struct Triangle {
     Vec3 vertex0, vertex1, vertex2;
     Vec3 normal0, normal1, normal2;  // shading normals; all zero = flat shading
     float uv[6];                     // (u, v) per vertex
     uint32_t material;
+    uint32_t attributes = kNoAttributes;  // index into the scene's TriangleAttributes
 };
 
 // A placed copy of shared geometry (a mesh used several times, a rotated or

@@ -199,6 +199,8 @@ SceneView Scene::view() const {
     v.spheres = spheres.data();
     v.quads = quads.data();
     v.triangles = triangles.data();
+    v.triangle_attributes = triangle_attributes.data();
+    v.triangle_attributes_count = static_cast<uint32_t>(triangle_attributes.size());
     v.materials = materials.data();
     v.textures = textures.data();
     v.texture_pixels = texture_pixels.data();

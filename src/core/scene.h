@@ -21,6 +21,7 @@ struct SceneView {
     const Sphere* spheres = nullptr;
     const Quad* quads = nullptr;
     const Triangle* triangles = nullptr;
+    const TriangleAttributes* triangle_attributes = nullptr;  // Triangle::attributes indexes it
     const Material* materials = nullptr;
     const Texture* textures = nullptr;
     const float* texture_pixels = nullptr;  // linear RGB texels of every image texture
@@ -36,7 +37,7 @@ struct SceneView {
     uint32_t instance_primitive_count = 0;
     uint64_t texture_pixel_count = 0;                               // floats in texture_pixels
     uint32_t sphere_count = 0, quad_count = 0, triangle_count = 0;  // array sizes, for copies (GPU upload)
-    uint32_t material_count = 0, texture_count = 0;
+    uint32_t material_count = 0, texture_count = 0, triangle_attributes_count = 0;
     Background background;
     // What next-event estimation samples (lights.h): every light, the alias
     // table that picks one by power, and the environment's distribution.
@@ -70,6 +71,7 @@ public:
     std::vector<Sphere> spheres;
     std::vector<Quad> quads;
     std::vector<Triangle> triangles;
+    std::vector<TriangleAttributes> triangle_attributes;
     std::vector<Material> materials;
     std::vector<Texture> textures;
     std::vector<float> texture_pixels;
@@ -474,8 +476,11 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 sphere_surface_point(const Vec3& center, float
 // origin + t d, so that its error does not grow with the ray's length.
 // `sphere_uv` false: a sphere's (u, v) stay 0 (its two arc tangents are a
 // tenth of a CPU frame's time, wasted unless an image texture reads them).
+// `tangent`, `handedness`: a triangle's interpolated TriangleAttributes
+// tangent (left as it is where there is none).
 FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView& scene, const Ray& ray, const Hit& hit,
                                                                  Vec3& outward, Vec3& geometric, float& error_magnitude,
+                                                                 Vec3& tangent, float& handedness,
                                                                  bool sphere_uv = true) {
     SurfaceInteraction si;
     switch (hit.primitive.type()) {
@@ -526,6 +531,12 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
         si.u = b0 * t.uv[0] + hit.u * t.uv[2] + hit.v * t.uv[4];
         si.v = b0 * t.uv[1] + hit.u * t.uv[3] + hit.v * t.uv[5];
         si.material = t.material;
+        if (t.attributes != kNoAttributes) {
+            const TriangleAttributes& a = scene.triangle_attributes[t.attributes];
+            si.vertex_color = b0 * a.color[0] + hit.u * a.color[1] + hit.v * a.color[2];
+            tangent = b0 * a.tangent[0] + hit.u * a.tangent[1] + hit.v * a.tangent[2];
+            handedness = a.handedness;
+        }
         break;
     }
     case PrimitiveType::Instance: break;  // never stored in a Hit
@@ -557,6 +568,27 @@ FARMRT_CPU_GPU FARMRT_INLINE float instance_error_magnitude(const Instance& inst
     return round_trip * (to_world * object_magnitude + max_abs_component(translation) + max_abs_component(world_point));
 }
 
+// The shading normal `normal` (unit, on the geometric normal's side) bent by
+// the material's normal map, in the frame of the tangent (made orthogonal to
+// the normal), the bitangent handedness * cross(normal, tangent) and the
+// normal. Unchanged where the material has no map, the tangent is parallel
+// to the normal, or the bent normal would leave the geometric side.
+FARMRT_CPU_GPU FARMRT_INLINE Vec3 normal_mapped(const SceneView& scene, const SurfaceInteraction& si,
+                                                const Vec3& normal, const Vec3& geometric, const Vec3& tangent,
+                                                float handedness) {
+    const uint32_t map = scene.materials[si.material].normal_texture;
+    if (map == kNoTexture) return normal;
+    const Vec3 along = tangent - dot(tangent, normal) * normal;
+    if (!(length_squared(along) > 0.0f)) return normal;
+    const Vec3 unit_tangent = unit_vector(along);
+    const Vec3 bitangent = handedness * cross(normal, unit_tangent);
+    const Color m = evaluate_texture(scene.textures, scene.texture_pixels, map, si);
+    const Vec3 bent = m.x * unit_tangent + m.y * bitangent + m.z * normal;
+    if (!(length_squared(bent) > 0.0f)) return normal;
+    const Vec3 unit_bent = unit_vector(bent);
+    return dot(unit_bent, geometric) > 0.0f ? unit_bent : normal;
+}
+
 // Rebuilds the surface (point, facing normal, texture coordinates) from a hit.
 // Through an instance: the surface in object space, its point mapped to world
 // space and its normals back by the inverse transpose (right under
@@ -566,19 +598,22 @@ FARMRT_CPU_GPU FARMRT_INLINE float instance_error_magnitude(const Instance& inst
 FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit,
                                                            bool sphere_uv = true) {
     SurfaceInteraction si;
-    Vec3 outward, geometric;
-    float error_magnitude = 0.0f;
+    Vec3 outward, geometric, tangent(0.0f);
+    float error_magnitude = 0.0f, handedness = 1.0f;
     if (hit.instance == kNoInstance) {
-        si = geometry_surface(scene, ray, hit, outward, geometric, error_magnitude, sphere_uv);
+        si = geometry_surface(scene, ray, hit, outward, geometric, error_magnitude, tangent, handedness, sphere_uv);
     } else {
         const Instance& instance = scene.instances[hit.instance];
-        si = geometry_surface(scene, object_ray(instance, ray), hit, outward, geometric, error_magnitude, sphere_uv);
+        si = geometry_surface(scene, object_ray(instance, ray), hit, outward, geometric, error_magnitude, tangent,
+                              handedness, sphere_uv);
         si.point = instance.world_from_object.point(si.point);
         error_magnitude = instance_error_magnitude(instance, error_magnitude, si.point);
         outward = unit_vector(instance.object_from_world.transposed_vector(outward));
         geometric = unit_vector(instance.object_from_world.transposed_vector(geometric));
+        tangent = instance.world_from_object.vector(tangent);  // along the surface: maps as a vector
         if (instance.material != kGeometryMaterial) si.material = instance.material;
     }
+    if (length_squared(tangent) > 0.0f) outward = normal_mapped(scene, si, outward, geometric, tangent, handedness);
     si.spawn_offset = spawn_offset(geometric, error_magnitude);
     si.front_face = dot(ray.direction, outward) < 0.0f;
     si.normal = si.front_face ? outward : -outward;

@@ -20,6 +20,7 @@
 #include "core/stop_flag.h"
 #include "io/file_reader.h"
 #include "io/gltf_accessors.h"
+#include "io/vertex_tangents.h"
 #include "io/model_formats.h"
 #include "io/texture_loader.h"
 
@@ -36,6 +37,20 @@ struct UvTransform {
     std::array<float, 6> m = {1, 0, 0, 1, 0, 0};
     bool operator<(const UvTransform& o) const { return std::tie(set, m) < std::tie(o.set, o.m); }
 };
+
+// How an image's texels become a texture's values: as they are (linear
+// data), decoded from sRGB (colours), or as a normal map's tangent-space
+// normal (2 texel - 1).
+enum class TexelCoding { Linear, Srgb, Normal };
+
+float decoded_texel(float encoded, TexelCoding coding) {
+    switch (coding) {
+    case TexelCoding::Srgb: return srgb_to_linear(encoded);
+    case TexelCoding::Normal: return 2.0f * encoded - 1.0f;
+    case TexelCoding::Linear: break;
+    }
+    return encoded;
+}
 
 // What farmrt reads of each extension; anything else a file requires is an
 // error, anything else it only uses is a warning.
@@ -201,9 +216,12 @@ private:
         std::vector<double> normals, uvs;
         if (attribute("NORMAL") >= 0) normals = accessors_.read_finite(attribute("NORMAL"), 3, "VEC3");
         if (attribute("TEXCOORD_0") >= 0) uvs = accessors_.read_finite(attribute("TEXCOORD_0"), 2, "VEC2");
+        VertexExtras extras;
+        if (attribute("COLOR_0") >= 0) extras.colors = vertex_colors(attribute("COLOR_0"));
         if ((!normals.empty() && normals.size() / 3 != vertex_count) ||
-            (!uvs.empty() && uvs.size() / 2 != vertex_count)) {
-            fail(pointer + "/attributes", "NORMAL or TEXCOORD_0 has a count other than POSITION's");
+            (!uvs.empty() && uvs.size() / 2 != vertex_count) ||
+            (!extras.colors.empty() && extras.colors.size() / 3 != vertex_count)) {
+            fail(pointer + "/attributes", "NORMAL, TEXCOORD_0 or COLOR_0 has a count other than POSITION's");
         }
         std::vector<uint32_t> indices;
         if (p.indices >= 0) {
@@ -237,9 +255,10 @@ private:
         }
         check_triangle_budget(mode == TINYGLTF_MODE_TRIANGLES ? indices.size() / 3 : indices.size(), pointer);
         stop_if_requested("loading a glTF model");
-        const auto add = [&](uint32_t a, uint32_t b, uint32_t c) {
-            add_triangle(positions, normals, uvs, {a, b, c}, material, mesh);
-        };
+        // The corners of every triangle, whatever the mode.
+        std::vector<uint32_t> corners;
+        corners.reserve(mode == TINYGLTF_MODE_TRIANGLES ? indices.size() : 3 * indices.size());
+        const auto add = [&](uint32_t a, uint32_t b, uint32_t c) { corners.insert(corners.end(), {a, b, c}); };
         if (mode == TINYGLTF_MODE_TRIANGLES) {
             for (size_t i = 0; i + 2 < indices.size(); i += 3) add(indices[i], indices[i + 1], indices[i + 2]);
         } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
@@ -252,11 +271,51 @@ private:
         } else {
             for (size_t i = 1; i + 1 < indices.size(); ++i) add(indices[0], indices[i], indices[i + 1]);
         }
+        // Tangents only where the material has a normal map to use them: the
+        // file's, else made from (u, v) as glTF asks of a renderer.
+        const bool normal_mapped = p.material >= 0 && gltf_.materials[size_t(p.material)].normalTexture.index >= 0;
+        if (normal_mapped && attribute("TANGENT") >= 0) {
+            extras.tangents = accessors_.read_finite(attribute("TANGENT"), 4, "VEC4");
+            if (extras.tangents.size() / 4 != vertex_count)
+                fail(pointer + "/attributes", "TANGENT has a count other than POSITION's");
+        } else if (normal_mapped && !uvs.empty() && !normals.empty()) {
+            std::vector<double> flipped = uvs;  // in farmrt's (u, v): v up
+            for (size_t i = 1; i < flipped.size(); i += 2) flipped[i] = 1.0 - flipped[i];
+            extras.tangents = vertex_tangents(positions, normals, flipped, corners);
+        } else if (normal_mapped) {
+            warn("renders the normal map of " + pointer + " flat: it has no NORMAL or no TEXCOORD_0");
+        }
+        for (size_t i = 0; i < corners.size(); i += 3) {
+            add_triangle(positions, normals, uvs, extras, {corners[i], corners[i + 1], corners[i + 2]}, material, mesh);
+        }
     }
 
+    // COLOR_0 as linear RGB (alpha dropped): VEC3 or VEC4, floats or
+    // normalised integers.
+    std::vector<double> vertex_colors(int accessor) {
+        const std::string at = "/accessors/" + std::to_string(accessor);
+        if (size_t(accessor) >= gltf_.accessors.size()) fail(at, "does not exist");
+        const bool rgba = gltf_.accessors[size_t(accessor)].type == TINYGLTF_TYPE_VEC4;
+        const std::vector<double> read = accessors_.read_finite(accessor, rgba ? 4 : 3, rgba ? "VEC4" : "VEC3");
+        std::vector<double> colors;
+        colors.reserve(read.size());
+        for (size_t i = 0; i < read.size(); ++i) {
+            if (rgba && i % 4 == 3) continue;
+            if (!(read[i] >= 0 && read[i] <= 1)) fail(at, "a COLOR_0 value lies outside [0, 1]");
+            colors.push_back(read[i]);
+        }
+        return colors;
+    }
+
+    // Vertex data beyond positions, normals and (u, v), empty where absent:
+    // colours (3 per vertex) and tangents (4: xyz and handedness).
+    struct VertexExtras {
+        std::vector<double> colors, tangents;
+    };
+
     static void add_triangle(const std::vector<double>& positions, const std::vector<double>& normals,
-                             const std::vector<double>& uvs, const uint32_t (&corner)[3], uint32_t material,
-                             ModelMesh& mesh) {
+                             const std::vector<double>& uvs, const VertexExtras& extras, const uint32_t (&corner)[3],
+                             uint32_t material, ModelMesh& mesh) {
         Triangle t{};
         Vec3* vertices[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
         Vec3* shading[3] = {&t.normal0, &t.normal1, &t.normal2};
@@ -282,6 +341,23 @@ private:
             t.uv[2 * c + 1] = uvs.empty() ? kDefaultTriangleUvs[2 * c + 1] : float(1.0 - uvs[2 * v + 1]);
         }
         t.material = material;
+        if (!extras.colors.empty() || !extras.tangents.empty()) {
+            TriangleAttributes a;
+            for (int c = 0; c < 3; ++c) {
+                const size_t v = corner[c];
+                if (!extras.colors.empty()) {
+                    a.color[c] = Color(float(extras.colors[3 * v]), float(extras.colors[3 * v + 1]),
+                                       float(extras.colors[3 * v + 2]));
+                }
+                if (!extras.tangents.empty()) {
+                    a.tangent[c] = Vec3(float(extras.tangents[4 * v]), float(extras.tangents[4 * v + 1]),
+                                        float(extras.tangents[4 * v + 2]));
+                }
+            }
+            if (!extras.tangents.empty()) a.handedness = extras.tangents[4 * size_t(corner[0]) + 3] < 0 ? -1.0f : 1.0f;
+            t.attributes = uint32_t(mesh.attributes.size());
+            mesh.attributes.push_back(a);
+        }
         mesh.triangles.push_back(t);
     }
 
@@ -346,9 +422,9 @@ private:
         return result;
     }
 
-    // A texture of `factor` times the image (channels r, g, b), sRGB-decoded
-    // for colours; a constant of `factor` where there is no image.
-    uint32_t texture(int texture_index, bool srgb, const Color& factor, const std::string& pointer,
+    // A texture of `factor` times the image (channels r, g, b) decoded by
+    // `coding`; a constant of `factor` where there is no image.
+    uint32_t texture(int texture_index, TexelCoding coding, const Color& factor, const std::string& pointer,
                      const UvTransform& transform = UvTransform()) {
         if (texture_index < 0) return model_.add_constant(factor);
         if (size_t(texture_index) >= gltf_.textures.size()) fail(pointer, "refers to a missing texture");
@@ -356,7 +432,7 @@ private:
         const std::string texture_pointer = "/textures/" + std::to_string(texture_index);
         if (t.source < 0 || size_t(t.source) >= gltf_.images.size())
             fail(texture_pointer, "has no image farmrt can read");
-        const auto key = std::make_tuple(t.source, srgb, factor.x, factor.y, factor.z, transform);
+        const auto key = std::make_tuple(t.source, coding, factor.x, factor.y, factor.z, transform);
         const auto cached = texture_cache_.find(key);
         if (cached != texture_cache_.end()) return cached->second;
         const tinygltf::Image& image = gltf_.images[size_t(t.source)];
@@ -394,7 +470,7 @@ private:
                 const float encoded = bytes_per_channel == 2
                                           ? float(image.image[at] | (image.image[at + 1] << 8)) * scale
                                           : float(image.image[at]) * scale;
-                model_.texture_pixels.push_back(factor[c] * (srgb ? srgb_to_linear(encoded) : encoded));
+                model_.texture_pixels.push_back(factor[c] * decoded_texel(encoded, coding));
             }
         }
         const uint32_t index = model_.add_texture(result);
@@ -422,11 +498,12 @@ private:
         result.type = MaterialType::Principled;
         const std::string base_pointer = pointer + "/pbrMetallicRoughness/baseColorTexture";
         result.albedo_texture =
-            texture(pbr.baseColorTexture.index, true, base, base_pointer,
+            texture(pbr.baseColorTexture.index, TexelCoding::Srgb, base, base_pointer,
                     texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord, base_pointer));
         const std::string roughness_pointer = pointer + "/pbrMetallicRoughness/metallicRoughnessTexture";
         result.metallic_roughness_texture =
-            texture(pbr.metallicRoughnessTexture.index, false, Color(0.0f, roughness, metallic), roughness_pointer,
+            texture(pbr.metallicRoughnessTexture.index, TexelCoding::Linear, Color(0.0f, roughness, metallic),
+                    roughness_pointer,
                     texture_info(pbr.metallicRoughnessTexture.extensions, pbr.metallicRoughnessTexture.texCoord,
                                  roughness_pointer));
         Color emissive(0.0f);
@@ -445,7 +522,7 @@ private:
         result.emission_texture = kNoTexture;
         if (emissive.x > 0.0f || emissive.y > 0.0f || emissive.z > 0.0f) {
             result.emission_texture = texture(
-                m.emissiveTexture.index, true, emissive, pointer + "/emissiveTexture",
+                m.emissiveTexture.index, TexelCoding::Srgb, emissive, pointer + "/emissiveTexture",
                 texture_info(m.emissiveTexture.extensions, m.emissiveTexture.texCoord, pointer + "/emissiveTexture"));
         }
         if (const tinygltf::Value* transmission = extension("KHR_materials_transmission")) {
@@ -462,7 +539,16 @@ private:
             if (!(result.ior >= 1.0f && result.ior <= 10.0f))
                 fail(pointer + "/extensions/KHR_materials_ior/ior", "must lie in [1, 10]");
         }
-        if (m.normalTexture.index >= 0) warn("ignores normal textures");
+        if (m.normalTexture.index >= 0) {
+            // x and y scaled as the spec says: (2 texel - 1) * (scale, scale, 1).
+            const float scale = float(m.normalTexture.scale);
+            if (!(std::isfinite(scale) && std::fabs(scale) <= 1e3f))
+                fail(pointer + "/normalTexture/scale", "must be finite and at most 1000 in magnitude");
+            const std::string normal_pointer = pointer + "/normalTexture";
+            result.normal_texture =
+                texture(m.normalTexture.index, TexelCoding::Normal, Color(scale, scale, 1.0f), normal_pointer,
+                        texture_info(m.normalTexture.extensions, m.normalTexture.texCoord, normal_pointer));
+        }
         if (m.alphaMode == "BLEND" || m.alphaMode == "MASK") warn("renders alphaMode " + m.alphaMode + " as OPAQUE");
         return result;
     }
@@ -643,7 +729,7 @@ private:
     std::vector<int> mesh_of_gltf_mesh_;
     int default_material_ = -1;
     uint64_t triangle_budget_ = kMinTriangleBudget, triangles_made_ = 0, nodes_visited_ = 0;
-    std::map<std::tuple<int, bool, float, float, float, UvTransform>, uint32_t> texture_cache_;
+    std::map<std::tuple<int, TexelCoding, float, float, float, UvTransform>, uint32_t> texture_cache_;
     std::set<std::string> warned_;
 };
 

@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/stop_flag.h"
 #include "io/polygon_triangulation.h"
+#include "io/texture_loader.h"
 #include "io/file_reader.h"
 
 namespace farmrt {
@@ -224,6 +225,28 @@ void add_obj_triangle(const tinyobj::attrib_t& attrib, const std::array<tinyobj:
         t.uv[2 * c + 1] =
             textured ? attrib.texcoords[2 * size_t(corners[c].texcoord_index) + 1] : kDefaultTriangleUvs[2 * c + 1];
     }
+    // Vertex colours, where any corner's differs from white (tinyobjloader's
+    // value for vertices without one); sRGB-encoded in [0, 1], as MeshLab and
+    // ZBrush write them.
+    TriangleAttributes a;
+    bool colored = false;
+    for (int c = 0; c < 3; ++c) {
+        const size_t at = 3 * size_t(corners[c].vertex_index);
+        if (at + 2 >= attrib.colors.size()) break;
+        for (int k = 0; k < 3; ++k) {
+            const float value = float(attrib.colors[at + size_t(k)]);
+            if (!(value >= 0.0f && value <= 1.0f)) {
+                throw InputError(display_path + ": vertex " + std::to_string(corners[c].vertex_index + 1) +
+                                 ": colour values must lie in [0, 1]");
+            }
+            a.color[c][k] = srgb_to_linear(value);
+            colored |= value != 1.0f;
+        }
+    }
+    if (colored) {
+        t.attributes = uint32_t(mesh.attributes.size());
+        mesh.attributes.push_back(a);
+    }
     mesh.triangles.push_back(t);
 }
 
@@ -236,7 +259,8 @@ MeshData parse_obj_mesh(const std::string& text, const std::string& display_path
     // Faces are triangulated here (io/polygon_triangulation.h): tinyobjloader's
     // own ear clipping takes quadratic time on convex faces and fills concave ones.
     config.triangulate = false;
-    config.vertex_color = false;
+    // Vertex colours ('v x y z r g b'): where a file has none, tinyobjloader gives white.
+    config.vertex_color = true;
     tinyobj::ObjReader reader;
     // ParseFromString reads no file: the materials come from `mtl_text`.
     if (!reader.ParseFromString(text, with_materials ? mtl_text : std::string(), config)) {

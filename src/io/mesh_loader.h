@@ -25,7 +25,8 @@ struct MeshData {
     // Triangle::material: 0, the scene assigns one; with materials, an index
     // into `materials`, or kNoObjMaterial for faces before any usemtl.
     std::vector<Triangle> triangles;
-    size_t skipped_degenerate = 0;  // zero-area faces, dropped
+    std::vector<TriangleAttributes> attributes;  // Triangle::attributes indexes it (vertex colours)
+    size_t skipped_degenerate = 0;               // zero-area faces, dropped
     std::vector<ObjMaterial> materials;
     std::vector<std::string> warnings;  // what was left out (a material library that does not exist)
 };

@@ -16,7 +16,8 @@
 namespace farmrt {
 
 struct ModelMesh {
-    std::vector<Triangle> triangles;  // Triangle::material: an index into ModelData::materials
+    std::vector<Triangle> triangles;             // Triangle::material: an index into ModelData::materials
+    std::vector<TriangleAttributes> attributes;  // Triangle::attributes indexes it
 };
 
 // One node's use of a mesh: the mesh in the model's space.

@@ -97,7 +97,7 @@ ModelData load_obj_model(const std::string& path, const std::string& display_pat
             t.material = fallback;
         }
     }
-    model.meshes.push_back(ModelMesh{std::move(mesh.triangles)});
+    model.meshes.push_back(ModelMesh{std::move(mesh.triangles), std::move(mesh.attributes)});
     model.placements.push_back(ModelPlacement{0, Transform::identity()});
     return model;
 }
@@ -130,6 +130,29 @@ Triangle transformed_triangle(Triangle t, const Transform& transform) {
     return t;
 }
 
+std::vector<PrimitiveRef> append_triangles(const std::vector<Triangle>& triangles,
+                                           const std::vector<TriangleAttributes>& attributes,
+                                           const Transform& transform,
+                                           const std::function<uint32_t(uint32_t)>& material_of, Scene& scene) {
+    const uint32_t attribute_base = uint32_t(scene.triangle_attributes.size());
+    for (TriangleAttributes a : attributes) {
+        if (!transform.is_identity()) {
+            for (Vec3& tangent : a.tangent) tangent = transform.vector(tangent);
+        }
+        scene.triangle_attributes.push_back(a);
+    }
+    std::vector<PrimitiveRef> refs;
+    refs.reserve(triangles.size());
+    scene.triangles.reserve(scene.triangles.size() + triangles.size());
+    for (Triangle t : triangles) {
+        t.material = material_of(t.material);
+        if (t.attributes != kNoAttributes) t.attributes += attribute_base;
+        refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
+        scene.triangles.push_back(transformed_triangle(t, transform));
+    }
+    return refs;
+}
+
 namespace {
 
 // The model's textures and materials appended to the scene's, their indices
@@ -147,6 +170,7 @@ uint32_t add_model_materials(const ModelData& model, Scene& scene) {
         m.albedo_texture += texture_base;
         m.metallic_roughness_texture += texture_base;
         if (m.emission_texture != kNoTexture) m.emission_texture += texture_base;
+        if (m.normal_texture != kNoTexture) m.normal_texture += texture_base;
         scene.materials.push_back(m);
     }
     return material_base;
@@ -191,23 +215,14 @@ Aabb add_model_to_scene(const ModelData& model, const Transform& world_from_mode
         if (!(std::fabs(world_from_mesh.determinant()) > 0)) continue;  // scaled to nothing: hidden
         const std::vector<Triangle>& triangles = model.meshes[p.mesh].triangles;
         expand_bounds(bounds, triangles, world_from_mesh);
+        const std::vector<TriangleAttributes>& attributes = model.meshes[p.mesh].attributes;
         if (uses[p.mesh] == 1) {
-            scene.triangles.reserve(scene.triangles.size() + triangles.size());
-            for (Triangle t : triangles) {
-                t.material = scene_material(t.material);
-                scene.triangles.push_back(transformed_triangle(t, world_from_mesh));
-            }
+            append_triangles(triangles, attributes, world_from_mesh, scene_material, scene);
             continue;
         }
         if (geometry[p.mesh] < 0) {
-            std::vector<PrimitiveRef> refs;
-            refs.reserve(triangles.size());
-            for (Triangle t : triangles) {
-                t.material = scene_material(t.material);
-                refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
-                scene.triangles.push_back(t);
-            }
-            geometry[p.mesh] = scene.add_instance_geometry(refs);
+            geometry[p.mesh] = scene.add_instance_geometry(
+                append_triangles(triangles, attributes, Transform::identity(), scene_material, scene));
         }
         if (scene.instance_count() + 1 >= kMaxPrimitivesPerType)
             throw InputError(display_path + ": too many instances");
@@ -226,15 +241,11 @@ Aabb place_shared_model(const ModelData& model, const Transform& world_from_mode
             throw InputError(display_path + ": too many triangles (" + std::to_string(adding) + ")");
         }
         shared.material_base = add_model_materials(model, scene);
+        const uint32_t material_base = shared.material_base;
+        const auto scene_material = [material_base](uint32_t model_material) { return model_material + material_base; };
         for (const ModelMesh& mesh : model.meshes) {
-            std::vector<PrimitiveRef> refs;
-            refs.reserve(mesh.triangles.size());
-            for (Triangle t : mesh.triangles) {
-                t.material += shared.material_base;
-                refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
-                scene.triangles.push_back(t);
-            }
-            shared.geometry.push_back(scene.add_instance_geometry(refs));
+            shared.geometry.push_back(scene.add_instance_geometry(
+                append_triangles(mesh.triangles, mesh.attributes, Transform::identity(), scene_material, scene)));
             shared.mesh_bounds.emplace_back();
             expand_bounds(shared.mesh_bounds.back(), mesh.triangles, Transform::identity());
         }

@@ -6,6 +6,7 @@
 // keeps its own material.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,14 @@ Aabb place_shared_model(const ModelData& model, const Transform& world_from_mode
 
 // A triangle with its vertices and shading normals moved by `transform`.
 Triangle transformed_triangle(Triangle t, const Transform& transform);
+
+// Appends a mesh's triangles and their attributes (Triangle::attributes
+// indexes `attributes`) to the scene, moved by `transform` and each given the
+// material material_of(its own). Returns the refs of the triangles added.
+std::vector<PrimitiveRef> append_triangles(const std::vector<Triangle>& triangles,
+                                           const std::vector<TriangleAttributes>& attributes,
+                                           const Transform& transform,
+                                           const std::function<uint32_t(uint32_t)>& material_of, Scene& scene);
 
 // A camera that frames `bounds` from the front and a little above, with the
 // given vertical field of view, in an image of `aspect_ratio` (width /

@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "io/file_reader.h"
 #include "io/model_formats.h"
+#include "io/texture_loader.h"
 
 namespace farmrt {
 namespace {
@@ -248,7 +249,7 @@ private:
     }
 
     void read_vertices(const Element& e) {
-        int x = -1, y = -1, z = -1, nx = -1, ny = -1, nz = -1, u = -1, v = -1;
+        int x = -1, y = -1, z = -1, nx = -1, ny = -1, nz = -1, u = -1, v = -1, red = -1, green = -1, blue = -1;
         for (size_t i = 0; i < e.properties.size(); ++i) {
             const std::string& n = e.properties[i].name;
             int* slot = n == "x"                                                         ? &x
@@ -259,6 +260,9 @@ private:
                         : n == "nz"                                                      ? &nz
                         : (n == "u" || n == "s" || n == "texture_u" || n == "texture_s") ? &u
                         : (n == "v" || n == "t" || n == "texture_v" || n == "texture_t") ? &v
+                        : (n == "red" || n == "diffuse_red" || n == "r")                 ? &red
+                        : (n == "green" || n == "diffuse_green" || n == "g")             ? &green
+                        : (n == "blue" || n == "diffuse_blue" || n == "b")               ? &blue
                                                                                          : nullptr;
             if (slot && !e.properties[i].list) *slot = int(i);
         }
@@ -276,7 +280,7 @@ private:
                 }
                 values[k] = value(p.size, p.is_float, p.is_signed, what);
             }
-            for (int k : {x, y, z, nx, ny, nz, u, v}) {
+            for (int k : {x, y, z, nx, ny, nz, u, v, red, green, blue}) {
                 if (k >= 0 && (!std::isfinite(values[size_t(k)]) || std::fabs(values[size_t(k)]) > 1e30)) {
                     fail(what.text() + ": " + e.properties[size_t(k)].name + " is not a finite number");
                 }
@@ -287,6 +291,14 @@ private:
                     Vec3(float(values[size_t(nx)]), float(values[size_t(ny)]), float(values[size_t(nz)])));
             }
             if (u >= 0 && v >= 0) uvs_.push_back({float(values[size_t(u)]), float(values[size_t(v)])});
+            if (red >= 0 && green >= 0 && blue >= 0) {
+                Color color;
+                const int channels[3] = {red, green, blue};
+                for (int c = 0; c < 3; ++c)
+                    color[c] =
+                        vertex_color_channel(e.properties[size_t(channels[c])], values[size_t(channels[c])], what);
+                colors_.push_back(color);
+            }
         }
     }
 
@@ -347,7 +359,26 @@ private:
             t.uv[2 * k + 1] = textured ? uvs_[corner[k]][1] : kDefaultTriangleUvs[2 * k + 1];
         }
         t.material = 0;
+        if (colors_.size() == positions_.size() && !colors_.empty()) {
+            TriangleAttributes a;
+            for (int k = 0; k < 3; ++k) a.color[k] = colors_[corner[k]];
+            t.attributes = uint32_t(mesh.attributes.size());
+            mesh.attributes.push_back(a);
+        }
         mesh.triangles.push_back(t);
+    }
+
+    // A vertex colour channel in linear RGB: integers are 8- or 16-bit
+    // display colours (sRGB-encoded, as Blender and MeshLab write them),
+    // floats linear values in [0, 1].
+    float vertex_color_channel(const Property& p, double value, const Where& what) const {
+        if (p.is_float) {
+            if (!(value >= 0 && value <= 1)) fail(what.text() + ": " + p.name + " lies outside [0, 1]");
+            return float(value);
+        }
+        const double largest = p.size == 1 ? 255.0 : p.size == 2 ? 65535.0 : 4294967295.0;
+        if (!(value >= 0 && value <= largest)) fail(what.text() + ": " + p.name + " is negative");
+        return srgb_to_linear(float(value / largest));
     }
 
     const std::string& bytes_;
@@ -357,6 +388,7 @@ private:
     std::vector<Element> elements_;
     std::vector<Vec3> positions_, normals_;
     std::vector<std::array<float, 2>> uvs_;
+    std::vector<Color> colors_;
 };
 
 }  // namespace

@@ -449,28 +449,21 @@ public:
         const std::string path = resolve_path(scalar_text(file, "a file name"));
         const Transform transform = object_transform(object);
         const uint32_t material = object_material(object, scene);
+        // Every triangle takes the object's material (an instance's hits take it anyway).
+        const auto every_triangle = [material](uint32_t) { return material; };
         if (mesh_uses_[path] <= 1) {
-            MeshData mesh = read_mesh(file, path);
+            const MeshData mesh = read_mesh(file, path);
             check_triangle_capacity(file, scene, mesh.triangles.size());
-            scene.triangles.reserve(scene.triangles.size() + mesh.triangles.size());
-            for (Triangle& t : mesh.triangles) {
-                t.material = material;
-                scene.triangles.push_back(transformed_triangle(t, transform));
-            }
+            append_triangles(mesh.triangles, mesh.attributes, transform, every_triangle, scene);
             return;
         }
         auto found = mesh_geometry_.find(path);
         if (found == mesh_geometry_.end()) {
-            MeshData mesh = read_mesh(file, path);
+            const MeshData mesh = read_mesh(file, path);
             check_triangle_capacity(file, scene, mesh.triangles.size());
-            std::vector<PrimitiveRef> refs;
-            refs.reserve(mesh.triangles.size());
-            for (Triangle& t : mesh.triangles) {
-                t.material = material;  // unused: an instance's hits take the instance's material
-                refs.push_back(PrimitiveRef::make(PrimitiveType::Triangle, uint32_t(scene.triangles.size())));
-                scene.triangles.push_back(t);
-            }
-            found = mesh_geometry_.emplace(path, scene.add_instance_geometry(std::move(refs))).first;
+            const std::vector<PrimitiveRef> refs =
+                append_triangles(mesh.triangles, mesh.attributes, Transform::identity(), every_triangle, scene);
+            found = mesh_geometry_.emplace(path, scene.add_instance_geometry(refs)).first;
         }
         if (scene.instance_count() + 1 >= kMaxPrimitivesPerType) fail(object, "too many instances in the scene");
         scene.add_instance(found->second, transform, material);

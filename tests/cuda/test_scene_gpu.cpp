@@ -40,7 +40,7 @@ const Config kConfigs[] = {
     {"cornell.yaml", 96, 96, 64},   {"mesh.yaml", 128, 72, 16},          {"stress.yaml", 96, 54, 16},
     {"textured.yaml", 120, 80, 16}, {"spheres.yaml", 128, 72, 16},       {"many_spheres.yaml", 128, 72, 16},
     {"emissive.yaml", 120, 90, 16}, {"tiny.yaml", 120, 80, 16},          {"lights.yaml", 128, 72, 16},
-    {"models.yaml", 96, 96, 64},    {"models/shapes.gltf", 128, 72, 16},
+    {"models.yaml", 96, 96, 64},    {"models/shapes.gltf", 128, 72, 16}, {"surface_details.yaml", 128, 72, 16},
 };
 constexpr uint32_t kBlock = 4;
 // Accepted ratio of a candidate's distance to the CPU-CPU distance.

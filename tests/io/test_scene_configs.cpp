@@ -104,9 +104,10 @@ TEST(Configs, MeshStressAndTexturedScenesLoad) {
 }
 
 // The farm sends rank 0's loaded scene to every rank: instances, their shared
-// geometry and image texels must arrive whole, and render the same bytes.
+// geometry, image texels and triangles' vertex colours and tangents must
+// arrive whole, and render the same bytes.
 TEST(Configs, InstancesAndTexturesSurviveTheFarmsJobMessage) {
-    for (const char* file : {"textured.yaml", "stress.yaml"}) {
+    for (const char* file : {"textured.yaml", "stress.yaml", "surface_details.yaml"}) {
         const std::vector<SceneOverride> overrides = {
             {"image.width=24", ""}, {"image.height=16", ""}, {"sampling.spp=1", ""}};
         JobMessage job;

@@ -85,6 +85,7 @@ TEST(SceneSimd, ConfigRendersAreByteIdenticalToScalar) {
         {"lights.yaml", 48, 27, 2, {}},
         {"models.yaml", 40, 40, 2, {}},
         {"models/shapes.gltf", 48, 27, 2, {}},
+        {"surface_details.yaml", 48, 27, 2, {}},
         {"spheres.yaml", 48, 27, 2, {"background.sampling=light"}},
         // Adaptive sampling: the records (counts included) in packets cut at the decisions.
         {"spheres.yaml", 48, 27, 40, {"sampling.noise_threshold=0.05", "sampling.min_spp=4"}},
