@@ -2,6 +2,8 @@
 // buffer of accessors (GltfBuilder) and the JSON around them.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -96,6 +98,13 @@ inline std::string model_error(const testing::TemporaryDirectory& directory, con
         return e.what();
     }
     return "";
+}
+
+// Vectors read from a model against the values the test wrote.
+inline void expect_near(const Vec3& a, const Vec3& b, float tolerance = 1e-5f) {
+    EXPECT_NEAR(a.x, b.x, tolerance);
+    EXPECT_NEAR(a.y, b.y, tolerance);
+    EXPECT_NEAR(a.z, b.z, tolerance);
 }
 
 }  // namespace testing_gltf

@@ -100,6 +100,35 @@ illum 1
         out.write(mtl)
 
 
+class GltfBuffer:
+    """One embedded glTF buffer: each accessor (or raw blob) in a buffer view of its own."""
+
+    def __init__(self):
+        self.blob, self.views, self.accessors = b"", [], []
+
+    def view(self, raw, target=None):
+        while len(self.blob) % 4:
+            self.blob += b"\0"
+        view = {"buffer": 0, "byteOffset": len(self.blob), "byteLength": len(raw)}
+        if target:
+            view["target"] = target
+        self.views.append(view)
+        self.blob += raw
+        return len(self.views) - 1
+
+    def add(self, data, fmt, count, kind, component, target=None, minmax=None):
+        view = self.view(struct.pack("<" + fmt * len(data), *data), target)
+        accessor = {"bufferView": view, "componentType": component, "count": count, "type": kind}
+        if minmax:
+            accessor["min"], accessor["max"] = minmax
+        self.accessors.append(accessor)
+        return len(self.accessors) - 1
+
+    def json(self):
+        return {"byteLength": len(self.blob),
+                "uri": "data:application/octet-stream;base64," + base64.b64encode(self.blob).decode()}
+
+
 def shapes_gltf(directory):
     # A unit box (24 vertices: flat normals per face, UVs), indexed with u16.
     positions, normals, uvs, indices = [], [], [], []
@@ -121,24 +150,8 @@ def shapes_gltf(directory):
             indices += [base + i for i in quad]
     # A floor: one quad as a triangle fan of 4 vertices (mode 6), no indices.
     floor = [[-4, 0, -4], [-4, 0, 4], [4, 0, 4], [4, 0, -4]]
-    blob = b""
-    views, accessors = [], []
-
-    def add(data, fmt, count, kind, component, target=None, minmax=None):
-        nonlocal blob
-        while len(blob) % 4:
-            blob += b"\0"
-        raw = struct.pack("<" + fmt * (len(data)), *data)
-        view = {"buffer": 0, "byteOffset": len(blob), "byteLength": len(raw)}
-        if target:
-            view["target"] = target
-        views.append(view)
-        blob += raw
-        accessor = {"bufferView": len(views) - 1, "componentType": component, "count": count, "type": kind}
-        if minmax:
-            accessor["min"], accessor["max"] = minmax
-        accessors.append(accessor)
-        return len(accessors) - 1
+    buffer = GltfBuffer()
+    add = buffer.add
 
     flat = lambda rows: [x for row in rows for x in row]
     position = add(flat(positions), "f", len(positions), "VEC3", 5126, 34962, ([-0.5] * 3, [0.5] * 3))
@@ -146,7 +159,6 @@ def shapes_gltf(directory):
     uv = add(flat(uvs), "f", len(uvs), "VEC2", 5126, 34962)
     index = add(indices, "H", len(indices), "SCALAR", 5123, 34963)
     floor_position = add(flat(floor), "f", 4, "VEC3", 5126, 34962, ([-4, 0, -4], [4, 0, 4]))
-    uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
     gltf = {
         "asset": {"version": "2.0", "generator": "farmrt scripts/generate/models.py"},
         "extensionsUsed": ["KHR_materials_transmission", "KHR_materials_ior", "KHR_lights_punctual"],
@@ -189,9 +201,9 @@ def shapes_gltf(directory):
             {"name": "floor", "pbrMetallicRoughness": {"baseColorFactor": [0.7, 0.7, 0.7, 1], "metallicFactor": 0,
                                                         "roughnessFactor": 0.8}},
         ],
-        "buffers": [{"byteLength": len(blob), "uri": uri}],
-        "bufferViews": views,
-        "accessors": accessors,
+        "buffers": [buffer.json()],
+        "bufferViews": buffer.views,
+        "accessors": buffer.accessors,
     }
     with open(os.path.join(directory, "shapes.gltf"), "w") as out:
         json.dump(gltf, out, indent=1)
@@ -242,31 +254,16 @@ def tiles_gltf(directory):
         for i in range(n - 1):
             a, b, c, d = j * n + i, j * n + i + 1, (j + 1) * n + i + 1, (j + 1) * n + i
             indices += [a, b, c, a, c, d]
-    blob = b""
-    views, accessors = [], []
-
-    def add(data, fmt, count, kind, component, minmax=None):
-        nonlocal blob
-        while len(blob) % 4:
-            blob += b"\0"
-        raw = struct.pack("<" + fmt * len(data), *data) if fmt else data
-        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(raw)})
-        blob += raw
-        if kind is None:
-            return len(views) - 1
-        accessor = {"bufferView": len(views) - 1, "componentType": component, "count": count, "type": kind}
-        if minmax:
-            accessor["min"], accessor["max"] = minmax
-        accessors.append(accessor)
-        return len(accessors) - 1
+    buffer = GltfBuffer()
+    add = buffer.add
 
     flat = lambda rows: [x for row in rows for x in row]
-    position = add(flat(positions), "f", len(positions), "VEC3", 5126, ([-2, 0, -2], [2, 0, 2]))
+    position = add(flat(positions), "f", len(positions), "VEC3", 5126, minmax=([-2, 0, -2], [2, 0, 2]))
     normal = add(flat(normals), "f", len(normals), "VEC3", 5126)
     uv = add(flat(uvs), "f", len(uvs), "VEC2", 5126)
     color = add(flat(colors), "f", len(colors), "VEC3", 5126)
     index = add(indices, "H", len(indices), "SCALAR", 5123)
-    image_view = add(png, None, 0, None, 0)
+    image_view = buffer.view(png)
     gltf = {
         "asset": {"version": "2.0", "generator": "farmrt scripts/generate/models.py"},
         "scene": 0,
@@ -281,10 +278,9 @@ def tiles_gltf(directory):
         "textures": [{"source": 0, "sampler": 0}],
         "samplers": [{}],
         "images": [{"bufferView": image_view, "mimeType": "image/png"}],
-        "buffers": [{"byteLength": len(blob), "uri": "data:application/octet-stream;base64," +
-                     base64.b64encode(blob).decode()}],
-        "bufferViews": views,
-        "accessors": accessors,
+        "buffers": [buffer.json()],
+        "bufferViews": buffer.views,
+        "accessors": buffer.accessors,
     }
     with open(os.path.join(directory, "tiles.gltf"), "w") as out:
         json.dump(gltf, out, indent=1)

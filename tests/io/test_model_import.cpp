@@ -28,12 +28,6 @@ namespace {
 
 using namespace testing_gltf;
 
-void expect_near(const Vec3& a, const Vec3& b, float tolerance = 1e-5f) {
-    EXPECT_NEAR(a.x, b.x, tolerance);
-    EXPECT_NEAR(a.y, b.y, tolerance);
-    EXPECT_NEAR(a.z, b.z, tolerance);
-}
-
 TEST(GltfImport, EveryIndexTypeAndPrimitiveModeGivesTheSameSquare) {
     testing::TemporaryDirectory directory;
     for (int index_type : {kUnsignedByte, kUnsignedShort, kUnsignedInt}) {

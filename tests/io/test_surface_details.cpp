@@ -25,13 +25,6 @@ namespace {
 
 using namespace testing_gltf;
 
-
-void expect_near(const Vec3& a, const Vec3& b, float tolerance = 1e-5f) {
-    EXPECT_NEAR(a.x, b.x, tolerance);
-    EXPECT_NEAR(a.y, b.y, tolerance);
-    EXPECT_NEAR(a.z, b.z, tolerance);
-}
-
 // ---- tangents made from (u, v) ---------------------------------------------------------------------
 
 // A quad of two triangles in z = 0 with normal +z, its (u, v) an affine map
