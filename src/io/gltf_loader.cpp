@@ -350,8 +350,12 @@ private:
                                        float(extras.colors[3 * v + 2]));
                 }
                 if (!extras.tangents.empty()) {
-                    a.tangent[c] = Vec3(float(extras.tangents[4 * v]), float(extras.tangents[4 * v + 1]),
-                                        float(extras.tangents[4 * v + 2]));
+                    // Unit in double, so that a huge finite one cannot overflow in shading; a zero one stays zero.
+                    const double x = extras.tangents[4 * v], y = extras.tangents[4 * v + 1],
+                                 z = extras.tangents[4 * v + 2];
+                    const double length = std::sqrt(x * x + y * y + z * z);
+                    if (length > 0 && std::isfinite(length))
+                        a.tangent[c] = Vec3(float(x / length), float(y / length), float(z / length));
                 }
             }
             if (!extras.tangents.empty()) a.handedness = extras.tangents[4 * size_t(corner[0]) + 3] < 0 ? -1.0f : 1.0f;
