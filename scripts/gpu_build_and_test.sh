@@ -55,7 +55,7 @@ step() {  # step NAME COMMAND...: runs the command, logs to $logs/NAME.log
 
 step machine bash -c 'nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1'
 step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WARNINGS_AS_ERRORS=${FARMRT_GPU_WERROR:-OFF} -DFARMRT_CUDA_RESOURCE_USAGE=ON \
+  -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WITH_ASSIMP=OFF -DFARMRT_WARNINGS_AS_ERRORS=${FARMRT_GPU_WERROR:-OFF} -DFARMRT_CUDA_RESOURCE_USAGE=ON \
   "${configure_extra[@]}" ${FARMRT_CMAKE_EXTRA:-} || { printf '%s\n' "${summary[@]}"; exit 1; }
 step build ninja -C "$build" -j "$jobs" || { printf '%s\n' "${summary[@]}"; exit 1; }
 summary+=("$(printf '%-28s %s' build_warnings "$(grep -c 'warning:' "$logs/build.log") (see build.log)")")

@@ -4,8 +4,9 @@
 # Runs apt-get as root, or through sudo for other users. Idempotent.
 # openimageio-tools: Debian 12's OpenImageIO CMake package imports its command-line
 # tools (iconvert, ...) and find_package(OpenImageIO) fails when they are missing.
-# assimp-testmodels: real glTF, OBJ and PLY models, valid and broken, that the
-# model import tests read (data only, 20 MB).
+# libassimp-dev: STL, Collada, FBX and 3DS models (cmake -DFARMRT_WITH_ASSIMP=OFF builds without).
+# assimp-testmodels: real glTF, OBJ, PLY, STL, Collada, FBX and 3DS models,
+# valid and broken, that the model import tests read (data only, 20 MB).
 # clang, its runtime and OpenMP: scripts/fuzz.sh builds the libFuzzer targets with clang;
 # clang-format: scripts/test.sh checks the tree against .clang-format.
 # slurm-wlm and munge: tests/slurm/run_slurm_test.sh stands up a one-node Slurm
@@ -16,6 +17,7 @@ packages=(
     build-essential cmake ninja-build pkg-config git python3
     libyaml-cpp-dev libopenimageio-dev openimageio-tools
     libopenmpi-dev openmpi-bin libxsimd-dev xtl-dev libtinyobjloader-dev libtinygltf-dev libcli11-dev
+    libassimp-dev
 )
 case "${1:-}" in
     --tests)

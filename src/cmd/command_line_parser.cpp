@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "io/frame_list.h"
 #include "io/image_output.h"
+#include "io/model_loader.h"
 
 namespace farmrt {
 namespace {
@@ -261,8 +262,9 @@ const OptionSpec kOptions[] = {
 class HelpFormatter : public CLI::Formatter {
 public:
     std::string make_usage(const CLI::App*, std::string) const override {
-        return "usage: farmrt SCENE.yaml [options]\n\n"
-               "Renders a path-traced image of a YAML scene (see docs/scene-format.md).\n";
+        return "usage: farmrt SCENE.yaml [options]\n       farmrt MODEL [options]\n\n"
+               "Renders a path-traced image of a YAML scene (see docs/scene-format.md), or of a model file (" +
+               model_extensions_text() + ") under a sky.\n";
     }
 };
 
@@ -381,9 +383,9 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
                              one_line(cl.scene_file) +
                              "' (an option takes one value: lists are comma-separated, --aov albedo,normal)");
         }
-        if (is_unread_model_format(argument)) {
+        if (is_unread_model_format(argument) && !is_model_file(argument)) {
             throw InputError(one_line(argument) +
-                             ": not a format farmrt reads (scenes: .yaml; models: .gltf, .glb, .obj, .ply)");
+                             ": not a format farmrt reads (scenes: .yaml; models: " + model_extensions_text() + ")");
         }
         cl.scene_file = argument;
     }

@@ -39,15 +39,16 @@ struct UvTransform {
 };
 
 // How an image's texels become a texture's values: as they are (linear
-// data), decoded from sRGB (colours), or as a normal map's tangent-space
-// normal (2 texel - 1).
-enum class TexelCoding { Linear, Srgb, Normal };
+// data), decoded from sRGB (colours), as a normal map's tangent-space
+// normal (2 texel - 1), or the alpha channel (linear) in every channel.
+enum class TexelCoding { Linear, Srgb, Normal, Alpha };
 
 float decoded_texel(float encoded, TexelCoding coding) {
     switch (coding) {
     case TexelCoding::Srgb: return srgb_to_linear(encoded);
     case TexelCoding::Normal: return 2.0f * encoded - 1.0f;
-    case TexelCoding::Linear: break;
+    case TexelCoding::Linear:
+    case TexelCoding::Alpha: break;
     }
     return encoded;
 }
@@ -163,6 +164,11 @@ public:
         mesh_of_gltf_mesh_.assign(gltf_.meshes.size(), -1);
         read_nodes();
         if (model_.placements.empty()) fail("", "the scene has no meshes to render");
+        size_t placed_triangles = 0;
+        for (const ModelPlacement& p : model_.placements) placed_triangles += model_.meshes[p.mesh].triangles.size();
+        if (placed_triangles == 0 && skipped_points_or_lines_) {
+            fail("", "holds no triangles: its primitives are points or lines, which farmrt does not render");
+        }
     }
 
 private:
@@ -202,8 +208,10 @@ private:
         const int mode = p.mode < 0 ? TINYGLTF_MODE_TRIANGLES : p.mode;
         if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
             mode != TINYGLTF_MODE_TRIANGLE_FAN) {
-            fail(pointer + "/mode", "primitive mode " + std::to_string(mode) +
-                                        " (points or lines) is not supported: farmrt renders triangles");
+            // Points and lines beside triangles (guides, wireframes): left out, as assimp and Blender's renders do.
+            if (!skipped_points_or_lines_) warn("leaves out primitives of points or lines: farmrt renders triangles");
+            skipped_points_or_lines_ = true;
+            return;
         }
         if (!p.targets.empty()) warn("renders morph targets in their rest pose");
         const auto attribute = [&](const char* name) {
@@ -469,9 +477,13 @@ private:
         const float scale = image.bits == 16 ? 1.0f / 65535.0f : 1.0f / 255.0f;
         for (size_t i = 0; i < texels; ++i) {
             for (int c = 0; c < 3; ++c) {
-                const int channel = image.component >= 3 ? c : 0;  // grey images: the one channel
-                const size_t at = (i * size_t(image.component) + size_t(channel)) * bytes_per_channel;
-                const float encoded = bytes_per_channel == 2
+                // Grey images: the one channel. Alpha: the last of grey + alpha or RGBA; opaque without one.
+                int channel = image.component >= 3 ? c : 0;
+                if (coding == TexelCoding::Alpha)
+                    channel = image.component == 2 || image.component == 4 ? image.component - 1 : -1;
+                const size_t at = (i * size_t(image.component) + size_t(std::max(channel, 0))) * bytes_per_channel;
+                const float encoded = channel < 0 ? 1.0f
+                                      : bytes_per_channel == 2
                                           ? float(image.image[at] | (image.image[at + 1] << 8)) * scale
                                           : float(image.image[at]) * scale;
                 model_.texture_pixels.push_back(factor[c] * decoded_texel(encoded, coding));
@@ -553,7 +565,22 @@ private:
                 texture(m.normalTexture.index, TexelCoding::Normal, Color(scale, scale, 1.0f), normal_pointer,
                         texture_info(m.normalTexture.extensions, m.normalTexture.texCoord, normal_pointer));
         }
-        if (m.alphaMode == "BLEND" || m.alphaMode == "MASK") warn("renders alphaMode " + m.alphaMode + " as OPAQUE");
+        if (m.alphaMode == "MASK" || m.alphaMode == "BLEND") {
+            // Alpha: baseColorFactor's fourth value times the base colour texture's alpha.
+            const float factor = pbr.baseColorFactor.size() > 3 ? float(pbr.baseColorFactor[3]) : 1.0f;
+            if (!(factor >= 0.0f && factor <= 1.0f))
+                fail(pointer + "/pbrMetallicRoughness/baseColorFactor", "alpha lies outside [0, 1]");
+            const float cutoff = float(m.alphaCutoff);
+            if (!(cutoff >= 0.0f && std::isfinite(cutoff)))
+                fail(pointer + "/alphaCutoff", "must be finite and not negative");
+            result.alpha_mode = m.alphaMode == "MASK" ? AlphaMode::Mask : AlphaMode::Blend;
+            result.alpha_cutoff = cutoff;
+            result.alpha_texture =
+                texture(pbr.baseColorTexture.index, TexelCoding::Alpha, Color(factor), base_pointer,
+                        texture_info(pbr.baseColorTexture.extensions, pbr.baseColorTexture.texCoord, base_pointer));
+        } else if (!m.alphaMode.empty() && m.alphaMode != "OPAQUE") {
+            fail(pointer + "/alphaMode", "must be OPAQUE, MASK or BLEND, got '" + m.alphaMode + "'");
+        }
         return result;
     }
 
@@ -732,6 +759,7 @@ private:
     GltfAccessorReader accessors_;
     std::vector<int> mesh_of_gltf_mesh_;
     int default_material_ = -1;
+    bool skipped_points_or_lines_ = false;
     uint64_t triangle_budget_ = kMinTriangleBudget, triangles_made_ = 0, nodes_visited_ = 0;
     std::map<std::tuple<int, TexelCoding, float, float, float, UvTransform>, uint32_t> texture_cache_;
     std::set<std::string> warned_;

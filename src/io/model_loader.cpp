@@ -25,8 +25,6 @@ Material default_model_material(ModelData& model, const Color& base_color, float
 
 // ---- OBJ with MTL ---------------------------------------------------------------------------
 
-namespace {
-
 // An MTL material as the principled one. Kd (or map_Kd) is the base colour;
 // without a specular colour (Ks 0, or illum 1) the surface is purely
 // diffuse (index 1: no Fresnel reflection); Ns gives the roughness by the
@@ -73,8 +71,6 @@ Material principled_from_mtl(const ObjMaterial& mtl, const std::filesystem::path
     return m;
 }
 
-}  // namespace
-
 ModelData load_obj_model(const std::string& path, const std::string& display_path) {
     MeshData mesh = load_obj_model_mesh(path, display_path);
     ModelData model;
@@ -106,7 +102,8 @@ ModelData load_obj_model(const std::string& path, const std::string& display_pat
 
 bool is_model_file(const std::string& path) {
     const std::string extension = file_extension(path);
-    return extension == ".gltf" || extension == ".glb" || extension == ".obj" || extension == ".ply";
+    return extension == ".gltf" || extension == ".glb" || extension == ".obj" || extension == ".ply" ||
+           (FARMRT_HAVE_ASSIMP && is_assimp_model_file(path));
 }
 
 ModelData load_model(const std::string& path, const std::string& display_path) {
@@ -114,7 +111,25 @@ ModelData load_model(const std::string& path, const std::string& display_path) {
     if (extension == ".gltf" || extension == ".glb") return load_gltf_model(path, display_path);
     if (extension == ".obj") return load_obj_model(path, display_path);
     if (extension == ".ply") return load_ply_model(path, display_path);
-    throw InputError(display_path + ": not a model farmrt reads (expected .gltf, .glb, .obj or .ply)");
+    if (is_assimp_model_file(path)) {
+#if FARMRT_HAVE_ASSIMP
+        return load_assimp_model(path, display_path);
+#else
+        throw InputError(display_path + ": " + extension +
+                         " models are read through assimp, which this build of farmrt was made without");
+#endif
+    }
+    throw InputError(display_path + ": not a model farmrt reads (expected " + model_extensions_text() + ")");
+}
+
+bool is_assimp_model_file(const std::string& path) {
+    const std::string extension = file_extension(path);
+    return extension == ".stl" || extension == ".dae" || extension == ".zae" || extension == ".fbx" ||
+           extension == ".3ds";
+}
+
+std::string model_extensions_text() {
+    return FARMRT_HAVE_ASSIMP ? ".gltf, .glb, .obj, .ply, .stl, .dae, .zae, .fbx, .3ds" : ".gltf, .glb, .obj, .ply";
 }
 
 Triangle transformed_triangle(Triangle t, const Transform& transform) {
@@ -171,6 +186,7 @@ uint32_t add_model_materials(const ModelData& model, Scene& scene) {
         m.metallic_roughness_texture += texture_base;
         if (m.emission_texture != kNoTexture) m.emission_texture += texture_base;
         if (m.normal_texture != kNoTexture) m.normal_texture += texture_base;
+        if (m.alpha_texture != kNoTexture) m.alpha_texture += texture_base;
         scene.materials.push_back(m);
     }
     return material_base;

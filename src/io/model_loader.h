@@ -18,6 +18,11 @@ namespace farmrt {
 
 // Whether `path` names a model file farmrt reads (by its extension).
 bool is_model_file(const std::string& path);
+// Whether `path` names a model that assimp reads for farmrt (STL, Collada,
+// FBX, 3DS), whether or not this build has assimp.
+bool is_assimp_model_file(const std::string& path);
+// The extensions is_model_file accepts, for messages: ".gltf, .glb, ...".
+std::string model_extensions_text();
 
 // Reads the model at `path` (named `display_path` in errors). Throws
 // InputError with one line naming the file and what is wrong.

@@ -478,7 +478,7 @@ public:
         const std::string path = resolve_path(scalar_text(file, "a file name"));
         const Transform transform = object_transform(object);
         const uint32_t material = has(object, "material") ? object_material(object, scene) : kGeometryMaterial;
-        if (!is_model_file(path)) fail(file, "not a model farmrt reads (expected .gltf, .glb, .obj or .ply)");
+        if (!is_model_file(path)) fail(file, "not a model farmrt reads (expected " + model_extensions_text() + ")");
         // Loaded once per path however many objects place it; placed more
         // than once, its geometry is stored once and instanced.
         auto cached = models_.find(path);

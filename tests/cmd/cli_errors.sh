@@ -137,7 +137,7 @@ expect_error "required extension" "$work/scenes/draco\.gltf: /extensionsRequired
     "$work/scenes/draco.gltf" -o "$work/out/draco.ppm"
 expect_error "model object in a scene" "--set objects\[0\]=\{type: model, file: draco\.gltf\}: objects\[0\]\.file: .*draco\.gltf: /extensionsRequired: requires extension .*" \
     "$good" --set 'objects[0]={type: model, file: draco.gltf}'
-expect_error "model that is not a model" "--set objects\[0\]=\{type: model, file: good\.yaml\}: objects\[0\]\.file: not a model farmrt reads \(expected \.gltf, \.glb, \.obj or \.ply\)" \
+expect_error "model that is not a model" "--set objects\[0\]=\{type: model, file: good\.yaml\}: objects\[0\]\.file: not a model farmrt reads \(expected \.gltf, \.glb, \.obj, \.ply.*\)" \
     "$good" --set 'objects[0]={type: model, file: good.yaml}'
 expect_error "principled out of range" "--set materials\.red=\{type: principled, roughness: 2\}: materials\.red\.roughness: must be in \[0, 1\], got 2" \
     "$good" --set 'materials.red={type: principled, roughness: 2}'

@@ -71,6 +71,26 @@ TEST(GltfImport, EveryIndexTypeAndPrimitiveModeGivesTheSameSquare) {
     }
 }
 
+// Lines and points beside triangles (guides, wireframes) are left out with
+// a warning; a file of nothing else is refused (above).
+TEST(GltfImport, PointsAndLinesBesideTrianglesAreLeftOut) {
+    testing::TemporaryDirectory directory;
+    GltfBuilder b;
+    const int positions = b.add_values(kSquare, kFloat, 4, "VEC3");
+    const std::string p = std::to_string(positions);
+    const ModelData model = load_text(directory, "mixed.gltf",
+                                      b.json("\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": " + p +
+                                             "}, \"mode\": 6}, {\"attributes\": {\"POSITION\": " + p +
+                                             "}, \"mode\": 1}, {\"attributes\": "
+                                             "{\"POSITION\": " +
+                                             p + "}, \"mode\": 0}]}], \"nodes\": [{\"mesh\": 0}]"));
+    ASSERT_EQ(model.meshes.size(), 1u);
+    EXPECT_EQ(model.meshes[0].triangles.size(), 2u);
+    ASSERT_EQ(model.warnings.size(), 1u);
+    EXPECT_NE(model.warnings[0].find("leaves out primitives of points or lines"), std::string::npos)
+        << model.warnings[0];
+}
+
 TEST(GltfImport, NormalisedTexCoordsNormalsAndSparseAccessors) {
     testing::TemporaryDirectory directory;
     GltfBuilder b;
@@ -203,7 +223,7 @@ TEST(GltfImport, HostileFilesGiveOneLineNamingThePlace) {
         {b.json(mesh("{\"attributes\": {\"POSITION\": " + std::to_string(not_finite) + "}}")),
          "/accessors/2: element 1 is not a finite number"},
         {b.json(mesh("{\"attributes\": {\"POSITION\": " + std::to_string(positions) + "}, \"mode\": 1}")),
-         "/meshes/0/primitives/0/mode: primitive mode 1 (points or lines) is not supported"},
+         "holds no triangles: its primitives are points or lines, which farmrt does not render"},
         {b.json(mesh("{\"attributes\": {\"NORMAL\": " + std::to_string(positions) + "}}")),
          "/meshes/0/primitives/0/attributes: has no POSITION"},
         {b.json(mesh(good) + ", \"extensionsRequired\": [\"KHR_draco_mesh_compression\"], \"extensionsUsed\": "
