@@ -82,8 +82,15 @@ private:
     // primitives of a binary subtree.
     uint32_t leaf_packets(uint32_t binary) const {
         uint32_t per_type[4] = {0, 0, 0, 0};
-        for (uint32_t p = begin_[binary]; p < end_[binary]; ++p) ++per_type[uint32_t(scene_.primitives[p].type()) & 3u];
-        uint32_t packets = per_type[uint32_t(PrimitiveType::Instance)];
+        uint32_t packets = 0;
+        for (uint32_t p = begin_[binary]; p < end_[binary]; ++p) {
+            if (is_cutout(scene_.primitives[p])) {
+                ++packets;  // an entry of its own
+            } else {
+                ++per_type[uint32_t(scene_.primitives[p].type()) & 3u];
+            }
+        }
+        packets += per_type[uint32_t(PrimitiveType::Instance)];
         for (PrimitiveType type : {PrimitiveType::Sphere, PrimitiveType::Quad, PrimitiveType::Triangle}) {
             packets += (per_type[uint32_t(type)] + N - 1) / N;
         }
@@ -212,11 +219,27 @@ private:
         return index;
     }
 
+    // A triangle whose material cuts it out: traversed by the scalar core.
+    bool is_cutout(PrimitiveRef ref) const {
+        return ref.type() == PrimitiveType::Triangle &&
+               scene_.materials[scene_.triangles[ref.index()].material].alpha_mode != AlphaMode::Opaque;
+    }
+
     // Packs the primitives [begin, end) by type into packets; returns their count.
     uint32_t emit_leaf(uint32_t begin, uint32_t end) {
-        std::vector<PrimitiveRef> refs(scene_.primitives + begin, scene_.primitives + end);
-        std::stable_sort(refs.begin(), refs.end(), [](PrimitiveRef a, PrimitiveRef b) { return a.type() < b.type(); });
+        std::vector<PrimitiveRef> refs;
         uint32_t packets = 0;
+        for (uint32_t p = begin; p < end; ++p) {
+            const PrimitiveRef ref = scene_.primitives[p];
+            if (!is_cutout(ref)) {
+                refs.push_back(ref);
+                continue;
+            }
+            if (ref.index() > kPacketIndexMask) throw_too_large("cut-out triangles");
+            out_.packet_refs_.push_back((kCutoutTriangleEntry << kPacketTypeShift) | ref.index());
+            ++packets;
+        }
+        std::stable_sort(refs.begin(), refs.end(), [](PrimitiveRef a, PrimitiveRef b) { return a.type() < b.type(); });
         for (size_t first = 0; first < refs.size();) {
             if (refs[first].type() == PrimitiveType::Instance) {
                 // One entry per instance: traversed by the scalar core.

@@ -20,6 +20,10 @@ namespace simd {
 constexpr uint32_t kPacketTypeShift = 28;
 constexpr uint32_t kPacketLanesShift = 23;
 constexpr uint32_t kPacketIndexMask = (1u << kPacketLanesShift) - 1;
+// A leaf entry of this type (beyond PrimitiveType's) is one triangle whose
+// material cuts it out (AlphaMode), index = the triangle: traversed by the
+// scalar core, which asks surface_kept, like instances.
+constexpr uint32_t kCutoutTriangleEntry = 4;
 
 // One node: N child boxes. bounds[2 * axis] holds the lower and
 // bounds[2 * axis + 1] the upper planes of that axis, so that a ray picks its

@@ -425,6 +425,15 @@ struct WideTraversal {
                                        lanes, ray, closest);
                 continue;
             }
+            if ((ref >> kPacketTypeShift) == kCutoutTriangleEntry) {
+                // The scalar core's test, which asks whether the cut-out keeps the hit.
+                Hit hit = closest.to_hit();
+                if (intersect_primitive<false>(*bvh.scene, PrimitiveRef::make(PrimitiveType::Triangle, index),
+                                               ray.scalar, ray.scalar_t_min, hit)) {
+                    closest.take(hit);
+                }
+                continue;
+            }
             switch (static_cast<PrimitiveType>(ref >> kPacketTypeShift)) {
             case PrimitiveType::Sphere:
                 intersect_packet<Arch>(bvh.spheres[index], bvh.packet_boxes(bvh.sphere_boxes, index), bvh.spheres_move,

@@ -14,6 +14,9 @@
       colours (COLOR_0, a gradient) under a material whose normal map
       (an embedded PNG) raises a rounded bump on every tile; the file gives
       no TANGENT, so the renderer makes its own;
+  configs/models/fence.gltf  cut-outs: a lattice fence card whose RGBA
+      texture's alpha cuts the gaps (alphaMode MASK) and a tinted pane of
+      alpha 0.35 (alphaMode BLEND);
   configs/models/colored_ball.ply  a sphere (a subdivided octahedron) whose
       vertices carry 8-bit colours, as scanners write them.
 
@@ -211,11 +214,12 @@ def shapes_gltf(directory):
 
 
 def png_rgb(width, height, pixels):
-    """An 8-bit RGB PNG of rows of (r, g, b) tuples."""
+    """An 8-bit RGB PNG of rows of (r, g, b) tuples, or RGBA of (r, g, b, a) ones."""
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
     raw = b"".join(b"\0" + bytes(c for pixel in row for c in pixel) for row in pixels)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    color_type = 6 if len(pixels[0][0]) == 4 else 2
+    header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
 
@@ -287,6 +291,56 @@ def tiles_gltf(directory):
         out.write("\n")
 
 
+def fence_gltf(directory):
+    # A lattice fence and a tinted pane: two cards (quads) of one mesh each.
+    # The fence's RGBA texture is a diamond lattice, alpha 1 on the slats and
+    # 0 between them (alphaMode MASK, cutoff 0.5); the pane is a constant
+    # alpha of 0.35 (alphaMode BLEND: stochastic transparency).
+    size = 64
+    rows = []
+    for row in range(size):
+        line = []
+        for column in range(size):
+            a, b = (row + column) % 16, (row - column) % 16
+            slat = a < 3 or b < 3
+            line.append((150, 105, 60, 255) if slat else (0, 0, 0, 0))
+        rows.append(line)
+    png = png_rgb(size, size, rows)
+    buffer = GltfBuffer()
+    card = [[-1, 0, 0], [1, 0, 0], [1, 1.4, 0], [-1, 1.4, 0]]
+    position = buffer.add([x for p in card for x in p], "f", 4, "VEC3", 5126, minmax=([-1, 0, 0], [1, 1.4, 0]))
+    normal = buffer.add([0, 0, 1] * 4, "f", 4, "VEC3", 5126)
+    uv = buffer.add([0, 2.8, 4, 2.8, 4, 0, 0, 0], "f", 4, "VEC2", 5126)
+    index = buffer.add([0, 1, 2, 0, 2, 3], "H", 6, "SCALAR", 5123)
+    image_view = buffer.view(png)
+    attributes = {"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv}
+    gltf = {
+        "asset": {"version": "2.0", "generator": "farmrt scripts/generate/models.py"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"name": "fence", "mesh": 0, "translation": [-0.6, 0, -0.8]},
+                  {"name": "pane", "mesh": 1, "translation": [1.4, 0, -0.2], "rotation": [0, -0.3826834, 0, 0.9238795],
+                   "scale": [0.5, 0.6, 1]}],
+        "meshes": [{"name": "fence", "primitives": [{"attributes": attributes, "indices": index, "material": 0}]},
+                   {"name": "pane", "primitives": [{"attributes": attributes, "indices": index, "material": 1}]}],
+        "materials": [
+            {"name": "lattice", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}, "metallicFactor": 0,
+                                                          "roughnessFactor": 0.8},
+             "alphaMode": "MASK", "alphaCutoff": 0.5, "doubleSided": True},
+            {"name": "tinted pane", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.5, 0.9, 0.35],
+                                                              "metallicFactor": 0, "roughnessFactor": 0.3},
+             "alphaMode": "BLEND", "doubleSided": True}],
+        "textures": [{"source": 0}],
+        "images": [{"bufferView": image_view, "mimeType": "image/png"}],
+        "buffers": [buffer.json()],
+        "bufferViews": buffer.views,
+        "accessors": buffer.accessors,
+    }
+    with open(os.path.join(directory, "fence.gltf"), "w") as out:
+        json.dump(gltf, out, indent=1)
+        out.write("\n")
+
+
 def colored_ball_ply(directory):
     # An octahedron, each face split 4 x 4 and pushed onto the unit sphere;
     # each vertex coloured by its direction (8-bit, as display colours).
@@ -334,6 +388,7 @@ def main():
     cornell_box(directory)
     shapes_gltf(directory)
     tiles_gltf(directory)
+    fence_gltf(directory)
     colored_ball_ply(directory)
 
 

@@ -25,6 +25,17 @@ constexpr float kInfinity = 3.402823466e+38f;
 
 FARMRT_CPU_GPU FARMRT_INLINE float min_float(float a, float b) { return a < b ? a : b; }
 FARMRT_CPU_GPU FARMRT_INLINE float max_float(float a, float b) { return a > b ? a : b; }
+// The bit pattern of a float, alike on host and device.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(x);
+#else
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return bits;
+#endif
+}
+
 // The smallest float above x (nextafterf(x, +inf) without the library call):
 // closest-hit queries use it to turn "t < t_max" into "t <= t_max".
 FARMRT_CPU_GPU FARMRT_INLINE float next_float_up(float x) {

@@ -36,6 +36,11 @@ constexpr uint32_t kNoTexture = 0xFFFFFFFFu;
 
 enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3, Principled = 4 };
 
+// Cut-outs (glTF's alphaMode): Opaque surfaces are everywhere; Mask ones only
+// where alpha >= the cutoff (leaves, fences); Blend ones with probability
+// alpha (stochastic transparency: the pixel converges to the blend).
+enum class AlphaMode : uint32_t { Opaque = 0, Mask = 1, Blend = 2 };
+
 // 16-byte aligned (48 bytes): three 16-byte loads on the GPU.
 struct alignas(16) Material {
     MaterialType type = MaterialType::Lambertian;
@@ -54,6 +59,11 @@ struct alignas(16) Material {
     // decoded normal (x and y already multiplied by the file's scale); it
     // bends the shading normal of triangles that carry tangents (surface_at).
     uint32_t normal_texture = kNoTexture;
+    // Triangles only (surface_kept in scene.h): the cut-out, its alpha in
+    // the x channel of alpha_texture, and the Mask mode's cutoff.
+    AlphaMode alpha_mode = AlphaMode::Opaque;
+    uint32_t alpha_texture = kNoTexture;
+    float alpha_cutoff = 0.5f;
 };
 
 // Whether surfaces of this material emit light.

@@ -200,6 +200,7 @@ SceneView Scene::view() const {
     v.quads = quads.data();
     v.triangles = triangles.data();
     v.triangle_attributes = triangle_attributes.data();
+    for (const Material& m : materials) v.has_cutouts |= m.alpha_mode != AlphaMode::Opaque;
     v.triangle_attributes_count = static_cast<uint32_t>(triangle_attributes.size());
     v.materials = materials.data();
     v.textures = textures.data();

@@ -38,6 +38,9 @@ struct SceneView {
     uint64_t texture_pixel_count = 0;                               // floats in texture_pixels
     uint32_t sphere_count = 0, quad_count = 0, triangle_count = 0;  // array sizes, for copies (GPU upload)
     uint32_t material_count = 0, texture_count = 0, triangle_attributes_count = 0;
+    // Some material cuts its triangles out (AlphaMode): hits on triangles then
+    // ask surface_kept. False for most scenes, whose traversal skips it.
+    bool has_cutouts = false;
     Background background;
     // What next-event estimation samples (lights.h): every light, the alias
     // table that picks one by power, and the environment's distribution.
@@ -189,6 +192,41 @@ FARMRT_CPU_GPU FARMRT_INLINE float instance_hit_bound(const Hit& hit, uint32_t i
     return hit_bound(key_below, hit.t, next_float_up_nonnegative(hit.t));
 }
 
+// A number in [0, 1) that is a pure function of a ray and the primitive it
+// meets: the same on every backend and decomposition, so that a Blend
+// cut-out keeps or drops the same hits everywhere.
+FARMRT_CPU_GPU FARMRT_INLINE float cutout_random(const Ray& ray, uint32_t primitive_bits) {
+    uint32_t h = primitive_bits * 0x9E3779B9u + 0x7F4A7C15u;
+    const float words[6] = {ray.origin.x,    ray.origin.y,    ray.origin.z,
+                            ray.direction.x, ray.direction.y, ray.direction.z};
+    for (float word : words) {
+        h ^= float_bits(word);
+        h *= 0x85EBCA6Bu;
+        h ^= h >> 13;
+    }
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return float(h >> 8) * (1.0f / 16777216.0f);
+}
+
+// Whether the surface of a triangle whose material may cut it out is there
+// at barycentrics (b1, b2) of `ray`'s hit: the alpha of the triangle's own
+// material (an instance's material changes how it shades, not its shape)
+// against the cutoff (Mask) or cutout_random (Blend).
+FARMRT_CPU_GPU FARMRT_INLINE bool surface_kept(const SceneView& scene, const Triangle& triangle, PrimitiveRef ref,
+                                               const Ray& ray, float t, float b1, float b2) {
+    const Material& material = scene.materials[triangle.material];
+    if (material.alpha_mode == AlphaMode::Opaque) return true;
+    SurfaceInteraction at;
+    const float b0 = 1.0f - b1 - b2;
+    at.u = b0 * triangle.uv[0] + b1 * triangle.uv[2] + b2 * triangle.uv[4];
+    at.v = b0 * triangle.uv[1] + b1 * triangle.uv[3] + b2 * triangle.uv[5];
+    at.point = ray.at(t);  // for solid (checker) textures
+    const float alpha = evaluate_texture(scene.textures, scene.texture_pixels, material.alpha_texture, at).x;
+    if (material.alpha_mode == AlphaMode::Mask) return alpha >= material.alpha_cutoff;
+    return cutout_random(ray, ref.bits) < alpha;
+}
+
 // One sphere, quad or triangle (never an instance) against (t_min, t_max): the
 // per-primitive functions of primitives.h behind one tag switch. Fills t,
 // primitive, u, v of `hit` when found; the caller sets hit.instance.
@@ -213,7 +251,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, Pri
     case PrimitiveType::Triangle: {
         const Triangle& triangle = scene.triangles[ref.index()];
         found = intersect_triangle(triangle, ray, t_min, t_max, t, u, v) &&
-                hit_within_bounds(tester, bounds_of(triangle), t_min, t);
+                hit_within_bounds(tester, bounds_of(triangle), t_min, t) &&
+                (!scene.has_cutouts || surface_kept(scene, triangle, ref, ray, t, u, v));
         break;
     }
     case PrimitiveType::Instance: break;

@@ -6,12 +6,15 @@
 // specification defines, and a render whose every sample is the albedo.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
 #include "core/integrator.h"
+#include "core/occlusion.h"
 #include "core/scene.h"
 #include "gltf_builder.h"
 #include "io/model_loader.h"
@@ -306,6 +309,136 @@ TEST(NormalMaps, GltfNormalTexturesAreDecodedAndScaledAndBadScalesRefused) {
     EXPECT_EQ(a.handedness, 1.0f);
     EXPECT_EQ(model_error(directory, "bad.gltf", file("1e9", true)),
               "bad.gltf: /materials/0/normalTexture/scale: must be finite and at most 1000 in magnitude");
+}
+
+// ---- cut-outs ----------------------------------------------------------------------------------------
+
+// A square of two triangles in z = 0, (u, v) = (x, y) over [0, 1], whose
+// material's alpha is an image of two texels: 0 on the left half, 1 on the
+// right (nearest within each half: the lookup is bilinear across the middle
+// only). `mode`: the cut-out.
+struct CutoutSquare {
+    Scene scene;
+    CutoutSquare(AlphaMode mode, float constant_alpha = -1) {
+        Texture white;
+        white.color = Color(1.0f);
+        Texture alpha;
+        if (constant_alpha >= 0) {
+            alpha.color = Color(constant_alpha);
+        } else {
+            alpha.type = TextureType::Image;
+            alpha.image_width = 2;
+            alpha.image_height = 1;
+            alpha.image_offset = 0;
+            scene.texture_pixels = {0, 0, 0, 1, 1, 1};
+        }
+        scene.textures = {white, alpha};
+        Material material;
+        material.albedo_texture = 0;
+        material.alpha_mode = mode;
+        material.alpha_texture = 1;
+        scene.materials = {material};
+        const Vec3 corners[4] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+        for (const auto& corner : {std::array<int, 3>{0, 1, 2}, std::array<int, 3>{0, 2, 3}}) {
+            Triangle t{};
+            t.vertex0 = corners[corner[0]];
+            t.vertex1 = corners[corner[1]];
+            t.vertex2 = corners[corner[2]];
+            for (int c = 0; c < 3; ++c) {
+                t.uv[2 * c] = corners[corner[c]].x;
+                t.uv[2 * c + 1] = corners[corner[c]].y;
+            }
+            t.material = 0;
+            scene.triangles.push_back(t);
+        }
+        scene.build_acceleration();
+    }
+};
+
+TEST(Cutouts, MaskKeepsTheSurfaceWhereAlphaReachesTheCutoffInEveryQuery) {
+    const CutoutSquare square(AlphaMode::Mask);
+    const SceneView view = square.scene.view();
+    ASSERT_TRUE(view.has_cutouts);
+    int kept = 0, cut = 0;
+    for (int i = 0; i < 400; ++i) {
+        const float x = (float(i % 20) + 0.5f) / 20.0f, y = (float(i / 20) + 0.5f) / 20.0f;
+        const Ray ray{Vec3(x, y, 1), Vec3(0.01f, -0.02f, -1), 0};
+        // Alpha at the hit, from the bilinear lookup across the two texels.
+        const float hit_x = x + 0.01f;
+        const float alpha = std::clamp(hit_x * 2.0f - 0.5f, 0.0f, 1.0f);
+        if (std::fabs(alpha - 0.5f) < 0.02f) continue;  // too near the cutoff for this test's own rounding
+        Hit closest, brute;
+        const bool found = intersect_closest(view, ray, kMinHitDistance, closest);
+        EXPECT_EQ(found, intersect_closest_brute_force(view, ray, kMinHitDistance, brute)) << x << " " << y;
+        EXPECT_EQ(found, alpha >= 0.5f) << x << " " << y;
+        EXPECT_EQ(intersect_any(view, ray, kMinHitDistance, kInfinity), found) << x << " " << y;
+        (found ? kept : cut) += 1;
+    }
+    EXPECT_GT(kept, 100);
+    EXPECT_GT(cut, 100);
+    // The same square opaque: every ray hits.
+    const CutoutSquare opaque(AlphaMode::Opaque);
+    Hit hit;
+    EXPECT_TRUE(
+        intersect_closest(opaque.scene.view(), Ray{Vec3(0.1f, 0.5f, 1), Vec3(0, 0, -1), 0}, kMinHitDistance, hit));
+}
+
+// Blend: each ray meets the surface with probability alpha, decided by the
+// ray and the triangle alone (the same ray, the same answer).
+TEST(Cutouts, BlendKeepsTheSurfaceWithProbabilityAlpha) {
+    for (const float alpha : {0.2f, 0.5f, 0.9f}) {
+        const CutoutSquare square(AlphaMode::Blend, alpha);
+        const SceneView view = square.scene.view();
+        const int rays = 20000;
+        int kept = 0;
+        for (int i = 0; i < rays; ++i) {
+            const float x = 0.05f + 0.9f * float(i % 200) / 200.0f, y = 0.05f + 0.9f * float(i / 200) / 100.0f;
+            const Ray ray{Vec3(x, y, 1), Vec3(0.003f * float(i % 7), 0, -1), 0};
+            Hit first, again;
+            const bool found = intersect_closest(view, ray, kMinHitDistance, first);
+            ASSERT_EQ(found, intersect_closest(view, ray, kMinHitDistance, again));
+            ASSERT_EQ(found, intersect_any(view, ray, kMinHitDistance, kInfinity));
+            kept += found;
+        }
+        // Five standard deviations of a binomial count.
+        const double expected = alpha * rays, deviation = std::sqrt(rays * alpha * (1 - alpha));
+        EXPECT_NEAR(kept, expected, 5 * deviation) << "alpha " << alpha;
+    }
+}
+
+TEST(Cutouts, GltfAlphaModesReadTheBaseColoursAlphaAndBadValuesAreRefused) {
+    testing::TemporaryDirectory directory;
+    GltfBuilder b;
+    const int position = b.add_values(std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0}, kFloat, 3, "VEC3");
+    // A 1 x 1 RGBA PNG: (255, 0, 0, 128).
+    const std::string png =
+        "data:image/png;base64,"
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DQAAAEgQGALFXOsAAAAABJRU5ErkJggg==";
+    const auto file = [&](const std::string& material) {
+        return b.json("\"materials\": [" + material + "], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": \"" +
+                      png + "\"}], \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": " +
+                      std::to_string(position) + "}, \"material\": 0}]}], \"nodes\": [{\"mesh\": 0}]");
+    };
+    const ModelData mask = load_text(
+        directory, "m.gltf",
+        file("{\"alphaMode\": \"MASK\", \"alphaCutoff\": 0.25, \"pbrMetallicRoughness\": {\"baseColorFactor\": [1, "
+             "1, 1, 0.5], \"baseColorTexture\": {\"index\": 0}}}"));
+    const Material& m = mask.materials[0];
+    EXPECT_EQ(m.alpha_mode, AlphaMode::Mask);
+    EXPECT_EQ(m.alpha_cutoff, 0.25f);
+    const Texture& alpha = mask.textures[m.alpha_texture];
+    ASSERT_EQ(alpha.type, TextureType::Image);
+    EXPECT_NEAR(mask.texture_pixels[3 * size_t(alpha.image_offset)], 0.5f * 128.0f / 255.0f, 1e-6f);
+    const ModelData blend = load_text(directory, "b.gltf",
+                                      file("{\"alphaMode\": \"BLEND\", \"pbrMetallicRoughness\": {\"baseColorFactor\": "
+                                           "[1, 1, 1, 0.3]}}"));
+    EXPECT_EQ(blend.materials[0].alpha_mode, AlphaMode::Blend);
+    EXPECT_FLOAT_EQ(blend.textures[blend.materials[0].alpha_texture].color.x, 0.3f);
+    EXPECT_EQ(load_text(directory, "o.gltf", file("{}")).materials[0].alpha_mode, AlphaMode::Opaque);
+    EXPECT_EQ(model_error(directory, "bad.gltf", file("{\"alphaMode\": \"CUTOUT\"}")),
+              "bad.gltf: /materials/0/alphaMode: must be OPAQUE, MASK or BLEND, got 'CUTOUT'");
+    EXPECT_EQ(model_error(directory, "cut.gltf", file("{\"alphaMode\": \"MASK\", \"alphaCutoff\": -1}")),
+              "cut.gltf: /materials/0/alphaCutoff: must be finite and not negative");
 }
 
 }  // namespace

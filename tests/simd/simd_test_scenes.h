@@ -17,12 +17,6 @@ namespace farmrt {
 
 inline constexpr SimdLevel kSimdLevels[] = {SimdLevel::Sse42, SimdLevel::Avx2, SimdLevel::Avx512};
 
-inline uint32_t float_bits(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    return bits;
-}
-
 // ---- random mixed scenes ------------------------------------------------------
 
 struct SceneRandom {
