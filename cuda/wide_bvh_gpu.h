@@ -47,7 +47,7 @@ bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideB
 // children's entries (the core's slab test), sorted; interior children pushed
 // farthest first; leaf children's primitives tested nearest first, each hit
 // culling the farther children; then the nearest postponed node still in
-// reach. Traits: TraversalTraits (scene.h), without instances.
+// reach. Traits: TraversalTraits (core/closest_hit.h), without instances.
 template <class Traits>
 FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene, const WideBvhNode* nodes,
                                                          const Ray& ray, float t_min, Hit& hit) {

@@ -96,7 +96,7 @@ struct WideBvhView {
         return boxes + size_t(index) * N;
     }
     // Instances in leaves (packet refs of type Instance, index = instance) go
-    // to the scalar intersect_instance of src/core/scene.h on this scene.
+    // to the scalar intersect_instance of src/core/closest_hit.h on this scene.
     const SceneView* scene = nullptr;
     uint32_t node_count = 0;
     uint32_t triangle_packet_count = 0;

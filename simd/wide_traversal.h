@@ -3,7 +3,7 @@
 // kernels_avx512.cpp). Include it from those files only: everything here has
 // internal linkage so that each copy keeps its own instruction set.
 //
-// Bit-identical to the scalar core (src/core/scene.h, src/core/primitives.h): every
+// Bit-identical to the scalar core (src/core/closest_hit.h, src/core/primitives.h): every
 // lane performs the scalar code's float operations in the scalar code's order
 // (-ffp-contract=off, true divisions and square roots, min/max with the same
 // NaN rule), and the closest hit is the smallest (t, PrimitiveRef) pair, which
@@ -114,7 +114,7 @@ struct RayLanes {
 
 struct Closest {
     float t;
-    uint32_t ref;  // the hit's key: top_level_key() of src/core/scene.h
+    uint32_t ref;  // the hit's key: top_level_key() of src/core/closest_hit.h
     float u, v;
     float t_inclusive;  // next_float_up(t): the bound for smaller references
     bool found;
@@ -157,7 +157,7 @@ struct Closest {
     }
 };
 
-// The scalar test's t_max per lane (closest_hit_bound in src/core/scene.h).
+// The scalar test's t_max per lane (closest_hit_bound in src/core/closest_hit.h).
 template <class Arch>
 FARMRT_INLINE typename Lanes<Arch>::Float lane_bounds(const uint32_t* refs, const Closest& closest) {
     using Float = typename Lanes<Arch>::Float;

@@ -16,7 +16,7 @@ namespace farmrt {
 // the GPU's) pass their own queries with the same signatures and results;
 // shading stays this one code.
 // kInstances = false: for scenes without instances (see intersect_primitive).
-// Traits: TraversalTraits (scene.h), the GPU's per-scene specialisations.
+// Traits: TraversalTraits (closest_hit.h), the GPU's per-scene specialisations.
 template <class Traits>
 struct TraversalQuery {
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {

@@ -59,7 +59,7 @@ struct alignas(16) Material {
     // decoded normal (x and y already multiplied by the file's scale); it
     // bends the shading normal of triangles that carry tangents (surface_at).
     uint32_t normal_texture = kNoTexture;
-    // Triangles only (surface_kept in scene.h): the cut-out, its alpha in
+    // Triangles only (surface_kept in closest_hit.h): the cut-out, its alpha in
     // the x channel of alpha_texture, and the Mask mode's cutoff.
     AlphaMode alpha_mode = AlphaMode::Opaque;
     uint32_t alpha_texture = kNoTexture;

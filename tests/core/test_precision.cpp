@@ -1,5 +1,5 @@
 // Float robustness of intersection and ray spawning (src/core/primitives.h,
-// src/core/ray_spawn.h, surface_at in src/core/scene.h):
+// src/core/ray_spawn.h, surface_at in src/core/surface.h):
 // - the sphere test against the quadratic evaluated in long double on the
 //   same float inputs, on a million random rays: grazing rays at small
 //   spheres across a scene, the r = 1000 ground sphere from just above it,
