@@ -82,7 +82,7 @@ __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const Band
 
 // The random numbers of sample `sample` of the band's pixel `pixel`.
 __device__ __forceinline__ PixelSampler band_pixel_sampler(const FrameSettings& frame, const BandLaunch& band,
-                                                          uint32_t pixel, uint32_t sample) {
+                                                           uint32_t pixel, uint32_t sample) {
     const uint32_t x = pixel % frame.width, y = band.row_begin + pixel / frame.width;
     return PixelSampler(frame.key, y * frame.width + x, sample);
 }

@@ -27,8 +27,9 @@ void WavefrontTracer::check(cudaError_t error, const char* what) const { check_c
 
 template <typename T>
 T* WavefrontTracer::allocate(size_t count, const char* what) {
-    void* pointer = allocate_device_memory(count * sizeof(T), device_, std::string("the split kernels' ") + what + " need",
-                                           " (FARMRT_CUDA_PATHS sets fewer paths)");
+    void* pointer =
+        allocate_device_memory(count * sizeof(T), device_, std::string("the split kernels' ") + what + " need",
+                               " (FARMRT_CUDA_PATHS sets fewer paths)");
     for (void*& slot : allocations_) {
         if (slot == nullptr) {
             slot = pointer;
