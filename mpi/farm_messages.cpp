@@ -4,16 +4,6 @@
 
 namespace farmrt {
 
-RankAbility ability_of(const BandRenderer& renderer) {
-    RankAbility ability;
-    ability.threads = renderer.threads();
-    ability.thread_equivalents = renderer.thread_equivalents();
-    ability.slots = std::max(1, renderer.bands_in_flight());
-    ability.min_band_items = renderer.min_band_items();
-    ability.item_is_sample = renderer.item_is_sample();
-    return ability;
-}
-
 RankAbility ability_of(const BandRequest& request) {
     RankAbility ability;
     ability.threads = request.threads;
@@ -38,10 +28,6 @@ void describe_renderer(BandRequest& request, const BandRenderer& renderer) {
 
 RankMemory memory_of(int rank, const BandRequest& request) {
     return RankMemory{rank, request.peak_resident_bytes, request.has_gpu != 0, request.gpu_memory_used_bytes};
-}
-
-RankMemory memory_of(int rank, const BandRenderer& renderer) {
-    return RankMemory{rank, peak_resident_bytes(), renderer.has_gpu(), renderer.gpu_memory_used_bytes()};
 }
 
 int count_of(RowRange rows, size_t row_floats) { return int(size_t(rows.count()) * row_floats); }

@@ -14,6 +14,7 @@
 #include "render/band_schedule.h"
 #include "mpi/mpi_session.h"
 #include "render/band_renderer.h"
+#include "render/farm_workers.h"
 #include "render/frame_log.h"
 
 namespace farmrt {
@@ -62,11 +63,9 @@ struct BandRequest {
     int32_t has_gpu = 0;
 };
 
-RankAbility ability_of(const BandRenderer& renderer);
 RankAbility ability_of(const BandRequest& request);
 void describe_renderer(BandRequest& request, const BandRenderer& renderer);
 RankMemory memory_of(int rank, const BandRequest& request);
-RankMemory memory_of(int rank, const BandRenderer& renderer);
 
 // Longest sleeps between polls of the main threads. Rank 0 answers requests
 // within kPollRoot; a worker whose next item is queued needs MPI only to move

@@ -17,9 +17,10 @@ namespace {
 // slot is free), and sleeps until the render thread has news.
 class WorkerLoop {
 public:
-    WorkerLoop(const RenderContext& context, const SceneDescription& description, RankReport& report,
+    WorkerLoop(MpiClock& clock, const RenderContext& context, const SceneDescription& description, RankReport& report,
                double rank_timeout)
-        : context_(context),
+        : clock_(clock),
+          context_(context),
           report_(report),
           frame_settings_(description),
           worker_(context.renderer, context.failure, nullptr, wake_),
@@ -35,7 +36,7 @@ public:
             watch_root();
             const bool idle = worker_.unfinished() == 0;
             bool activity = send_finished();
-            for (Operation& operation : operations_.test(context_.clock)) {
+            for (Operation& operation : operations_.test(clock_)) {
                 activity = true;
                 completed(operation);
             }
@@ -44,9 +45,9 @@ public:
             if (activity) backoff.reset();
             wake_.wait_for(backoff.next(worker_.unfinished() == 0 ? kPollIdle : kPollBusy));
         }
-        operations_.cancel(Operation::Kind::StopReceive, context_.clock);
-        operations_.cancel(Operation::Kind::PingReceive, context_.clock);
-        operations_.cancel(Operation::Kind::PongReceive, context_.clock);
+        operations_.cancel(Operation::Kind::StopReceive, clock_);
+        operations_.cancel(Operation::Kind::PingReceive, clock_);
+        operations_.cancel(Operation::Kind::PongReceive, clock_);
     }
 
     void record(TimePoint& first_start, TimePoint& last_end) {
@@ -70,17 +71,17 @@ private:
         ping_out_ = true;
         ping_sent_ = now;
         post_receive(operations_, Operation{Operation::Kind::PongReceive, 0, {}, {}, {}, {}, 0, {}}, &root_pong_byte_,
-                     1, MPI_BYTE, kTagPong, context_.clock, "MPI_Irecv (pong from rank 0)");
+                     1, MPI_BYTE, kTagPong, clock_, "MPI_Irecv (pong from rank 0)");
         ++standing_;
         post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, {}, 0, {}}, &root_ping_byte_, 1,
-                  MPI_BYTE, kTagPing, context_.clock, "MPI_Isend (ping to rank 0)");
+                  MPI_BYTE, kTagPing, clock_, "MPI_Isend (ping to rank 0)");
     }
 
     // Operations other than the standing stop and ping receives.
     size_t outstanding() const { return operations_.size() - standing_; }
 
     void post_standing_receive(Operation::Kind kind, int tag, char* buffer) {
-        post_receive(operations_, Operation{kind, 0, {}, {}, {}, {}, 0, {}}, buffer, 1, MPI_BYTE, tag, context_.clock,
+        post_receive(operations_, Operation{kind, 0, {}, {}, {}, {}, 0, {}}, buffer, 1, MPI_BYTE, tag, clock_,
                      "MPI_Irecv (stop or ping)");
         ++standing_;
     }
@@ -102,8 +103,7 @@ private:
             const float* data = send.sums.data();
             const int count = int(send.sums.size());  // abandoned: what was kept (see kTagResult)
             report_.bytes_sent += size_t(count) * sizeof(float);
-            post_send(operations_, std::move(send), data, count, MPI_FLOAT, kTagResult, context_.clock,
-                      "MPI_Isend (item)");
+            post_send(operations_, std::move(send), data, count, MPI_FLOAT, kTagResult, clock_, "MPI_Isend (item)");
         }
         return any;
     }
@@ -112,7 +112,7 @@ private:
         auto header = std::make_unique<WorkHeader>();
         WorkHeader* header_buffer = header.get();
         post_receive(operations_, Operation{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, 0, std::move(header)},
-                     header_buffer, int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, context_.clock, "MPI_Irecv (work)");
+                     header_buffer, int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, clock_, "MPI_Irecv (work)");
         auto request = std::make_unique<BandRequest>();
         describe_renderer(*request, context_.renderer);
         const size_t unfinished = worker_.unfinished();
@@ -120,7 +120,7 @@ private:
         request->samples_per_second = worker_.samples_per_second();
         BandRequest* request_buffer = request.get();
         post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, std::move(request)}, request_buffer,
-                  int(sizeof(BandRequest)), MPI_BYTE, kTagRequest, context_.clock, "MPI_Isend (request)");
+                  int(sizeof(BandRequest)), MPI_BYTE, kTagRequest, clock_, "MPI_Isend (request)");
         report_.bytes_sent += sizeof(BandRequest);
         ++report_.requests;
         request_out_ = true;
@@ -174,7 +174,7 @@ private:
         receive.sums.resize(size_t(rows.count()) * row_floats);
         float* buffer = receive.sums.data();
         post_receive(operations_, std::move(receive), buffer, count_of(rows, row_floats), MPI_FLOAT, kTagWorkSums,
-                     context_.clock, "MPI_Irecv (item sums)");
+                     clock_, "MPI_Irecv (item sums)");
         sums_pending_ = true;
     }
 
@@ -197,13 +197,14 @@ private:
         case Operation::Kind::PingReceive:
             --standing_;
             post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, {}, 0, {}}, &pong_byte_, 1, MPI_BYTE,
-                      kTagPong, context_.clock, "MPI_Isend (pong)");
+                      kTagPong, clock_, "MPI_Isend (pong)");
             post_standing_receive(Operation::Kind::PingReceive, kTagPing, &ping_byte_);
             break;
         default: break;
         }
     }
 
+    MpiClock& clock_;
     const RenderContext& context_;
     RankReport& report_;
     FrameSettingsCache frame_settings_;
@@ -224,9 +225,9 @@ private:
 
 }  // namespace
 
-void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
-                             double rank_timeout, TimePoint& first_start, TimePoint& last_end) {
-    WorkerLoop loop(context, description, report, rank_timeout);
+void render_frames_as_worker(MpiClock& clock, const RenderContext& context, const SceneDescription& description,
+                             RankReport& report, double rank_timeout, TimePoint& first_start, TimePoint& last_end) {
+    WorkerLoop loop(clock, context, description, report, rank_timeout);
     loop.run();
     loop.record(first_start, last_end);
 }

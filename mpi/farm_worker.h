@@ -2,11 +2,12 @@
 // render thread and sends their sums back, until told there is no more.
 #pragma once
 
-#include "mpi/farm_context.h"
+#include "mpi/mpi_session.h"
+#include "render/farm_context.h"
 
 namespace farmrt {
 
-void render_frames_as_worker(const RenderContext& context, const SceneDescription& description, RankReport& report,
-                             double rank_timeout, TimePoint& first_start, TimePoint& last_end);
+void render_frames_as_worker(MpiClock& clock, const RenderContext& context, const SceneDescription& description,
+                             RankReport& report, double rank_timeout, TimePoint& first_start, TimePoint& last_end);
 
 }  // namespace farmrt

@@ -42,11 +42,6 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     MPI_Comm_free(&node);
 }
 
-MpiSession::MpiSession() {
-    char name[256] = {};
-    if (gethostname(name, sizeof name - 1) == 0) host_ = name;
-}
-
 MpiSession::~MpiSession() {
     if (started_mpi_) MPI_Finalize();
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "render/band_worker.h"
 
 namespace farmrt {
 
@@ -17,11 +18,7 @@ class MpiSession {
 public:
     // Starts MPI (MPI_Init_thread): under a launcher (mpirun, srun).
     MpiSession(int* argc, char*** argv);
-    // A one-rank job without MPI: a process no launcher started. Nothing in
-    // the farm calls MPI when there is one rank, and MPI_Init alone costs
-    // 0.3 s of start-up.
-    MpiSession();
-    ~MpiSession();  // MPI_Finalize, when MPI was started
+    ~MpiSession();  // MPI_Finalize
     MpiSession(const MpiSession&) = delete;
     MpiSession& operator=(const MpiSession&) = delete;
 
@@ -73,20 +70,5 @@ public:
 // busier rank could use (oversubscribed nodes, rank 0's parse, the job's tail).
 // With a timeout (seconds; 0 = none), throws RenderError when it passes.
 void wait_sleeping(MPI_Request& request, MpiClock& clock, const char* what, double timeout_seconds = 0);
-
-// Sleep between polls: short right after activity, doubling up to a cap while idle.
-class PollBackoff {
-public:
-    void reset() { sleep_ = kShortest; }
-    std::chrono::microseconds next(std::chrono::microseconds longest = std::chrono::microseconds(2000)) {
-        const std::chrono::microseconds current = std::min(sleep_, longest);
-        sleep_ = std::min(longest, sleep_ * 2);
-        return current;
-    }
-
-private:
-    static constexpr std::chrono::microseconds kShortest{50};
-    std::chrono::microseconds sleep_ = kShortest;
-};
 
 }  // namespace farmrt

@@ -1,9 +1,10 @@
 // farmrt: the command-line entry point, and the one place that wires the
-// backends (cmd/backends.h) into the farm (mpi/). Under a launcher
-// (`mpirun -n N farmrt scene.yaml`, srun) every rank runs this and MPI
-// starts; a process started on its own is a one-rank job that never starts
-// MPI (no 0.3 s MPI_Init for `farmrt --version` or a workstation render)
-// and renders the same bytes.
+// backends (cmd/backends.h) and the processes of a job (render/cluster.h)
+// into the farm (render/farm_job.h). Under a launcher (`mpirun -n N farmrt
+// scene.yaml`, srun) every rank runs this and MPI starts (mpi/); a process
+// started on its own is a job of one process that never starts MPI (no
+// 0.3 s MPI_Init for `farmrt --version` or a workstation render), uses
+// every device of its node, and renders the same bytes.
 #include <unistd.h>
 
 #include <csignal>
@@ -19,8 +20,10 @@
 #include "cmd/command_line_parser.h"
 #include "core/errors.h"
 #include "core/version.h"
-#include "mpi/farm_job.h"
-#include "mpi/mpi_session.h"
+#include "mpi/mpi_cluster.h"
+#include "render/cluster.h"
+#include "render/farm_failure.h"
+#include "render/farm_job.h"
 #include "render/interrupt.h"
 #include "render/tuning.h"
 
@@ -70,18 +73,20 @@ void print_help_or_version(const CommandLine& command_line) {
 int run(int argc, char** argv) {
     const std::vector<std::string> arguments(argv + 1, argv + argc);
     const bool launched = started_by_launcher();
-    std::unique_ptr<MpiSession> mpi;
+    std::unique_ptr<Cluster> cluster;
     try {
-        mpi = launched ? std::make_unique<MpiSession>(&argc, &argv) : std::make_unique<MpiSession>();
+        if (launched)
+            cluster = std::make_unique<MpiCluster>(&argc, &argv);
+        else
+            cluster = std::make_unique<OneProcess>();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "farmrt: error: %s\n", one_line(e.what()).c_str());
         return 1;
     }
-    install_signal_handlers(mpi->who());
+    install_signal_handlers(cluster->who());
     // SIGTERM/SIGUSR1: checkpoint and stop. From the start, so that a signal
     // during set-up still ends in a clean stop.
     install_interrupt_handlers();
-    MpiClock clock;
     try {
         CommandLine command_line;
         std::exception_ptr error;
@@ -91,16 +96,16 @@ int run(int argc, char** argv) {
         } catch (...) {
             error = std::current_exception();
         }
-        agree_on_failure(*mpi, clock, error);
+        cluster->agree_on_failure(error);
         if (command_line.show_help || command_line.show_version) {
-            if (mpi->rank() == 0) print_help_or_version(command_line);
+            if (cluster->rank() == 0) print_help_or_version(command_line);
             return 0;
         }
-        return run_farm_job(command_line, available_backends(), *mpi, clock);
+        return run_farm_job(command_line, available_backends(), *cluster);
     } catch (const JobAbandoned& abandoned) {
         return abandoned.exit_code;
     } catch (...) {
-        print_error(*mpi, std::current_exception());
+        print_error(cluster->who(), std::current_exception());
         return exit_code_for(std::current_exception());
     }
 }

@@ -7,6 +7,7 @@
 // its cores (or its GPU) trace rays.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -33,6 +34,21 @@ private:
     std::mutex mutex_;
     std::condition_variable condition_;
     bool pending_ = false;
+};
+
+// Sleep between polls: short right after activity, doubling up to a cap while idle.
+class PollBackoff {
+public:
+    void reset() { sleep_ = kShortest; }
+    std::chrono::microseconds next(std::chrono::microseconds longest = std::chrono::microseconds(2000)) {
+        const std::chrono::microseconds current = std::min(sleep_, longest);
+        sleep_ = std::min(longest, sleep_ * 2);
+        return current;
+    }
+
+private:
+    static constexpr std::chrono::microseconds kShortest{50};
+    std::chrono::microseconds sleep_ = kShortest;
 };
 
 struct FinishedBand {

@@ -1,5 +1,5 @@
 // Whole still-image jobs of the dynamic schedule, simulated through the frame
-// farm's FrameQueue as render_frames_as_root / render_frames_as_worker drive it
+// farm's FrameQueue as the farm engine (render/farm_engine.cpp) and the ranks (mpi/farm_worker.cpp) drive it
 // (mpi/farm_job.cpp): workers ask while rendering when nothing is queued,
 // "not now" is honoured until idle, an idle rank's deferred request is answered
 // when an item comes back, rank 0 keeps one item queued behind its own without
@@ -400,7 +400,7 @@ FarmScale simulate_farm(int nodes, int gpus_per_node, uint32_t frames, uint32_t 
     FrameQueueOptions options;
     options.width = 3840;
     options.spp = 4096;
-    // As rank 0 runs it (mpi/farm_root.cpp): bands of at most about 2 s,
+    // As rank 0 runs it (render/farm_engine.cpp): bands of at most about 2 s,
     // frames open within about 1 GiB of sums.
     options.band_seconds = 2;
     options.max_open_frames = std::max<size_t>(2, (size_t(1) << 30) / (size_t(3840) * 2160 * 3 * sizeof(float)));

@@ -1,4 +1,4 @@
-#include "mpi/farm_job.h"
+#include "render/farm_job.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -21,10 +21,9 @@
 #include "io/openimageio_loader.h"
 #include "io/scene_identity.h"
 #include "io/temporary_name.h"
-#include "mpi/farm_root.h"
-#include "mpi/farm_summary.h"
-#include "mpi/farm_worker.h"
-#include "mpi/job_message.h"
+#include "render/farm_engine.h"
+#include "render/farm_failure.h"
+#include "render/farm_summary.h"
 #include "render/frame_log.h"
 #include "render/interrupt.h"
 #include "render/progress.h"
@@ -34,12 +33,12 @@
 namespace farmrt {
 namespace {
 
-// Threads for this rank's renderer when --threads is not given: a rank that
-// the launcher bound to some CPUs uses those; unbound ranks share the node's
-// CPUs evenly, less one core for each GPU rank of the node (a GPU rank needs
-// a core only to feed its GPU). OMP_NUM_THREADS, when set, is the user's
+// Threads for this process's renderer when --threads is not given: a process
+// that the launcher bound to some CPUs uses those; unbound processes share the
+// node's CPUs evenly, less one core for each GPU process of the node (which
+// needs a core only to feed its GPU). OMP_NUM_THREADS, when set, is the user's
 // choice (0 = keep it).
-int default_threads(const MpiSession& mpi, const Backends& backends, const std::string& backend) {
+int default_threads(const Cluster& cluster, const Backends& backends, const std::string& backend) {
     if (std::getenv("OMP_NUM_THREADS")) return 0;
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
@@ -47,7 +46,7 @@ int default_threads(const MpiSession& mpi, const Backends& backends, const std::
     int allowed = int(online > 0 ? online : 1);
     if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = std::max(1, CPU_COUNT(&set));
     if (online > 0 && allowed < online) return allowed;
-    const int ranks = std::max(1, mpi.ranks_on_node());
+    const int ranks = std::max(1, cluster.processes_on_node());
     const int gpu_ranks = std::min(backends.gpu_ranks_on_node(backend, ranks), ranks);
     if (gpu_ranks > 0 && gpu_ranks < ranks && allowed > gpu_ranks) {
         return std::max(1, (allowed - gpu_ranks) / (ranks - gpu_ranks));
@@ -61,43 +60,7 @@ uint64_t bvh_hash(const Scene& scene) {
     return fnv1a(refs.data(), refs.size() * sizeof(PrimitiveRef), fnv1a(nodes.data(), nodes.size() * sizeof(BvhNode)));
 }
 
-void broadcast_bytes(std::vector<char>& bytes, MpiClock& clock) {
-    uint64_t size = bytes.size();
-    MPI_Request request;
-    {
-        MpiClock::Scope scope(clock);
-        check_mpi(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast (job size)");
-    }
-    wait_sleeping(request, clock, "MPI_Ibcast (job size)");
-    bytes.resize(size_t(size));
-    // In pieces: MPI counts are int.
-    constexpr size_t kPiece = size_t(1) << 30;
-    for (size_t offset = 0; offset < bytes.size(); offset += kPiece) {
-        const int count = int(std::min(kPiece, bytes.size() - offset));
-        {
-            MpiClock::Scope scope(clock);
-            check_mpi(MPI_Ibcast(bytes.data() + offset, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
-                      "MPI_Ibcast (job)");
-        }
-        wait_sleeping(request, clock, "MPI_Ibcast (job)");
-    }
-}
-
-void barrier_sleeping(const MpiSession& mpi, MpiClock& clock, double timeout_seconds = 0) {
-    if (mpi.size() == 1) return;
-    MPI_Request request;
-    {
-        MpiClock::Scope scope(clock);
-        check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
-    }
-    wait_sleeping(request, clock, "MPI_Ibarrier", timeout_seconds);
-}
-
-}  // namespace
-
-namespace {
-
-// Rank 0's plan for the frames: which to render, from which checkpoints.
+// Process 0's plan for the frames: which to render, from which checkpoints.
 struct FramePlan {
     std::vector<FrameTask> planned;  // every frame of the job
     std::vector<FrameTask> frames;   // those still to render
@@ -156,10 +119,10 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
 // One rank's job, step by step.
 class FarmJob {
 public:
-    FarmJob(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock)
-        : command_line_(command_line), backends_(backends), mpi_(mpi), clock_(clock), root_(mpi.rank() == 0) {
-        report_.rank = mpi.rank();
-        report_.set_host(mpi.host());
+    FarmJob(const CommandLine& command_line, const Backends& backends, Cluster& cluster)
+        : command_line_(command_line), backends_(backends), cluster_(cluster), root_(cluster.rank() == 0) {
+        report_.rank = cluster.rank();
+        report_.set_host(cluster.host());
     }
 
     int run() {
@@ -187,26 +150,19 @@ private:
                 job_.options.schedule = command_line_.schedule;
                 job_.options.band_rows = uint32_t(command_line_.band_rows);
                 job_.options.linear_list = command_line_.linear_list;
-                if (mpi_.size() > 1) bytes_ = serialize_job(job_);
+                cluster_.ready_job(job_);
             } catch (...) {
                 error = std::current_exception();
             }
         }
-        agree_on_failure(mpi_, clock_, error);
+        cluster_.agree_on_failure(error);
     }
 
     // 2. Every other rank receives the scene; every rank builds the BVH and its renderer.
     void set_up() {
         std::exception_ptr error;
         try {
-            if (mpi_.size() > 1) {
-                broadcast_bytes(bytes_, clock_);
-                if (root_)
-                    report_.bytes_sent += bytes_.size();
-                else
-                    job_ = deserialize_job(bytes_);
-                std::vector<char>().swap(bytes_);
-            }
+            report_.bytes_sent += cluster_.share_job(job_);
             schedule_ = parse_schedule(job_.options.schedule);
             CommandLine rank_command_line = command_line_;  // this rank's own backend options
             rank_command_line.linear_list = job_.options.linear_list;
@@ -214,30 +170,30 @@ private:
                 std::make_unique<PreparedJob>(prepare_job(std::move(job_.description), rank_command_line, phases_));
             phases_ = prepared_->phases;
             RendererOptions options = make_renderer_options(rank_command_line);
-            options.ranks_on_node = std::max(1, mpi_.ranks_on_node());
-            if (options.threads <= 0) options.threads = default_threads(mpi_, backends_, options.backend);
+            options.ranks_on_node = std::max(1, cluster_.processes_on_node());
+            if (options.threads <= 0) options.threads = default_threads(cluster_, backends_, options.backend);
             const auto setup_start = Clock::now();
             renderer_ = backends_.make_renderer(prepared_->description.scene, options);
             phases_.backend_setup = seconds_between(setup_start, Clock::now());
         } catch (...) {
             error = std::current_exception();
         }
-        agree_on_failure(mpi_, clock_, error);
+        cluster_.agree_on_failure(error);
         report_.set_backend(renderer_->description());
         report_.threads = renderer_->threads();
         report_.bvh_hash = bvh_hash(prepared_->description.scene);
         const RenderSettings& settings = prepared_->description.settings;
         band_rows_ = job_.options.band_rows;
         if (schedule_ != Schedule::Dynamic && band_rows_ == 0) {
-            band_rows_ = automatic_band_rows(settings.width, settings.height, mpi_.size());
+            band_rows_ = automatic_band_rows(settings.width, settings.height, cluster_.size());
         }
     }
 
     // 3. Render. From here a failing rank ends the job at once.
     void render() {
         FailureInjection failure = command_line_.inject_failure;
-        if (failure.rank != mpi_.rank()) failure = FailureInjection{};
-        const RenderContext context{mpi_,       clock_, schedule_, band_rows_, prepared_->description.settings.spp,
+        if (failure.rank != cluster_.rank()) failure = FailureInjection{};
+        const RenderContext context{cluster_,   schedule_, band_rows_, prepared_->description.settings.spp,
                                     *renderer_, failure};
         TimePoint first_start{}, last_end{};
         const auto render_start = Clock::now();
@@ -250,14 +206,14 @@ private:
                                    plan_.samples_to_render};
                 result_ = render_frames_as_root(context, frame_job, command_line_, report_, first_start, last_end);
             } else {
-                render_frames_as_worker(context, prepared_->description, report_, command_line_.rank_timeout,
-                                        first_start, last_end);
+                cluster_.serve(context, prepared_->description, report_, command_line_.rank_timeout, first_start,
+                               last_end);
             }
             // Every rank has been told "no more" by now: rank 0 waits only for
             // their last messages, at most --rank-timeout (a rank stopped at the end).
-            barrier_sleeping(mpi_, clock_, root_ ? command_line_.rank_timeout : 0);
+            cluster_.barrier(root_ ? command_line_.rank_timeout : 0);
         } catch (...) {
-            end_job_after_failure(mpi_, std::current_exception());
+            cluster_.end_job_after_failure(std::current_exception());
         }
         const auto render_end = Clock::now();
         // Images are written as frames complete, inside the render loop: their
@@ -291,30 +247,17 @@ private:
                 }
             }
             // Ranks stay until the run report is written, waiting without spinning.
-            barrier_sleeping(mpi_, clock_);
+            cluster_.barrier(0);
         } catch (...) {
-            end_job_after_failure(mpi_, std::current_exception());
+            cluster_.end_job_after_failure(std::current_exception());
         }
     }
 
     std::vector<RankReport> gather_reports() {
-        report_.communicating = clock_.seconds;
+        report_.communicating = cluster_.communicating_seconds();
         report_.peak_resident_bytes = peak_resident_bytes();
         if (renderer_) report_.gpu_memory_bytes = renderer_->gpu_memory_used_bytes();
-        std::vector<RankReport> reports(root_ ? size_t(mpi_.size()) : 0);
-        if (mpi_.size() == 1) {
-            reports[0] = report_;
-            return reports;
-        }
-        MPI_Request request;
-        {
-            MpiClock::Scope scope(clock_);
-            check_mpi(MPI_Igather(&report_, int(sizeof(RankReport)), MPI_BYTE, reports.data(), int(sizeof(RankReport)),
-                                  MPI_BYTE, 0, MPI_COMM_WORLD, &request),
-                      "MPI_Igather");
-        }
-        wait_sleeping(request, clock_, "MPI_Igather", command_line_.rank_timeout);
-        return reports;
+        return cluster_.gather_reports(report_, command_line_.rank_timeout);
     }
 
     JobOutcome outcome_of(const std::vector<RankReport>& reports) const {
@@ -322,32 +265,20 @@ private:
         for (const FrameTask& task : plan_.planned) planned.push_back(task.frame);
         const std::string output =
             plan_.planned.size() == 1 ? plan_.planned[0].output : prepared_->description.settings.output;
-        return JobOutcome{prepared_->description,
-                          command_line_,
-                          *renderer_,
-                          phases_,
-                          reports,
-                          result_,
-                          mpi_.size(),
-                          schedule_,
-                          band_rows_,
-                          planned,
-                          output,
-                          frames_to_render_,
+        return JobOutcome{prepared_->description, command_line_, *renderer_, phases_, reports, result_,
+                          cluster_.size(),        schedule_,     band_rows_, planned, output,  frames_to_render_,
                           resumed_frames_};
     }
 
     const CommandLine& command_line_;
     const Backends& backends_;
-    const MpiSession& mpi_;
-    MpiClock& clock_;
+    Cluster& cluster_;
     const bool root_;
     const TimePoint job_start_ = Clock::now();
     PhaseTimes phases_;
     RankReport report_;
     JobMessage job_;
     FramePlan plan_;
-    std::vector<char> bytes_;
     std::unique_ptr<PreparedJob> prepared_;
     std::unique_ptr<BandRenderer> renderer_;
     Schedule schedule_ = Schedule::Dynamic;
@@ -358,8 +289,8 @@ private:
 
 }  // namespace
 
-int run_farm_job(const CommandLine& command_line, const Backends& backends, const MpiSession& mpi, MpiClock& clock) {
-    return FarmJob(command_line, backends, mpi, clock).run();
+int run_farm_job(const CommandLine& command_line, const Backends& backends, Cluster& cluster) {
+    return FarmJob(command_line, backends, cluster).run();
 }
 
 }  // namespace farmrt

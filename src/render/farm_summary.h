@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "render/band_schedule.h"
-#include "mpi/farm_report.h"
-#include "mpi/farm_root.h"
+#include "render/farm_report.h"
+#include "render/farm_engine.h"
 #include "render/band_renderer.h"
 #include "render/command_line.h"
 #include "render/run_report.h"

@@ -7,26 +7,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "render/band_renderer.h"
 #include "render/band_schedule.h"
 #include "render/band_worker.h"
-#include "mpi/farm_report.h"
-#include "mpi/mpi_session.h"
-#include "render/band_renderer.h"
+#include "render/cluster.h"
 #include "render/command_line.h"
+#include "render/farm_report.h"
 #include "render/frame_job.h"
 
 namespace farmrt {
-
-using Clock = std::chrono::steady_clock;
-using TimePoint = Clock::time_point;
 
 inline double seconds_between(TimePoint start, TimePoint end) {
     return std::chrono::duration<double>(end - start).count();
 }
 
 struct RenderContext {
-    const MpiSession& mpi;
-    MpiClock& clock;
+    Cluster& cluster;
     Schedule schedule;
     uint32_t band_rows;  // static/cyclic: resolved; dynamic: fixed size or 0 (guided)
     uint32_t spp;

@@ -1,4 +1,4 @@
-#include "mpi/farm_summary.h"
+#include "render/farm_summary.h"
 
 #include <algorithm>
 #include <cstdio>

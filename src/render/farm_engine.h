@@ -1,7 +1,10 @@
-// Rank 0 of the farm: deals work items of every frame (FrameQueue), renders
-// some itself, collects the others' results, writes each frame as it
-// completes, checkpoints open frames, watches that ranks holding work still
-// answer, and stops the job on SIGTERM/SIGUSR1 within seconds.
+// The farm engine, on process 0 of a job: deals work items of every frame
+// (FrameQueue) to its workers, this process's devices and the other
+// processes alike (render/farm_workers.h), adds their results to the frames,
+// has each frame written as it completes and the open ones checkpointed
+// (render/output_driver.h), and stops the job on SIGTERM/SIGINT/SIGUSR1
+// within seconds. It never speaks MPI: the other processes of an MPI job are
+// a worker set that mpi/ provides (Cluster::other_processes).
 #pragma once
 
 #include <map>
@@ -9,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "mpi/farm_context.h"
+#include "render/farm_context.h"
+#include "render/output_driver.h"
 
 namespace farmrt {
 
@@ -18,12 +22,6 @@ struct FrameJob {
     std::vector<FrameTask> frames;                                  // to render, in order
     std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;  // frame -> from its checkpoint
     uint64_t samples_to_render = 0;                                 // over `frames`, less what checkpoints hold
-};
-
-// What a stop kept in checkpoints.
-struct KeptWork {
-    size_t checkpoints = 0;
-    uint64_t samples = 0;  // pixel samples held by them
 };
 
 struct FrameFarmResult {

@@ -7,7 +7,7 @@
 
 namespace farmrt {
 
-// Plain bytes, so that MPI_Gather can carry it between ranks of one build.
+// Plain bytes, so that a cluster can carry it between processes of one build.
 struct RankReport {
     char host[64] = {};
     char backend[96] = {};

@@ -1,4 +1,4 @@
-#include "mpi/farm_report.h"
+#include "render/farm_report.h"
 
 #include <algorithm>
 #include <cstring>

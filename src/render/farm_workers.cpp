@@ -1,0 +1,75 @@
+#include "render/farm_workers.h"
+
+#include <algorithm>
+
+namespace farmrt {
+
+RankAbility ability_of(const BandRenderer& renderer) {
+    RankAbility ability;
+    ability.threads = renderer.threads();
+    ability.thread_equivalents = renderer.thread_equivalents();
+    ability.slots = std::max(1, renderer.bands_in_flight());
+    ability.min_band_items = renderer.min_band_items();
+    ability.item_is_sample = renderer.item_is_sample();
+    return ability;
+}
+
+RankMemory memory_of(int rank, const BandRenderer& renderer) {
+    return RankMemory{rank, peak_resident_bytes(), renderer.has_gpu(), renderer.gpu_memory_used_bytes()};
+}
+
+LocalWorkers::LocalWorkers(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* progress,
+                           WakeSignal& wake)
+    : devices_(renderer.devices()) {
+    for (size_t d = 0; d < devices_.size(); ++d) {
+        workers_.push_back(
+            std::make_unique<BandWorker>(*devices_[d], d == 0 ? failure : FailureInjection{}, progress, wake));
+    }
+    told_done_.assign(devices_.size(), false);
+}
+
+bool LocalWorkers::collect(Dealer& dealer) {
+    bool activity = false;
+    for (auto& worker : workers_) {
+        worker->rethrow_failure();
+        for (FinishedBand& band : worker->take_finished()) {
+            activity = true;
+            if (band.abandoned)
+                dealer.abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
+            else
+                dealer.done(band.tag, band.sums.data());
+        }
+    }
+    return activity;
+}
+
+// Keeps one item queued behind the one each device renders.
+void LocalWorkers::deal(Dealer& dealer, bool) {
+    for (size_t d = 0; d < workers_.size(); ++d) {
+        BandWorker& worker = *workers_[d];
+        if (told_done_[d] || worker.queued() > 0) continue;
+        dealer.describe(int(d), ability_of(*devices_[d]), worker.samples_per_second());
+        WorkItem item;
+        uint64_t tag = 0;
+        const DealAnswer outcome = dealer.next(int(d), int(worker.unfinished()), item, tag);
+        if (outcome == DealAnswer::Done) told_done_[d] = true;
+        if (outcome != DealAnswer::Work) continue;
+        worker.push(
+            WorkTask{dealer.frame_settings(item.frame), item.rows, item.samples, dealer.starting_sums(item), tag});
+    }
+}
+
+bool LocalWorkers::finished() const {
+    for (size_t d = 0; d < workers_.size(); ++d) {
+        if (!told_done_[d] || workers_[d]->unfinished() > 0) return false;
+    }
+    return true;
+}
+
+std::vector<const BandWorker*> LocalWorkers::workers() const {
+    std::vector<const BandWorker*> workers;
+    for (const auto& worker : workers_) workers.push_back(worker.get());
+    return workers;
+}
+
+}  // namespace farmrt
