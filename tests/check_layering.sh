@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The source tree's layering: src/core <- src/io <- src/render <- src/cmd.
 # Backends (simd/, cuda/) see the core and the interface they implement
-# (render/band_renderer.h, render/interrupt.h); the farm (mpi/) sees every
+# (render/band_renderer.h, render/interrupt.h); mpi/ (what speaks MPI) sees every
 # layer below cmd; only src/cmd knows simd/, cuda/ and mpi/. Every quoted
 # include names its folder. Prints each include against the rule; exit 1 if any.
 #   check_layering.sh SOURCE_DIR

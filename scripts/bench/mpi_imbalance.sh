@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the dynamic schedule's load imbalance comes from, on a many-core node:
 # the same still rendered with 8 x 2, 16 x 1 and 8 x 1 ranks x threads under
-# several dealer tunings (mpi/farm_job.cpp's FARMRT_FARM_* environment), each
+# several dealer tunings (render/tuning.h: the FARMRT_FARM_* environment), each
 # run's imbalance (max busy / mean busy), communication and per-rank busy,
 # waiting and tail. Checks that every run wrote the same image bytes.
 #

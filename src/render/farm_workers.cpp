@@ -19,8 +19,8 @@ RankMemory memory_of(int rank, const BandRenderer& renderer) {
 }
 
 LocalWorkers::LocalWorkers(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* progress,
-                           WakeSignal& wake)
-    : devices_(renderer.devices()) {
+                           WakeSignal& wake, int first_worker)
+    : devices_(renderer.devices()), first_worker_(first_worker) {
     for (size_t d = 0; d < devices_.size(); ++d) {
         workers_.push_back(
             std::make_unique<BandWorker>(*devices_[d], d == 0 ? failure : FailureInjection{}, progress, wake));
@@ -48,10 +48,11 @@ void LocalWorkers::deal(Dealer& dealer, bool) {
     for (size_t d = 0; d < workers_.size(); ++d) {
         BandWorker& worker = *workers_[d];
         if (told_done_[d] || worker.queued() > 0) continue;
-        dealer.describe(int(d), ability_of(*devices_[d]), worker.samples_per_second());
+        const int index = first_worker_ + int(d);
+        dealer.describe(index, ability_of(*devices_[d]), worker.samples_per_second());
         WorkItem item;
         uint64_t tag = 0;
-        const DealAnswer outcome = dealer.next(int(d), int(worker.unfinished()), item, tag);
+        const DealAnswer outcome = dealer.next(index, int(worker.unfinished()), item, tag);
         if (outcome == DealAnswer::Done) told_done_[d] = true;
         if (outcome != DealAnswer::Work) continue;
         worker.push(

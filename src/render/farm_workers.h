@@ -74,11 +74,12 @@ RankAbility ability_of(const BandRenderer& renderer);
 RankMemory memory_of(int rank, const BandRenderer& renderer);
 
 // The devices of this process, each a worker with a render thread of its own
-// (BandWorker), numbered from 0 in the order of BandRenderer::devices().
+// (BandWorker), numbered from `first_worker` in the order of BandRenderer::devices().
 class LocalWorkers : public WorkerSet {
 public:
     // `failure` goes to the first device (tests); `progress` counts the samples they finish.
-    LocalWorkers(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* progress, WakeSignal& wake);
+    LocalWorkers(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* progress, WakeSignal& wake,
+                 int first_worker = 0);
     bool collect(Dealer& dealer) override;
     void deal(Dealer& dealer, bool activity) override;
     void stop() override {}  // the process's stop flag reaches its render threads
@@ -88,6 +89,7 @@ public:
 
 private:
     std::vector<BandRenderer*> devices_;
+    int first_worker_ = 0;
     std::vector<std::unique_ptr<BandWorker>> workers_;  // one per device
     std::vector<bool> told_done_;
 };
