@@ -151,7 +151,8 @@ public:
 
     std::unique_ptr<WorkerSet> other_processes(RankReport&, double, int first_worker) override {
         auto others = std::make_unique<Others>();
-        others->sets.push_back(std::make_unique<SimulatedProcesses>(description_.scene, processes_, first_worker, &bands));
+        others->sets.push_back(
+            std::make_unique<SimulatedProcesses>(description_.scene, processes_, first_worker, &bands));
         if (silent_last_) others->sets.push_back(std::make_unique<SilentProcess>(first_worker + processes_));
         return others;
     }
