@@ -92,6 +92,7 @@ public:
     }
 
     FrameFarmResult run() {
+        start_ = Clock::now();
         outputs_.start();
         for (WorkerSet* set : sets_) set->deal(*this, true);
         PollBackoff backoff;
@@ -127,6 +128,7 @@ public:
         if (result_.interrupted) result_.kept = OutputDriver::write_checkpoints(queue_);
         progress_.finish();
         result_.passes = queue_.passes_started();
+        result_.devices = locals_.json(start_);
         return result_;
     }
 
@@ -259,6 +261,7 @@ private:
     std::unordered_map<uint64_t, WorkItem> items_out_;  // tag -> item
     uint64_t next_tag_ = 1;
     uint64_t items_completed_ = 0;
+    TimePoint start_{};
 };
 
 }  // namespace

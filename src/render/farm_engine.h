@@ -36,6 +36,7 @@ struct FrameFarmResult {
     uint64_t samples = 0;      // traced in this job (abandoned items not counted)
     double write_seconds = 0;  // writing images, within the render phase
     std::string dealer;        // the dealer's tuning, as JSON (the run report)
+    std::string devices;       // this process's devices' work, as JSON (LocalWorkers::json)
 };
 
 FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,

@@ -129,7 +129,8 @@ std::string stats_json(const JobOutcome& o) {
         .add("waiting_fraction_mean", summary.waiting_fraction_mean)
         .add_raw("per_rank", ranks_json(o.reports))
         .add_raw("frames", frames.str())
-        .add_raw("dealer", o.result.dealer);
+        .add_raw("dealer", o.result.dealer)
+        .add_raw("devices", o.result.devices.empty() ? "[]" : o.result.devices);
     return stats.str();
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "render/farm_context.h"
+#include "render/run_report.h"
+
 namespace farmrt {
 
 RankAbility ability_of(const BandRenderer& renderer) {
@@ -71,6 +74,24 @@ std::vector<const BandWorker*> LocalWorkers::workers() const {
     std::vector<const BandWorker*> workers;
     for (const auto& worker : workers_) workers.push_back(worker.get());
     return workers;
+}
+
+std::string LocalWorkers::json(TimePoint start) const {
+    std::string array = "[";
+    for (size_t d = 0; d < workers_.size(); ++d) {
+        const BandWorker& worker = *workers_[d];
+        JsonObject device;
+        device.add("device", devices_[d]->description())
+            .add("items", worker.bands_done())
+            .add("samples", worker.samples_done())
+            .add("busy_seconds", worker.busy_seconds());
+        if (worker.bands_done() > 0) {
+            device.add("first_start_seconds", seconds_between(start, worker.first_start()))
+                .add("last_end_seconds", seconds_between(start, worker.last_end()));
+        }
+        array += (d > 0 ? ", " : "") + device.str();
+    }
+    return array + "]";
 }
 
 }  // namespace farmrt

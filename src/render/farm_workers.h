@@ -14,6 +14,7 @@
 #include "render/band_renderer.h"
 #include "render/band_schedule.h"
 #include "render/band_worker.h"
+#include "render/cluster.h"
 #include "render/frame_log.h"
 #include "render/frame_queue.h"
 
@@ -86,6 +87,10 @@ public:
     bool finished() const override;
     int count() const { return int(devices_.size()); }
     std::vector<const BandWorker*> workers() const;
+    // Each device's work, as a JSON array (the run report): its description,
+    // items, pixel samples, busy seconds, and when its first item started and
+    // its last ended, in seconds from `start`.
+    std::string json(TimePoint start) const;
 
 private:
     std::vector<BandRenderer*> devices_;

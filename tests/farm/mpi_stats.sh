@@ -25,6 +25,12 @@ for r in ranks:
     assert r["busy_seconds"] >= 0 and r["waiting_seconds"] >= 0 and r["communicating_seconds"] >= 0
 assert sum(r["samples"] for r in ranks) == report["samples"] == 64 * 40 * 4
 assert sum(r["bands"] for r in ranks) == report["bands"]
+# Rank 0's devices: its one CPU renderer, with rank 0's own items and samples.
+devices = report["devices"]
+assert len(devices) == 1 and devices[0]["device"], devices
+assert devices[0]["samples"] == ranks[0]["samples"] and devices[0]["items"] == ranks[0]["bands"], devices
+if devices[0]["items"] > 0:
+    assert 0 <= devices[0]["first_start_seconds"] <= devices[0]["last_end_seconds"] <= report["render_seconds"] + 0.01
 # Every worker sent at least its bands' sums (64 pixels x 3 floats per row).
 for r in ranks[1:]:
     assert r["bytes_sent"] >= r["samples"] // 4 * 3 * 4, r
