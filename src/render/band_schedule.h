@@ -114,6 +114,19 @@ public:
     // this bounds what a stop loses. 0: no bound.
     void set_band_seconds(double seconds) { band_seconds_ = seconds > 0 ? seconds : 0; }
     static constexpr double kFirstBandSamples = double(1 << 24);
+    // The work beside this round's rows, in rows: `rows_beside`, what the
+    // other open frames have still to deal and the frames not yet opened;
+    // `window_rows`, the rows of every frame that may be open at once. A
+    // guided band is a share of all the work left, not of this frame's alone
+    // (with many frames among many ranks, a frame's own share is a row or
+    // less, and rank 0 would answer three messages for every few
+    // milliseconds of a node's work), and at most a quarter of a rank's
+    // share of the window for each of its slots, so that the open frames
+    // keep every rank busy. The endgame begins when the job's work runs short.
+    void set_work_beside(uint64_t rows_beside, uint64_t window_rows) {
+        rows_beside_ = rows_beside;
+        window_rows_ = window_rows;
+    }
     // Static and cyclic schedules: each rank gets predetermined_bands() in
     // order (a rank whose bands are all dealt is told "not now" while others'
     // remain), so every schedule runs through one farm: frames, passes,
@@ -149,6 +162,7 @@ private:
     bool endgame_ = true;
     uint32_t band_samples_ = 1;
     double band_seconds_ = 0;
+    uint64_t rows_beside_ = 0, window_rows_ = 0;
     bool predetermined_ = false;
     std::vector<std::vector<RowRange>> rank_bands_;  // predetermined: each rank's bands, in order
     std::vector<size_t> rank_next_;                  // predetermined: each rank's next band

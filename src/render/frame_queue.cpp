@@ -177,10 +177,28 @@ bool FrameQueue::hand_out_pending(OpenFrame& frame, int rank, WorkItem& item) {
     return false;
 }
 
+// The rows that the open frames other than `frame` have still to deal in
+// their rounds, and those of the frames not yet opened
+// (DynamicScheduler::set_work_beside).
+uint64_t FrameQueue::rows_beside(const OpenFrame& frame) const {
+    uint64_t rows = uint64_t(tasks_.size() - next_task_) * options_.height;
+    for (const auto& other : open_frames_) {
+        if (other.get() == &frame) continue;
+        if (other->dealer) rows += other->dealer->rows_left();
+        for (const RowRange& range : other->pending) rows += range.count();
+    }
+    return rows;
+}
+
 FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item) {
+    const uint64_t window = uint64_t(options_.max_open_frames) * options_.height;
+    if (frame.dealer) frame.dealer->set_work_beside(rows_beside(frame), window);
     for (;;) {
         if (hand_out_pending(frame, rank, item)) return Try::Work;
-        if (!frame.dealer && !start_round(frame)) return Try::Exhausted;
+        if (!frame.dealer) {
+            if (!start_round(frame)) return Try::Exhausted;
+            frame.dealer->set_work_beside(rows_beside(frame), window);
+        }
         RowRange band;
         const DealAnswer answer = frame.dealer->next(rank, in_flight, band);
         if (answer == DealAnswer::Work) {

@@ -126,6 +126,7 @@ private:
     struct OpenFrame;
     enum class Try { Work, NotNow, Exhausted };
     Try try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item);
+    uint64_t rows_beside(const OpenFrame& frame) const;
     bool hand_out_pending(OpenFrame& frame, int rank, WorkItem& item);
     bool start_round(OpenFrame& frame);
     uint32_t pass_samples() const;

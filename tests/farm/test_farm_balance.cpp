@@ -43,6 +43,8 @@ struct SimulatedStill {
     std::vector<double> busy;
     std::vector<int> items;
     uint64_t root_messages = 0;  // requests and results received by rank 0, answers it sent
+    uint64_t item_rows = 0;      // rows of every item dealt, summed
+    uint64_t not_now = 0;        // "not now" answers sent
 };
 
 // A still, or `frames` frames of the same cost dealt as one sequence.
@@ -56,7 +58,7 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
     FrameQueue queue(options, tasks, [&](const FrameTask&) {
         return std::make_unique<FrameAccumulator>(options.width, options.height, options.spp, "id");
     });
-    uint64_t root_messages = 0;
+    uint64_t root_messages = 0, item_rows = 0, not_now = 0;
     std::mt19937 random(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
     std::vector<float> scratch(size_t(options.height) * options.width * 3, 0.0f);
@@ -113,6 +115,7 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
             post(Event{rank.free_at, 0, ItemDone, r, {}, {}, 0, 0});
         }
         ++rank.items;
+        item_rows += item.rows.count();
     };
     const auto speed_of = [&](int r) {
         const Rank& rank = ranks[size_t(r)];
@@ -132,6 +135,7 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         rank.deferred_unfinished = unfinished;
         if (rank.deferred) return;
         ++root_messages;
+        if (outcome == DealAnswer::NotNow) ++not_now;
         post(Event{now + farm.round_trip / 2, 0, AnswerArrives, r, outcome, item, 0, 0});
     };
     const auto feed_local = [&]() {
@@ -219,6 +223,8 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
     }
     still.imbalance = largest / (total / n);
     still.root_messages = root_messages;
+    still.item_rows = item_rows;
+    still.not_now = not_now;
     return still;
 }
 
@@ -376,6 +382,8 @@ TEST(FarmBalance, GpuRanksShareAStillEvenly) {
 // requests and results received, answers sent, per second.
 struct FarmScale {
     double imbalance = 0, messages_per_second = 0, makespan = 0;
+    double rows_per_item = 0;  // mean
+    uint64_t items = 0, not_now = 0;
 };
 
 FarmScale simulate_farm(int nodes, int gpus_per_node, uint32_t frames, uint32_t seed) {
@@ -405,7 +413,14 @@ FarmScale simulate_farm(int nodes, int gpus_per_node, uint32_t frames, uint32_t 
     options.band_seconds = 2;
     options.max_open_frames = std::max<size_t>(2, (size_t(1) << 30) / (size_t(3840) * 2160 * 3 * sizeof(float)));
     const SimulatedStill run = simulate_still(farm, options, seed, frames);
-    return FarmScale{run.imbalance, double(run.root_messages) / run.makespan, run.makespan};
+    FarmScale scale;
+    scale.imbalance = run.imbalance;
+    scale.messages_per_second = double(run.root_messages) / run.makespan;
+    scale.makespan = run.makespan;
+    for (int items : run.items) scale.items += uint64_t(items);
+    scale.rows_per_item = double(run.item_rows) / double(std::max<uint64_t>(scale.items, 1));
+    scale.not_now = run.not_now;
+    return scale;
 }
 
 // Not a test (three minutes of simulation): prints the farm at scale
@@ -415,8 +430,22 @@ TEST(FarmBalance, DISABLED_AThousandNodesOfEightGpus) {
     const FarmScale scale = simulate_farm(1000, 8, 240, 17);
     std::printf(
         "1000 nodes x 8 GPUs, 240 frames 3840x2160 at 4096 spp: makespan %.1f s, imbalance %.4f, "
-        "rank 0 handles %.0f messages/s\n",
-        scale.makespan, scale.imbalance, scale.messages_per_second);
+        "rank 0 handles %.0f messages/s; %llu items of %.1f rows on average, %llu answered \"not now\"\n",
+        scale.makespan, scale.imbalance, scale.messages_per_second, (unsigned long long)scale.items,
+        scale.rows_per_item, (unsigned long long)scale.not_now);
+}
+
+// A shot of many frames on many nodes: each band is a share of all the
+// work left (the frames not yet opened too), within a quarter of the node's
+// share of the frames that may be open, so bands hold many rows (a frame's
+// own share is 7 rows here, and guided bands of it average 3) and rank 0
+// answers few messages, while the shot stays balanced.
+TEST(FarmBalance, AShotOnManyNodesIsDealtInBandsOfSeveralRows) {
+    for (uint32_t seed : {5u, 17u}) {
+        const FarmScale scale = simulate_farm(100, 8, 24, seed);
+        EXPECT_LT(scale.imbalance, 1.02) << "seed " << seed;
+        EXPECT_GT(scale.rows_per_item, 10.0) << "seed " << seed;
+    }
 }
 
 // The passes a still gets: the samples of each round, in order (items taken
