@@ -11,6 +11,7 @@
 #include "render/frame_queue.h"
 #include "render/interrupt.h"
 #include "render/progress.h"
+#include "render/render_job.h"
 #include "render/run_report.h"
 
 namespace farmrt {
@@ -62,10 +63,8 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     // A stop keeps the bands finished (checkpointed) and loses those in
     // flight: bands of at most about 2 s keep a stop's loss to that.
     options.band_seconds = kBandSecondsLostToAStop;
-    // Keep a rank's worth of small frames open, within about 1 GiB of sums.
     const size_t frame_bytes = size_t(settings.width) * settings.height * pixel_record_floats(settings) * sizeof(float);
-    options.max_open_frames = std::clamp<size_t>((size_t(1) << 30) / std::max<size_t>(frame_bytes, 1), 2,
-                                                 size_t(std::max(options.ranks, 2)) + 1);
+    options.max_open_frames = open_frame_limit(frame_bytes, options.ranks, available_memory_bytes());
     return options;
 }
 

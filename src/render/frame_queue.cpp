@@ -20,6 +20,12 @@ struct FrameQueue::OpenFrame {
     std::chrono::steady_clock::time_point opened, completed;
 };
 
+size_t open_frame_limit(size_t frame_bytes, int workers, uint64_t available_bytes) {
+    constexpr uint64_t kBudget = uint64_t(1) << 30, kPerWorker = uint64_t(16) << 20;
+    uint64_t budget = std::max(kBudget, std::min(kPerWorker * uint64_t(std::max(workers, 1)), available_bytes / 4));
+    return std::clamp<size_t>(size_t(budget / std::max<size_t>(frame_bytes, 1)), 2, size_t(std::max(workers, 2)) + 1);
+}
+
 FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open)
     : options_(options),
       tasks_(std::move(frames)),

@@ -69,6 +69,15 @@ struct FrameQueueOptions {
     double time_limit_seconds = 0;
 };
 
+// How many frames of `frame_bytes` of sums process 0 keeps open for
+// `workers` workers: a worker's worth of small frames, within about 1 GiB of
+// sums; a job of many workers gets 16 MiB of sums for each (at most a quarter
+// of `available_bytes`, the memory free), because the open frames bound how
+// large its bands can be (DynamicScheduler::set_work_beside): a thousand nodes
+// sharing ten 4K frames get bands of a few rows, and rank 0 three messages
+// for each. Never fewer than 2.
+size_t open_frame_limit(size_t frame_bytes, int workers, uint64_t available_bytes);
+
 class FrameQueue {
 public:
     // Makes a frame's accumulator (fresh, or from its checkpoint) when the frame opens.

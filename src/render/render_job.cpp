@@ -81,15 +81,6 @@ uint64_t frame_bytes(const RenderSettings& settings) {
     return pixels * floats_per_pixel * sizeof(float);
 }
 
-uint64_t available_memory_bytes() {
-    std::ifstream meminfo("/proc/meminfo");
-    for (std::string line; std::getline(meminfo, line);) {
-        if (line.rfind("MemAvailable:", 0) == 0) return uint64_t(std::atoll(line.c_str() + 13)) << 10;
-    }
-    const long pages = sysconf(_SC_AVPHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) : 0;
-}
-
 std::string gibibytes(uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(uint64_t(1) << 30));
@@ -118,6 +109,15 @@ void check_job_fits(const SceneDescription& description) {
 }
 
 }  // namespace
+
+uint64_t available_memory_bytes() {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string line; std::getline(meminfo, line);) {
+        if (line.rfind("MemAvailable:", 0) == 0) return uint64_t(std::atoll(line.c_str() + 13)) << 10;
+    }
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) : 0;
+}
 
 uint64_t acceleration_references(const Scene& scene) {
     // Every sphere, quad and triangle once (an instanced mesh's own BVH holds

@@ -27,6 +27,8 @@ SceneDescription load_job_scene(const CommandLine& command_line, PhaseTimes& pha
 // refuses a job whose frame and BVHs do not fit the memory available.
 uint64_t acceleration_references(const Scene& scene);
 uint64_t acceleration_bytes(const Scene& scene);
+// The memory this machine has free (MemAvailable), in bytes; 0 when unknown.
+uint64_t available_memory_bytes();
 // Builds the acceleration structure and the frame's camera.
 PreparedJob prepare_job(SceneDescription description, const CommandLine& command_line, PhaseTimes phases);
 

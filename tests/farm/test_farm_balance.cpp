@@ -409,9 +409,9 @@ FarmScale simulate_farm(int nodes, int gpus_per_node, uint32_t frames, uint32_t 
     options.width = 3840;
     options.spp = 4096;
     // As rank 0 runs it (render/farm_engine.cpp): bands of at most about 2 s,
-    // frames open within about 1 GiB of sums.
+    // frames open as open_frame_limit allows on a node with 256 GiB free.
     options.band_seconds = 2;
-    options.max_open_frames = std::max<size_t>(2, (size_t(1) << 30) / (size_t(3840) * 2160 * 3 * sizeof(float)));
+    options.max_open_frames = open_frame_limit(size_t(3840) * 2160 * 3 * sizeof(float), nodes, uint64_t(256) << 30);
     const SimulatedStill run = simulate_still(farm, options, seed, frames);
     FarmScale scale;
     scale.imbalance = run.imbalance;

@@ -280,5 +280,22 @@ TEST(FrameQueue, TimeLimitEvensOutAResumedFrame) {
     std::filesystem::remove_all(directory);
 }
 
+// Frames kept open: about 1 GiB of sums for a small job; 16 MiB a worker
+// for a large one, within a quarter of the memory free; never fewer than two,
+// nor more than one a worker and one.
+TEST(FrameQueue, OpenFramesGrowWithTheWorkersWithinTheMemoryFree) {
+    const size_t frame = size_t(3840) * 2160 * 3 * sizeof(float);  // 95 MiB
+    const uint64_t plenty = uint64_t(256) << 30, gib = uint64_t(1) << 30;
+    EXPECT_EQ(open_frame_limit(frame, 16, plenty), size_t(gib / frame));
+    EXPECT_EQ(open_frame_limit(frame, 4, plenty), 5u);
+    EXPECT_EQ(open_frame_limit(size_t(64) * 64 * 12, 8, plenty), 9u);
+    EXPECT_EQ(open_frame_limit(frame * 4, 1, plenty), 2u);
+    const size_t thousand = open_frame_limit(frame, 1000, plenty);
+    EXPECT_EQ(thousand, size_t(uint64_t(1000) * (16 << 20) / frame));
+    // Little memory free: the budget stays at 1 GiB, never a quarter of nothing.
+    EXPECT_EQ(open_frame_limit(frame, 1000, uint64_t(8) << 30), size_t(2 * gib / frame));
+    EXPECT_EQ(open_frame_limit(frame, 1000, 0), size_t(gib / frame));
+}
+
 }  // namespace
 }  // namespace farmrt
