@@ -63,7 +63,11 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
     // A stop keeps the bands finished (checkpointed) and loses those in
     // flight: bands of at most about 2 s keep a stop's loss to that.
     options.band_seconds = kBandSecondsLostToAStop;
-    const size_t frame_bytes = size_t(settings.width) * settings.height * pixel_record_floats(settings) * sizeof(float);
+    // An open frame holds its sums and, with AOVs, its first hits (albedo,
+    // normal, depth: made when it opens, OutputDriver::frame_opened).
+    const size_t first_hit_floats = settings.aovs.empty() ? 0 : 3 + 3 + 1;
+    const size_t frame_bytes =
+        size_t(settings.width) * settings.height * (pixel_record_floats(settings) + first_hit_floats) * sizeof(float);
     options.max_open_frames = open_frame_limit(frame_bytes, options.ranks, available_memory_bytes());
     return options;
 }
