@@ -183,27 +183,21 @@ bool FrameQueue::hand_out_pending(OpenFrame& frame, int rank, WorkItem& item) {
     return false;
 }
 
-// The rows that the open frames other than `frame` have still to deal in
-// their rounds, and those of the frames not yet opened
-// (DynamicScheduler::set_work_beside).
-uint64_t FrameQueue::rows_beside(const OpenFrame& frame) const {
-    uint64_t rows = uint64_t(tasks_.size() - next_task_) * options_.height;
-    for (const auto& other : open_frames_) {
-        if (other.get() == &frame) continue;
-        if (other->dealer) rows += other->dealer->rows_left();
-        for (const RowRange& range : other->pending) rows += range.count();
-    }
+// The rows that `frame`'s round has still to deal (DynamicScheduler::set_work_beside).
+uint64_t FrameQueue::undealt_rows(const OpenFrame& frame) {
+    uint64_t rows = frame.dealer ? frame.dealer->rows_left() : 0;
+    for (const RowRange& range : frame.pending) rows += range.count();
     return rows;
 }
 
-FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item) {
+FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item, uint64_t rows_beside) {
     const uint64_t window = uint64_t(options_.max_open_frames) * options_.height;
-    if (frame.dealer) frame.dealer->set_work_beside(rows_beside(frame), window);
+    if (frame.dealer) frame.dealer->set_work_beside(rows_beside, window);
     for (;;) {
         if (hand_out_pending(frame, rank, item)) return Try::Work;
         if (!frame.dealer) {
             if (!start_round(frame)) return Try::Exhausted;
-            frame.dealer->set_work_beside(rows_beside(frame), window);
+            frame.dealer->set_work_beside(rows_beside, window);
         }
         RowRange band;
         const DealAnswer answer = frame.dealer->next(rank, in_flight, band);
@@ -221,9 +215,20 @@ FrameQueue::Try FrameQueue::try_frame(OpenFrame& frame, int rank, int in_flight,
 DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
     if (stopped_) return DealAnswer::Done;
     bool waiting = false;
+    // The job's rows still to deal: the open frames' (each one's kept in
+    // `undealt`, updated after it is tried) and those of the frames not yet
+    // opened. A frame's work beside is this less its own.
+    uint64_t job_rows = uint64_t(tasks_.size() - next_task_) * options_.height;
+    std::vector<uint64_t> undealt;
+    for (const auto& open : open_frames_) {
+        undealt.push_back(undealt_rows(*open));
+        job_rows += undealt.back();
+    }
     for (size_t i = 0;; ++i) {
         if (i == open_frames_.size()) {
             if (open_frames_.size() >= options_.max_open_frames || next_task_ >= tasks_.size()) break;
+            job_rows -= options_.height;  // no longer a frame to open; it has no round yet
+            undealt.push_back(0);
             auto frame = std::make_unique<OpenFrame>();
             frame->slot = uint32_t(next_task_);
             frame->task = tasks_[next_task_++];
@@ -243,7 +248,7 @@ DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             }
         }
         OpenFrame& frame = *open_frames_[i];
-        const Try outcome = try_frame(frame, rank, in_flight, item);
+        const Try outcome = try_frame(frame, rank, in_flight, item, job_rows - undealt[i]);
         if (outcome == Try::Work) {
             for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) {
                 frame.out[row] = 1;
@@ -257,6 +262,9 @@ DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             return DealAnswer::Work;
         }
         if (outcome == Try::NotNow) waiting = true;
+        const uint64_t rows = undealt_rows(frame);
+        job_rows = job_rows - undealt[i] + rows;
+        undealt[i] = rows;
     }
     // Nothing to start now: wait while work remains (items out, rounds to come).
     if (waiting || items_out_ > 0 || next_task_ < tasks_.size()) return DealAnswer::NotNow;

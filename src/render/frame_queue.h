@@ -134,8 +134,9 @@ public:
 private:
     struct OpenFrame;
     enum class Try { Work, NotNow, Exhausted };
-    Try try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item);
-    uint64_t rows_beside(const OpenFrame& frame) const;
+    // `rows_beside`: the job's rows still to deal outside this frame's round.
+    Try try_frame(OpenFrame& frame, int rank, int in_flight, WorkItem& item, uint64_t rows_beside);
+    static uint64_t undealt_rows(const OpenFrame& frame);
     bool hand_out_pending(OpenFrame& frame, int rank, WorkItem& item);
     bool start_round(OpenFrame& frame);
     uint32_t pass_samples() const;
