@@ -63,22 +63,43 @@ FARMRT_CPU_GPU FARMRT_INLINE float cutout_random(const Ray& ray, uint32_t primit
     return float(h >> 8) * (1.0f / 16777216.0f);
 }
 
-// Whether the surface of a triangle whose material may cut it out is there
-// at barycentrics (b1, b2) of `ray`'s hit: the alpha of the triangle's own
-// material (an instance's material changes how it shades, not its shape)
-// against the cutoff (Mask) or cutout_random (Blend).
-FARMRT_CPU_GPU FARMRT_INLINE bool surface_kept(const SceneView& scene, const Triangle& triangle, PrimitiveRef ref,
-                                               const Ray& ray, float t, float b1, float b2) {
+// The alpha of triangle `triangle`'s own material at barycentrics (b1, b2),
+// at `point` (for solid textures): the cut-out's coverage there. An
+// instance's material changes how a triangle shades, not its shape.
+FARMRT_CPU_GPU FARMRT_INLINE float cutout_alpha(const SceneView& scene, const Triangle& triangle, const Vec3& point,
+                                                float b1, float b2) {
     const Material& material = scene.materials[triangle.material];
-    if (material.alpha_mode == AlphaMode::Opaque) return true;
     SurfaceInteraction at;
     const float b0 = 1.0f - b1 - b2;
     at.u = b0 * triangle.uv[0] + b1 * triangle.uv[2] + b2 * triangle.uv[4];
     at.v = b0 * triangle.uv[1] + b1 * triangle.uv[3] + b2 * triangle.uv[5];
-    at.point = ray.at(t);  // for solid (checker) textures
-    const float alpha = evaluate_texture(scene.textures, scene.texture_pixels, material.alpha_texture, at).x;
+    at.point = point;
+    return evaluate_texture(scene.textures, scene.texture_pixels, material.alpha_texture, at).x;
+}
+
+// Whether the surface of a triangle whose material may cut it out is there
+// at barycentrics (b1, b2) of `ray`'s hit: its alpha against the cutoff
+// (Mask) or against cutout_random (Blend).
+FARMRT_CPU_GPU FARMRT_INLINE bool surface_kept(const SceneView& scene, const Triangle& triangle, PrimitiveRef ref,
+                                               const Ray& ray, float t, float b1, float b2) {
+    const Material& material = scene.materials[triangle.material];
+    if (material.alpha_mode == AlphaMode::Opaque) return true;
+    const float alpha = cutout_alpha(scene, triangle, ray.at(t), b1, b2);
     if (material.alpha_mode == AlphaMode::Mask) return alpha >= material.alpha_cutoff;
     return cutout_random(ray, ref.bits) < alpha;
+}
+
+// The fraction of rays that meet a triangle at barycentrics (b1, b2), at
+// `point`: what a light sample there is worth against the rays that find
+// the light by hitting it. 0 or 1 for Mask, alpha for Blend (its expected
+// value over cutout_random: no second random number, no extra noise).
+FARMRT_CPU_GPU FARMRT_INLINE float surface_coverage(const SceneView& scene, const Triangle& triangle, const Vec3& point,
+                                                    float b1, float b2) {
+    const Material& material = scene.materials[triangle.material];
+    if (material.alpha_mode == AlphaMode::Opaque) return 1.0f;
+    const float alpha = cutout_alpha(scene, triangle, point, b1, b2);
+    if (material.alpha_mode == AlphaMode::Mask) return alpha >= material.alpha_cutoff ? 1.0f : 0.0f;
+    return clamp_float(alpha, 0.0f, 1.0f);
 }
 
 // One sphere, quad or triangle (never an instance) against (t_min, t_max): the

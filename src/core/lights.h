@@ -252,7 +252,7 @@ FARMRT_CPU_GPU FARMRT_INLINE LightSample sample_area_light(const SceneView& scen
                                                            const Vec3& point, float u0, float u1, float time) {
     LightSample sample;
     const uint32_t material = area_light_material(scene, light);
-    float u = 0.0f, v = 0.0f;
+    float u = 0.0f, v = 0.0f, b1 = 0.0f, b2 = 0.0f;
     if (light.type == LightType::Sphere) {
         const Sphere s = scene.spheres[light.primitive];
         Vec3 outward;
@@ -267,7 +267,8 @@ FARMRT_CPU_GPU FARMRT_INLINE LightSample sample_area_light(const SceneView& scen
         if (shape.triangle) {
             // Uniform barycentrics (b0, b1, b2) from the square root warp.
             const float root = sqrtf(u0);
-            const float b1 = 1.0f - root, b2 = u1 * root;  // weights of vertex1 and vertex2
+            b1 = 1.0f - root;  // weights of vertex1 and vertex2
+            b2 = u1 * root;
             sample.point = shape.corner + b1 * shape.edge_u + b2 * shape.edge_v;
             const Triangle& t = scene.triangles[light.primitive];
             const float b0 = 1.0f - b1 - b2;
@@ -289,6 +290,13 @@ FARMRT_CPU_GPU FARMRT_INLINE LightSample sample_area_light(const SceneView& scen
     }
     sample.direction = to_light / distance;
     sample.radiance = area_emission(scene, material, sample.point, u, v);
+    if (scene.has_cutouts && light.type == LightType::Triangle) {
+        // A cut-out lamp emits only where rays meet it (surface_kept).
+        const Triangle& t = scene.triangles[light.primitive];
+        const float b0 = 1.0f - b1 - b2;
+        const Vec3 on_triangle = b0 * t.vertex0 + b1 * t.vertex1 + b2 * t.vertex2;  // its own space, as rays see it
+        sample.radiance *= surface_coverage(scene, t, on_triangle, b1, b2);
+    }
     return sample;
 }
 

@@ -1,6 +1,7 @@
-// The CUDA backend. Host-side tests run everywhere CUDA is built; GPU tests
-// skip with a message when no device is visible (CI), and run on the GPU
-// machine (scripts/gpu_build_and_test.sh).
+// The CUDA backend on the GPU: its bytes against the CPU's, its integrators,
+// kernels and BVHs against each other, decompositions, stops and errors.
+// These tests skip with a message when no device is visible (CI), and run on
+// the GPU machine (scripts/gpu_build_and_test.sh).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,226 +21,20 @@
 #include "cuda/wide_bvh_gpu.h"
 #include "io/scene_loader.h"
 #include "render/render_job.h"
+#include "cuda/cuda_test_scenes.h"
 #include "scoped_environment.h"
 #include "simd/cpu_renderer.h"
 
 namespace farmrt {
 namespace {
 
-// A name in configs/, or an absolute path.
-std::string scene_path(const std::string& name) {
-    return name.rfind('/', 0) == 0 ? name : std::string(FARMRT_SOURCE_DIR) + "/configs/" + name;
-}
-
-struct TestScene {
-    SceneDescription description;
-    FrameSettings frame;
-};
-
-TestScene load_test_scene(const std::string& name, uint32_t width, uint32_t height, uint32_t spp, uint64_t seed = 0) {
-    std::vector<SceneOverride> overrides = {
-        {"image.width=" + std::to_string(width), ""},
-        {"image.height=" + std::to_string(height), ""},
-        {"sampling.spp=" + std::to_string(spp), ""},
-        {"sampling.seed=" + std::to_string(seed), ""},
-        {"image.output=unused.pfm", ""},  // writable without OpenImageIO (the GPU machine has none)
-    };
-    TestScene scene{load_scene_file(scene_path(name), overrides), {}};
-    scene.description.scene.build_acceleration();
-    scene.frame = frame_settings_for(scene.description, 0);
-    return scene;
-}
-
-std::vector<float> render_whole(BandRenderer& renderer, const TestScene& scene) {
-    const RenderSettings& s = scene.description.settings;
-    std::vector<float> sums(size_t(s.width) * s.height * scene.frame.sampling.record_floats, 0.0f);
-    renderer.render(scene.frame, RowRange{0, s.height}, SampleRange{0, s.spp}, sums.data(), nullptr);
-    return sums;
-}
-
-std::vector<float> render_cpu(const TestScene& scene) {
-    CpuRenderer cpu(scene.description.scene.view(), 0, 16);
-    return render_whole(cpu, scene);
-}
-
-std::vector<float> render_gpu(const TestScene& scene, const CudaOptions& options) {
-    CudaRenderer gpu(scene.description.scene.view(), options);
-    return render_whole(gpu, scene);
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-size_t differing_values(const std::vector<float>& a, const std::vector<float>& b) {
-    size_t count = 0;
-    for (size_t i = 0; i < a.size(); ++i) count += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
-    return count;
-}
-
-double rmse(const std::vector<float>& a, const std::vector<float>& b, uint32_t spp) {
-    double total = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const double d = (double(a[i]) - double(b[i])) / spp;
-        total += d * d;
-    }
-    return std::sqrt(total / double(a.size()));
-}
+using namespace testing;
 
 #define REQUIRE_GPU()                                                                             \
     do {                                                                                          \
         std::string problem;                                                                      \
         if (visible_gpu_count(&problem) == 0) GTEST_SKIP() << "no CUDA device here: " << problem; \
     } while (0)
-
-// ---- host side: runs without a GPU --------------------------------------------
-
-TEST(CudaHost, NodeLocalRankFromLauncherEnvironment) {
-    ScopedEnvironment ompi("OMPI_COMM_WORLD_LOCAL_RANK", nullptr);
-    ScopedEnvironment slurm("SLURM_LOCALID", nullptr);
-    ScopedEnvironment mpich("MPI_LOCALRANKID", nullptr);
-    ScopedEnvironment pmi("PMI_LOCAL_RANK", nullptr);
-    EXPECT_EQ(node_local_rank(), 0);
-    {
-        ScopedEnvironment s("SLURM_LOCALID", "3");
-        EXPECT_EQ(node_local_rank(), 3);
-        ScopedEnvironment o("OMPI_COMM_WORLD_LOCAL_RANK", "2");  // Open MPI's wins
-        EXPECT_EQ(node_local_rank(), 2);
-    }
-    ScopedEnvironment bad("SLURM_LOCALID", "x1");
-    EXPECT_EQ(node_local_rank(), 0);
-}
-
-TEST(CudaHost, BackendChoiceFollowsGpuCount) {
-    std::string problem;
-    const int count = visible_gpu_count(&problem);
-    EXPECT_EQ(choose_cuda_device("cpu"), -1);
-    ScopedEnvironment rank("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(count).c_str());
-    // The rank just past the last GPU takes the CPU under auto...
-    EXPECT_EQ(choose_cuda_device("auto"), -1);
-    if (count == 0) {
-        // ...and --backend cuda without a GPU is one clear line.
-        try {
-            choose_cuda_device("cuda");
-            FAIL() << "expected a RenderError";
-        } catch (const RenderError& e) {
-            const std::string message = e.what();
-            EXPECT_NE(message.find("--backend cuda: no usable GPU"), std::string::npos) << message;
-            EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        }
-    } else {
-        // ...while --backend cuda shares the GPUs round-robin.
-        EXPECT_EQ(choose_cuda_device("cuda"), 0);
-        ScopedEnvironment first("OMPI_COMM_WORLD_LOCAL_RANK", "0");
-        EXPECT_EQ(choose_cuda_device("auto"), 0);
-    }
-}
-
-TEST(CudaHost, AutoBackendWithoutGpuRendersOnCpu) {
-    std::string problem;
-    if (visible_gpu_count(&problem) > 0) GTEST_SKIP() << "a GPU is visible: auto picks it";
-    const TestScene scene = load_test_scene("tiny.yaml", 16, 8, 2);
-    RendererOptions options;
-    options.backend = "auto";
-    const auto renderer = make_band_renderer(scene.description.scene, options);
-    EXPECT_EQ(renderer->description().rfind("cpu", 0), 0u) << renderer->description();
-}
-
-// Every kernel the renderer may pick with default options is compiled in.
-TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
-    for (const bool fast_math : {false, true}) {
-        for (const KernelGeometry geometry :
-             {KernelGeometry::General, KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
-            for (const bool fused : {false, true}) {
-                PathKernelVariant variant;
-                variant.fast_math = fast_math;
-                variant.geometry = geometry;
-                variant.fused_slabs = fused && fast_math;  // the exact kernel never fuses
-                const PathKernelEntry* entry = find_path_kernel(variant);
-                ASSERT_NE(entry, nullptr)
-                    << "fast " << fast_math << " geometry " << int(geometry) << " fused " << fused;
-                EXPECT_NE(entry->function, nullptr);
-                EXPECT_TRUE(entry->variant == variant);
-            }
-        }
-    }
-    // The fast kernels with the wide BVH, capped at 64 registers (the default) or not.
-    for (const KernelGeometry geometry : {KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
-        for (const bool fused : {false, true}) {
-            PathKernelVariant variant;
-            variant.fast_math = true;
-            variant.geometry = geometry;
-            variant.fused_slabs = fused;
-            variant.wide_bvh = true;
-            variant.min_blocks = kRegisterCap64;
-            EXPECT_NE(find_path_kernel(variant), nullptr) << int(geometry) << " fused " << fused;
-        }
-    }
-    // The exact spheres kernel with per-sample items, capped at 64 registers
-    // (the default), and the per-pixel kernels CudaOptions::sample_items = false picks.
-    PathKernelVariant capped_exact;
-    capped_exact.geometry = KernelGeometry::Spheres;
-    capped_exact.min_blocks = kRegisterCap64;
-    EXPECT_NE(find_path_kernel(capped_exact), nullptr);
-    for (const KernelGeometry geometry : {KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
-        PathKernelVariant per_pixel;
-        per_pixel.geometry = geometry;
-        per_pixel.sample_items = false;
-        EXPECT_NE(find_path_kernel(per_pixel), nullptr) << int(geometry);
-    }
-    PathKernelVariant fused_exact;
-    fused_exact.fused_slabs = true;
-    EXPECT_EQ(find_path_kernel(fused_exact), nullptr);
-}
-
-// The GPU's 4-wide BVH (run here on the CPU: the traversal is host/device
-// code) finds the binary BVH's hits: same primitive, same t, for random rays
-// from inside and outside the scene, over BVHs with leaves of 1 and of 4.
-TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
-    using Traits = TraversalTraits<false, false, kLeafQuorum, true>;
-    for (const char* name : {"spheres.yaml", "cornell.yaml", "many_spheres.yaml", "textured.yaml"}) {
-        for (const int leaf_size : {1, 4}) {
-            TestScene scene = load_test_scene(name, 16, 9, 1);
-            BvhBuildOptions options;
-            options.max_leaf_size = leaf_size;
-            scene.description.scene.build_acceleration(options);
-            const SceneView view = scene.description.scene.view();
-            std::vector<WideBvhNode> wide;
-            ASSERT_TRUE(build_wide_bvh(view.nodes, view.node_count, wide)) << name;
-            EXPECT_LE(wide.size(), size_t(view.node_count));
-            // Ray origins around random leaves, so that most rays start among the objects.
-            std::vector<Aabb> leaves;
-            for (uint32_t i = 0; i < view.node_count; ++i) {
-                if (view.nodes[i].is_leaf()) leaves.push_back(view.nodes[i].bounds);
-            }
-            std::mt19937 random(7);
-            std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-            size_t differing = 0, hits = 0;
-            const int rays = 4000;
-            for (int r = 0; r < rays; ++r) {
-                const Aabb& leaf = leaves[random() % leaves.size()];
-                const Vec3 extent = leaf.upper - leaf.lower;
-                const float reach = std::min(1.5f * std::max(extent.x, std::max(extent.y, extent.z)), 50.0f);
-                const Vec3 origin = leaf.centroid() + reach * Vec3(unit(random), unit(random), unit(random));
-                const Vec3 direction(unit(random), unit(random), unit(random));
-                const Ray ray{origin, direction, 0.5f * (unit(random) + 1.0f)};
-                Hit binary, wide_hit;
-                const bool found_binary = intersect_closest<Traits>(view, ray, kMinHitDistance, binary);
-                const bool found_wide =
-                    intersect_closest_wide<Traits>(view, wide.data(), ray, kMinHitDistance, wide_hit);
-                hits += found_binary;
-                const bool same =
-                    found_binary == found_wide &&
-                    (!found_binary || (binary.t == wide_hit.t && binary.primitive.bits == wide_hit.primitive.bits &&
-                                       binary.u == wide_hit.u && binary.v == wide_hit.v));
-                differing += !same;
-            }
-            EXPECT_GT(hits, size_t(rays / 10)) << name;
-            // Only near-ties may differ (the visiting order differs); none were seen.
-            EXPECT_LE(differing, size_t(rays / 1000)) << name << " leaf size " << leaf_size;
-        }
-    }
-}
 
 // ---- on the GPU ------------------------------------------------------------------
 

@@ -1,7 +1,6 @@
 // The YAML scene loader: every bad input gives ONE line naming the file, line,
 // column and key path ("scene.yaml:15:13: objects[0].radius: must be > 0, got -1"),
-// --set overrides (good and bad, named by the option that gave them), inline
-// materials, and the defaults of everything optional.
+// inline materials, and the defaults of everything optional.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -9,90 +8,14 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "io/base_scene.h"
 #include "io/scene_loader.h"
 #include "test_helpers.h"
 
 namespace farmrt {
 namespace {
 
-using testing::TemporaryDirectory;
-using testing::write_text;
-
-// A valid scene; the tests replace or insert lines by number (1-based).
-const char* const kBaseScene =
-    "image:\n"                                              // 1
-    "  width: 32\n"                                         // 2
-    "  height: 24\n"                                        // 3
-    "  output: out.ppm\n"                                   // 4
-    "sampling:\n"                                           // 5
-    "  spp: 4\n"                                            // 6
-    "camera:\n"                                             // 7
-    "  lookfrom: [0, 1, 5]\n"                               // 8
-    "  lookat: [0, 0, 0]\n"                                 // 9
-    "materials:\n"                                          // 10
-    "  red: {type: lambertian, albedo: [0.8, 0.1, 0.1]}\n"  // 11
-    "objects:\n"                                            // 12
-    "  - type: sphere\n"                                    // 13
-    "    center: [0, 0, 0]\n"                               // 14
-    "    radius: 1\n"                                       // 15
-    "    material: red\n";                                  // 16
-
-std::vector<std::string> base_lines() {
-    std::vector<std::string> lines;
-    std::istringstream in(kBaseScene);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-std::string join_lines(const std::vector<std::string>& lines) {
-    std::string text;
-    for (const std::string& line : lines) text += line + "\n";
-    return text;
-}
-
-// The base scene with line `number` replaced by `text` (which may hold several lines).
-std::string with_line(int number, const std::string& text) {
-    std::vector<std::string> lines = base_lines();
-    lines.at(size_t(number - 1)) = text;
-    return join_lines(lines);
-}
-
-// The base scene with `text` inserted after line `number`.
-std::string with_inserted(int number, const std::string& text) {
-    std::vector<std::string> lines = base_lines();
-    lines.insert(lines.begin() + number, text);
-    return join_lines(lines);
-}
-
-std::string with_appended(const std::string& text) { return std::string(kBaseScene) + text + "\n"; }
-
-SceneDescription load(const std::string& text, const std::vector<SceneOverride>& overrides = {}) {
-    return load_scene_text(text, "scene.yaml", ".", overrides);
-}
-
-std::vector<SceneOverride> sets(std::initializer_list<const char*> assignments) {
-    std::vector<SceneOverride> overrides;
-    for (const char* a : assignments) overrides.push_back(SceneOverride{a, ""});
-    return overrides;
-}
-
-// The InputError message, or a marker when loading succeeded / threw something else.
-std::string load_error(const std::string& text, const std::vector<SceneOverride>& overrides = {}) {
-    try {
-        load(text, overrides);
-    } catch (const InputError& e) {
-        const std::string message = e.what();
-        EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
-        return message;
-    } catch (const std::exception& e) {
-        return std::string("(not an InputError) ") + e.what();
-    }
-    return "(no error)";
-}
-
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
-#define EXPECT_STARTS_WITH(text, prefix) EXPECT_TRUE(starts_with(text, prefix)) << "  message: " << (text)
+using namespace testing;
 
 TEST(SceneLoader, BaseSceneLoads) {
     const SceneDescription d = load(kBaseScene);
@@ -516,84 +439,6 @@ TEST(SceneLoaderFiles, CommittedConfigsLoad) {
     EXPECT_EQ(tiny.scene.triangles.size(), 1u);
     const SceneDescription emissive = load_scene_file(testing::source_path("configs/emissive.yaml"), builtin_output);
     EXPECT_EQ(emissive.scene.background.type, BackgroundType::Constant);
-}
-
-// ---- --set overrides ------------------------------------------------------------------
-
-TEST(SceneOverrides, ReplaceAddAndNestValues) {
-    const SceneDescription d = load(
-        kBaseScene,
-        sets({"camera.vfov=30", "objects[0].radius=2.5", "sampling.max_depth=7", "background={color: [0.1, 0.2, 0.3]}",
-              "image.output=x.pfm", "objects[0].center=[1, 2, 3]", "materials.red.albedo=[0, 1, 0]"}));
-    EXPECT_EQ(d.settings.camera.vfov, 30.0);
-    EXPECT_EQ(d.scene.spheres[0].radius, 2.5f);
-    EXPECT_EQ(d.scene.spheres[0].center.z, 3.0f);
-    EXPECT_EQ(d.settings.max_depth, 7);
-    EXPECT_EQ(d.scene.background.type, BackgroundType::Constant);
-    EXPECT_EQ(d.scene.background.color.z, 0.3f);
-    EXPECT_EQ(d.settings.output, "x.pfm");
-    EXPECT_EQ(d.settings.data_type, PixelDataType::Float);
-    EXPECT_EQ(d.scene.textures[d.scene.materials[0].albedo_texture].color.y, 1.0f);
-}
-
-TEST(SceneOverrides, LaterOverridesWinAndCanAppendWholeObjects) {
-    const SceneDescription d =
-        load(kBaseScene, sets({"sampling.spp=8", "sampling.spp=16",
-                               "objects=[{type: sphere, center: [0, 0, 0], radius: 3, material: red},"
-                               " {type: sphere, center: [0, 5, 0], radius: 1, material: red}]"}));
-    EXPECT_EQ(d.settings.spp, 16u);
-    ASSERT_EQ(d.scene.spheres.size(), 2u);
-    EXPECT_EQ(d.scene.spheres[0].radius, 3.0f);
-}
-
-TEST(SceneOverrides, CanBuildAWholeSceneFromNothing) {
-    const SceneDescription d = load("", sets({"image={width: 4, height: 4, output: a.ppm}", "sampling.spp=1",
-                                              "camera={lookfrom: [0, 0, 1], lookat: [0, 0, 0]}", "objects=[]",
-                                              "background.sky.horizon=[1, 0, 0]"}));
-    EXPECT_EQ(d.settings.width, 4u);
-    EXPECT_EQ(d.settings.spp, 1u);  // its missing parent 'sampling' was created
-    EXPECT_EQ(d.scene.background.horizon.y, 0.0f);
-    EXPECT_EQ(d.scene.primitive_count(), 0u);
-}
-
-TEST(SceneOverrides, BadValuesAreNamedByTheOverride) {
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0].radius=-1"})),
-              "--set objects[0].radius=-1: objects[0].radius: must be > 0, got -1");
-    EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfvo=30"})),
-              "--set camera.vfvo=30: camera.vfvo: unknown key (expected one of: lookfrom, lookat, vup, vfov, "
-              "defocus_angle, focus_dist, projection, ortho_height)");
-    EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfov=wide"})),
-              "--set camera.vfov=wide: camera.vfov: expected a number, got 'wide'");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0]={type: sphere, radius: 1, material: red}"})),
-              "--set objects[0]={type: sphere, radius: 1, material: red}: objects[0]: missing required key 'center'");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0].center=[0, .nan, 0]"})),
-              "--set objects[0].center=[0, .nan, 0]: objects[0].center[1]: must be a finite number, got .nan");
-    // The key path in any spelling the parser accepts still names the override.
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0]radius=-1"})),
-              "--set objects[0]radius=-1: objects[0].radius: must be > 0, got -1");
-    // Shorthand options name themselves.
-    EXPECT_EQ(load_error(kBaseScene, {SceneOverride{"sampling.spp=0", "--spp 0"}}),
-              "--spp 0: sampling.spp: must be between 1 and 16777216, got 0");
-    EXPECT_STARTS_WITH(load_error(kBaseScene, {SceneOverride{"image.output=a.xyz", "-o a.xyz"}}),
-                       "-o a.xyz: image.output: unsupported image extension '.xyz'");
-}
-
-TEST(SceneOverrides, MalformedOverridesAreOneLine) {
-    EXPECT_EQ(load_error(kBaseScene, sets({"camera.vfov"})), "--set camera.vfov: expected key.path=value");
-    EXPECT_EQ(load_error(kBaseScene, sets({"=3"})), "--set =3: expected key.path=value");
-    EXPECT_STARTS_WITH(load_error(kBaseScene, sets({"camera.vfov=[1,"})),
-                       "--set camera.vfov=[1,: value is not valid YAML: ");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[5].radius=1"})),
-              "--set objects[5].radius=1: objects[5].radius: list index 5 is out of range");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[x].radius=1"})),
-              "--set objects[x].radius=1: list index must be a non-negative integer");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects[0.radius=1"})),
-              "--set objects[0.radius=1: unclosed '[' in key path");
-    EXPECT_EQ(load_error(kBaseScene, sets({"camera..vfov=1"})), "--set camera..vfov=1: empty key in key path");
-    EXPECT_EQ(load_error(kBaseScene, sets({"image.width.x=1"})),
-              "--set image.width.x=1: image.width.x: 'x' is inside a value that is not a mapping");
-    EXPECT_EQ(load_error(kBaseScene, sets({"objects.radius=1"})),
-              "--set objects.radius=1: objects.radius: 'radius' is inside a value that is not a mapping");
 }
 
 // ---- inline materials and defaults ------------------------------------------------------

@@ -1,86 +1,25 @@
 // Next-event estimation with MIS (integrator.h, lights.h, occlusion.h)
 // against closed-form answers and against the book's estimator: a diffuse
 // plane under point, spot and directional lights (exact per sample), under
-// sphere, quad, triangle and instanced lights (Lambert's polygon formula),
-// white furnaces under constant and image backgrounds, an environment map
-// against the naive estimator, the light picking and environment densities,
-// and the any-hit query against brute force.
+// sphere, quad, triangle, instanced and cut-out lights (Lambert's polygon
+// formula), the light picking and the light tree, the any-hit query against
+// brute force, and the firefly clamp.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <random>
 
 #include "core/errors.h"
 #include "core/integrator.h"
 #include "io/scene_loader.h"
+#include "render/light_estimates.h"
 #include "test_helpers.h"
 
 namespace farmrt {
 namespace {
 
-uint32_t add_color(Scene& scene, const Color& c) {
-    Texture t;
-    t.color = c;
-    scene.textures.push_back(t);
-    return uint32_t(scene.textures.size() - 1);
-}
-
-uint32_t add_lambertian(Scene& scene, const Color& albedo) {
-    Material m;
-    m.type = MaterialType::Lambertian;
-    m.albedo_texture = add_color(scene, albedo);
-    scene.materials.push_back(m);
-    return uint32_t(scene.materials.size() - 1);
-}
-
-uint32_t add_emissive(Scene& scene, const Color& emission) {
-    Material m;
-    m.type = MaterialType::Emissive;
-    m.emission_texture = add_color(scene, emission);
-    scene.materials.push_back(m);
-    return uint32_t(scene.materials.size() - 1);
-}
-
-Background constant_background(const Color& c) {
-    Background b;
-    b.type = BackgroundType::Constant;
-    b.color = c;
-    return b;
-}
-
-constexpr double kAlbedo = 0.5;
-
-// The ground: y = 0, 200 x 200, gray, under a black sky unless changed.
-Scene ground_scene() {
-    Scene scene;
-    const uint32_t gray = add_lambertian(scene, Color(float(kAlbedo)));
-    scene.quads.push_back(make_quad(Vec3(-100, 0, -100), Vec3(0, 0, 200), Vec3(200, 0, 0), gray));
-    scene.background = constant_background(Color(0.0f));
-    return scene;
-}
-
-// A camera ray that meets the ground at `point`.
-Ray ray_to(const Vec3& point) {
-    const Vec3 origin = point + Vec3(0.7f, 2.5f, 0.4f);
-    return Ray{origin, point - origin, 0.0f};
-}
-
-struct Estimate {
-    double mean = 0, standard_error = 0;
-};
-
-// Mean luminance of n paths along `ray`.
-Estimate estimate(const Scene& scene, const Ray& ray, Integrator integrator, uint32_t n, uint64_t seed = 1) {
-    const SceneView view = scene.view();
-    testing::SampleMean paths;
-    for (uint32_t s = 0; s < n; ++s) {
-        PixelSampler sampler(SamplerKey{seed, 0}, 7, s);
-        paths.add(luminance(trace_path(view, ray, sampler, 50, BvhClosestHit(), integrator)));
-    }
-    return Estimate{paths.mean(), paths.standard_error()};
-}
+using namespace testing;
 
 // ---- punctual lights: one deterministic value per path ---------------------------------------------
 
@@ -217,6 +156,70 @@ TEST(AreaLights, QuadTriangleAndInstancedLightsMatchLambertsFormula) {
     }
 }
 
+Triangle emissive_triangle(const Vec3& a, const Vec3& b, const Vec3& c, uint32_t material) {
+    Triangle t{};
+    t.vertex0 = a;
+    t.vertex1 = b;
+    t.vertex2 = c;
+    t.material = material;
+    return t;
+}
+
+// A square lamp of two triangles at height 2 over [-0.5, 0.5]^2 in (x, z),
+// with (u, v) = (x + 0.5, z + 0.5), cut out by `mode`: alpha 0 on the half
+// x < 0 and 1 on the other (an image of two texels, whose bilinear ramp
+// crosses the Mask cutoff of 0.5 exactly at x = 0), or `constant_alpha`.
+Scene cutout_lamp_scene(AlphaMode mode, float constant_alpha = -1) {
+    Scene scene = ground_scene();
+    Material lamp;
+    lamp.type = MaterialType::Emissive;
+    lamp.emission_texture = add_color(scene, Color(3.0f));
+    lamp.alpha_mode = mode;
+    if (constant_alpha >= 0) {
+        lamp.alpha_texture = add_color(scene, Color(constant_alpha));
+    } else {
+        Texture halves;
+        halves.type = TextureType::Image;
+        halves.image_width = 2;
+        halves.image_height = 1;
+        halves.image_offset = uint32_t(scene.texture_pixels.size());
+        for (float alpha : {0.0f, 1.0f}) scene.texture_pixels.insert(scene.texture_pixels.end(), 3, alpha);
+        scene.textures.push_back(halves);
+        lamp.alpha_texture = uint32_t(scene.textures.size() - 1);
+    }
+    scene.materials.push_back(lamp);
+    const uint32_t material = uint32_t(scene.materials.size() - 1);
+    const Vec3 corners[4] = {{-0.5f, 2, -0.5f}, {0.5f, 2, -0.5f}, {0.5f, 2, 0.5f}, {-0.5f, 2, 0.5f}};
+    for (const auto& corner : {std::array<int, 3>{0, 1, 2}, std::array<int, 3>{0, 2, 3}}) {
+        Triangle t = emissive_triangle(corners[corner[0]], corners[corner[1]], corners[corner[2]], material);
+        for (int c = 0; c < 3; ++c) {
+            t.uv[2 * c] = corners[corner[c]].x + 0.5f;
+            t.uv[2 * c + 1] = corners[corner[c]].z + 0.5f;
+        }
+        scene.triangles.push_back(t);
+    }
+    scene.build_acceleration();
+    return scene;
+}
+
+// A cut-out lamp lights the ground from where it is kept alone, whether its
+// light is found by sampling it or by hitting it: a Mask lamp as its kept
+// half, a Blend lamp as alpha times the whole lamp.
+TEST(AreaLights, CutOutLampsEmitOnlyWhereTheyAreKept) {
+    const Scene mask = cutout_lamp_scene(AlphaMode::Mask);
+    ASSERT_EQ(mask.lights().size(), 2u);
+    const std::vector<Vec3> kept_half{Vec3(0, 2, -0.5f), Vec3(0.5f, 2, -0.5f), Vec3(0.5f, 2, 0.5f), Vec3(0, 2, 0.5f)};
+    const std::vector<Vec3> whole{Vec3(-0.5f, 2, -0.5f), Vec3(0.5f, 2, -0.5f), Vec3(0.5f, 2, 0.5f),
+                                  Vec3(-0.5f, 2, 0.5f)};
+    for (const Vec3& point : {Vec3(0, 0, 0), Vec3(-0.8f, 0, 0.3f), Vec3(1.2f, 0, -0.4f)}) {
+        expect_unbiased_and_better(mask, point, kAlbedo / M_PI * polygon_irradiance(kept_half, point, 3.0));
+    }
+    const Scene blend = cutout_lamp_scene(AlphaMode::Blend, 0.4f);
+    for (const Vec3& point : {Vec3(0, 0, 0), Vec3(0.9f, 0, 0.6f)}) {
+        expect_unbiased_and_better(blend, point, 0.4 * kAlbedo / M_PI * polygon_irradiance(whole, point, 3.0));
+    }
+}
+
 TEST(AreaLights, LightsArePickedInProportionToTheirPower) {
     Scene scene = ground_scene();
     const uint32_t lamp = add_emissive(scene, Color(1.0f));
@@ -252,15 +255,6 @@ TEST(AreaLights, LightsArePickedInProportionToTheirPower) {
 }
 
 // ---- the light tree --------------------------------------------------------------------------------
-
-Triangle emissive_triangle(const Vec3& a, const Vec3& b, const Vec3& c, uint32_t material) {
-    Triangle t{};
-    t.vertex0 = a;
-    t.vertex1 = b;
-    t.vertex2 = c;
-    t.material = material;
-    return t;
-}
 
 // A 12 x 12 grid of small lamps of unequal power over the ground, a point
 // light, a spot light and a sky sampled as a light.
@@ -374,125 +368,6 @@ TEST(LightTree, ConvergesToTheSameLightAsPickingByPowerWithLessNoise) {
     }
 }
 
-// ---- backgrounds ------------------------------------------------------------------------------------
-
-// A latitude-longitude map as a PFM: dim blue sky, a bright sun near (s, t) = (0.3, 0.25).
-std::string write_environment(const testing::TemporaryDirectory& directory, bool uniform) {
-    const int width = 64, height = 32;
-    const std::string path = directory.file(uniform ? "uniform.pfm" : "sun.pfm");
-    std::ofstream out(path, std::ios::binary);
-    out << "PF\n" << width << " " << height << "\n-1.0\n";
-    for (int row = height - 1; row >= 0; --row) {  // PFM rows run bottom to top
-        for (int column = 0; column < width; ++column) {
-            float texel[3] = {1.0f, 1.0f, 1.0f};
-            if (!uniform) {
-                const bool sun = std::abs(column - 19) <= 1 && std::abs(row - 8) <= 1;
-                texel[0] = sun ? 400.0f : 0.2f;
-                texel[1] = sun ? 380.0f : 0.3f;
-                texel[2] = sun ? 300.0f : 0.6f;
-            }
-            out.write(reinterpret_cast<const char*>(texel), sizeof texel);
-        }
-    }
-    return path;
-}
-
-Scene sphere_under(const std::string& environment_yaml, const std::string& extra_objects = "") {
-    const std::string text =
-        "image: {width: 8, height: 8, output: out.ppm}\n"
-        "sampling: {spp: 1}\n"
-        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
-        "background: " +
-        environment_yaml +
-        "\n"
-        "objects:\n"
-        "  - {type: sphere, center: [0, 0, 0], radius: 1, material: {type: lambertian, albedo: [0.8, 0.8, 0.8]}}\n" +
-        extra_objects;
-    SceneDescription description = load_scene_text(text, "scene.yaml", "/");
-    description.scene.build_acceleration();
-    return std::move(description.scene);
-}
-
-TEST(Backgrounds, WhiteFurnaceReturnsAlbedoTimesTheBackground) {
-    // A convex diffuse sphere under uniform radiance 1 reflects exactly its albedo.
-    testing::TemporaryDirectory directory;
-    const std::string uniform_map = write_environment(directory, true);
-    for (const std::string& background : {std::string("{color: [1, 1, 1], sampling: light}"),
-                                          "{environment: {file: " + uniform_map + ", rotation: 40}}"}) {
-        const Scene scene = sphere_under(background);
-        ASSERT_EQ(scene.lights().size(), 1u) << background;
-        for (const Vec3& target : {Vec3(0, 0, 0), Vec3(0.5f, 0.6f, 0), Vec3(-0.7f, -0.5f, 0)}) {
-            const Ray ray{Vec3(0, 0, 5), target - Vec3(0, 0, 5), 0.0f};
-            const Estimate e = estimate(scene, ray, Integrator::NextEvent, 4000);
-            EXPECT_NEAR(e.mean, 0.8, 4.5 * e.standard_error + 1e-4) << background;
-        }
-    }
-}
-
-TEST(Backgrounds, SkyAndColourAreLightsOnlyWhenAsked) {
-    EXPECT_EQ(sphere_under("{color: [1, 1, 1]}").lights().size(), 0u);
-    EXPECT_EQ(sphere_under("{sky: {}}").lights().size(), 0u);
-    EXPECT_EQ(sphere_under("{sky: {}, sampling: light}").lights().size(), 1u);
-    EXPECT_EQ(sphere_under("{color: [0, 0, 0], sampling: light}").lights().size(), 0u);  // sends nothing
-    testing::TemporaryDirectory directory;
-    const std::string map = write_environment(directory, false);
-    EXPECT_EQ(sphere_under("{environment: {file: " + map + "}}").lights().size(), 1u);
-    EXPECT_EQ(sphere_under("{environment: {file: " + map + "}, sampling: bsdf}").lights().size(), 0u);
-    // The sampled sky converges to the same radiance as the unsampled one.
-    const Scene sampled = sphere_under("{sky: {}, sampling: light}");
-    const Scene unsampled = sphere_under("{sky: {}}");
-    for (const Vec3& target : {Vec3(0, 0, 0), Vec3(0.5f, 0.6f, 0)}) {
-        const Ray ray{Vec3(0, 0, 5), target - Vec3(0, 0, 5), 0.0f};
-        const Estimate a = estimate(sampled, ray, Integrator::NextEvent, 20000);
-        const Estimate b = estimate(unsampled, ray, Integrator::NextEvent, 20000, 2);
-        EXPECT_NEAR(a.mean, b.mean, 4.5 * std::hypot(a.standard_error, b.standard_error));
-    }
-}
-
-TEST(Backgrounds, EnvironmentMapLightingAgreesWithTheNaiveEstimator) {
-    testing::TemporaryDirectory directory;
-    const std::string map = write_environment(directory, false);
-    const Scene scene = sphere_under("{environment: {file: " + map + ", rotation: 25, intensity: 0.5}}",
-                                     "  - {type: quad, Q: [-50, -1, -50], u: [100, 0, 0], v: [0, 0, 100], "
-                                     "material: {type: lambertian, albedo: [0.5, 0.5, 0.5]}}\n");
-    for (const Vec3& target : {Vec3(0, 0, 0), Vec3(0.5f, 0.6f, 0), Vec3(-0.6f, -0.4f, 0), Vec3(2.5f, -1, 1)}) {
-        const Ray ray{Vec3(0, 0, 5), target - Vec3(0, 0, 5), 0.0f};
-        const Estimate nee = estimate(scene, ray, Integrator::NextEvent, 20000);
-        const Estimate naive = estimate(scene, ray, Integrator::Naive, 200000, 2);
-        EXPECT_NEAR(nee.mean, naive.mean, 4.5 * std::hypot(nee.standard_error, naive.standard_error));
-        EXPECT_LT(nee.standard_error, naive.standard_error);  // with 10x fewer paths
-    }
-}
-
-TEST(Backgrounds, SampledDirectionsHaveTheDensityTheyReport) {
-    testing::TemporaryDirectory directory;
-    const Scene scene =
-        sphere_under("{environment: {file: " + write_environment(directory, false) + ", rotation: 70}}");
-    const SceneView view = scene.view();
-    ASSERT_GT(view.background.distribution_columns, 0u);
-    std::mt19937 random(9);
-    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-    int agreeing = 0;
-    const int n = 20000;
-    for (int i = 0; i < n; ++i) {
-        float pdf = 0;
-        const Vec3 d =
-            sample_environment(view.background, view.environment_distribution, uniform(random), uniform(random), pdf);
-        EXPECT_NEAR(length(d), 1.0f, 1e-5f);
-        const float again = environment_pdf(view.background, view.environment_distribution, d);
-        agreeing += std::fabs(again - pdf) <= 1e-3f * pdf;  // all but cell borders
-    }
-    EXPECT_GE(agreeing, n * 99 / 100);
-    // The density integrates to one over the sphere (uniform directions).
-    double integral = 0;
-    const int m = 400000;
-    for (int i = 0; i < m; ++i) {
-        integral += environment_pdf(view.background, view.environment_distribution,
-                                    unit_vector_from(uniform(random), uniform(random)));
-    }
-    EXPECT_NEAR(4 * M_PI * integral / m, 1.0, 0.02);
-}
-
 // ---- the any-hit query --------------------------------------------------------------------------------
 
 TEST(AnyHit, AgreesWithTheBruteForceClosestHit) {
@@ -533,70 +408,7 @@ TEST(AnyHit, AgreesWithTheBruteForceClosestHit) {
     EXPECT_GT(blocked, 2000);
 }
 
-// ---- scene files --------------------------------------------------------------------------------------
-
-TEST(LightsInSceneFiles, AreReadAndCheckedWithTheirKeyAndLine) {
-    const std::string header =
-        "image: {width: 8, height: 8, output: out.ppm}\n"
-        "sampling: {spp: 1, integrator: nee}\n"
-        "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\n"
-        "objects: []\n";
-    const SceneDescription d =
-        load_scene_text(header +
-                            "lights:\n"
-                            "  - {type: point, position: [0, 2, 0], intensity: [1, 2, 3]}\n"
-                            "  - {type: spot, position: [0, 2, 0], direction: [0, -2, 0], intensity: 4, inner_angle: "
-                            "10, outer_angle: 30}\n"
-                            "  - {type: directional, direction: [0, -1, 0], irradiance: [1, 1, 1]}\n",
-                        "lights.yaml", "/");
-    ASSERT_EQ(d.scene.punctual_lights.size(), 3u);
-    EXPECT_EQ(d.scene.punctual_lights[1].type, LightType::Spot);
-    EXPECT_FLOAT_EQ(d.scene.punctual_lights[1].direction.y, -1.0f);
-    EXPECT_NEAR(d.scene.punctual_lights[1].cos_outer, std::cos(30 * M_PI / 180), 1e-6);
-    testing::TemporaryDirectory directory;
-    const std::string map = write_environment(directory, true);
-    const std::pair<std::string, std::string> bad[] = {
-        {"lights:\n  - {type: area}\n", "lights.yaml:6:12: lights[0].type: unknown value 'area'"},
-        {"lights:\n  - {type: point, position: [0, 2, 0], intensity: [1, 1, -1]}\n", "lights[0].intensity"},
-        {"lights:\n  - {type: directional, direction: [0, 0, 0], irradiance: 1}\n",
-         "lights[0].direction: direction must not be zero"},
-        {"lights:\n  - {type: spot, position: [0, 1, 0], direction: [0, -1, 0], intensity: 1, inner_angle: 40, "
-         "outer_angle: 30}\n",
-         "lights[0].outer_angle: must be greater than inner_angle"},
-        {"lights:\n  - {type: point, position: [0, 2, 0], intensity: 1, color: 2}\n", "lights[0].color: unknown key"},
-        {"background: {environment: {file: missing.exr}}\n", "background.environment.file"},
-        {"background: {environment: {file: " + map + ", intensity: -1}}\n",
-         "background.environment.intensity: must be in"},
-        {"background: {environment: {file: " + map + ", rotation: .nan}}\n", "background.environment.rotation"},
-        {"background: {color: [0, 0, 0], environment: {file: " + map + "}}\n", "give exactly one of"},
-    };
-    for (const auto& [text, expected] : bad) {
-        try {
-            load_scene_text(header + text, "lights.yaml", "/");
-            ADD_FAILURE() << "accepted: " << text;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
-        }
-    }
-    try {
-        load_scene_text(
-            "image: {width: 8, height: 8, output: out.ppm}\nsampling: {spp: 1, integrator: bidirectional}\n"
-            "camera: {lookfrom: [0, 0, 5], lookat: [0, 0, 0]}\nobjects: []\n",
-            "lights.yaml", "/");
-        ADD_FAILURE() << "accepted an unknown integrator";
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("lights.yaml:2:"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("sampling.integrator"), std::string::npos) << e.what();
-    }
-}
-
-}  // namespace
-}  // namespace farmrt
-
 // ---- firefly control (sampling.clamp) ------------------------------------------------------
-
-namespace farmrt {
-namespace {
 
 // Mean luminance of n paths of at most max_depth segments, with the scene's clamp.
 Estimate clamped_estimate(const Scene& scene, const Ray& ray, uint32_t n, int max_depth) {
