@@ -46,7 +46,7 @@ double mean_segments_per_sample(const SceneView& scene, const FrameSettings& fra
         const uint32_t x = pixel % frame.width, y = pixel / frame.width;
         for (uint32_t s = 0; s < sample_count; ++s) {
             PixelSampler sampler(frame.key, pixel, s);
-            PathState path = start_path(frame.camera.generate_ray(x, y, frame.filter, sampler), frame.integrator);
+            PathState path = start_path(frame.camera_ray(x, y, sampler), frame.integrator);
             while (path.depth < frame.max_depth && extend_path(scene, path, sampler)) {}
             segments += uint64_t(path.depth);
             ++samples;

@@ -84,7 +84,7 @@ __device__ __forceinline__ bool begin_run(const FrameSettings& frame, const Band
 __device__ __forceinline__ PixelSampler band_pixel_sampler(const FrameSettings& frame, const BandLaunch& band,
                                                            uint32_t pixel, uint32_t sample) {
     const uint32_t x = pixel % frame.width, y = band.row_begin + pixel / frame.width;
-    return PixelSampler(frame.key, y * frame.width + x, sample);
+    return PixelSampler(frame.key, frame.pixel_index(x, y), sample);
 }
 
 // The first path of the run's current sample.
@@ -94,7 +94,7 @@ __device__ __forceinline__ PathState start_sample(const FrameSettings& frame, co
     const uint32_t x = work.pixel % frame.width, y = band.row_begin + work.pixel / frame.width;
     sampler = band_pixel_sampler(frame, band, work.pixel, work.sample);
     float filter_weight;
-    const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weight);
+    const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
     return start_path(ray, kNaiveOnly ? Integrator::Naive : frame.integrator, filter_weight);
 }
 

@@ -44,7 +44,7 @@ struct SceneLayout {
 static_assert(sizeof(Scene) == sizeof(SceneLayout), "Scene changed: update mpi/job_message.cpp");
 
 struct SettingsLayout {
-    uint32_t width, height;
+    uint32_t width, height, film_width, film_height, region_x, region_y;
     std::string output;
     Encoding encoding;
     PixelDataType data_type;
@@ -136,6 +136,10 @@ void visit_job(Stream& s, Job& job) {
     auto& settings = job.description.settings;
     s.value(settings.width);
     s.value(settings.height);
+    s.value(settings.film_width);
+    s.value(settings.film_height);
+    s.value(settings.region_x);
+    s.value(settings.region_y);
     s.text(settings.output);
     s.value(settings.encoding);
     s.value(settings.data_type);

@@ -105,6 +105,16 @@ same_bytes() {
   "$build/farmrt" "${args[@]}" --backend cpu -o "$build/cli_cpu.pfm" &&
     "$build/farmrt" "${args[@]}" --backend cuda -o "$build/cli_cuda.pfm" || return 1
   for aov in "" .albedo .normal .depth .samples; do cmp "$build/cli_cpu$aov.pfm" "$build/cli_cuda$aov.pfm" || return 1; done
+  # A window of the frame (image.region) on both GPU integrators: the CPU's
+  # window, which tests/cmd/image_region.sh shows is the whole frame's.
+  local crop=(configs/cornell.yaml --width 160 --height 90 --spp 8 --quiet --crop 37,121,11,70 --aov depth)
+  "$build/farmrt" "${crop[@]}" --backend cpu -o "$build/crop_cpu.pfm" || return 1
+  local integrator
+  for integrator in megakernel split; do
+    FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "${crop[@]}" --backend cuda -o "$build/crop_$integrator.pfm" ||
+      return 1
+    for aov in "" .depth; do cmp "$build/crop_cpu$aov.pfm" "$build/crop_$integrator$aov.pfm" || return 1; done
+  done
 }
 step cli_cuda_equals_cpu same_bytes
 

@@ -77,13 +77,13 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
     const FrameSettings frame = frame_settings_for(w.description, 0);
     for (uint32_t y = 0; y < frame.height; ++y) {
         for (uint32_t x = 0; x < frame.width; ++x) {
-            PixelSampler sampler(frame.key, y * frame.width + x, 0);
-            const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler);
+            PixelSampler sampler(frame.key, frame.pixel_index(x, y), 0);
+            const Ray ray = frame.camera_ray(x, y, sampler);
             w.camera.rays.push_back(ray);
             trace_path(scene, ray, sampler, frame.max_depth, RecordingClosestHit{&w.paths.rays}, frame.integrator);
             for (uint32_t sample = 0; sample < kPixelSamples; ++sample) {
-                PixelSampler pixel_sampler(frame.key, y * frame.width + x, sample);
-                w.pixel_samples.rays.push_back(frame.camera.generate_ray(x, y, frame.filter, pixel_sampler));
+                PixelSampler pixel_sampler(frame.key, frame.pixel_index(x, y), sample);
+                w.pixel_samples.rays.push_back(frame.camera_ray(x, y, pixel_sampler));
             }
         }
     }

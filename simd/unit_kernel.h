@@ -117,7 +117,7 @@ struct UnitKernel {
             }
             samplers[i] = new (sampler_storage[i]) LevelSampler<Arch>(frame.key, pixel_index, first + i, words[i],
                                                                       uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
-            rays[i] = frame.camera.generate_ray(x, y, frame.filter, *samplers[i], filter_weights[i]);
+            rays[i] = frame.camera_ray(x, y, *samplers[i], filter_weights[i]);
         }
         if (!Packet::trace(bvh, rays, int(count), kMinHitDistance, hits, found)) {
             // Rare (direction signs differ within the pixel): the out-of-line single-ray query.

@@ -29,7 +29,7 @@ FARMRT_INLINE void for_each_unit_pixel(const FrameSettings& frame, const WorkUni
         for (uint32_t x = unit.x0; x < unit.x1; ++x) {
             float record[kStatisticsFloats];
             std::memcpy(record, row + size_t(x) * floats, floats * sizeof(float));
-            add_pixel_samples(x, y, y * frame.width + x, record);
+            add_pixel_samples(x, y, frame.pixel_index(x, y), record);
             std::memcpy(row + size_t(x) * floats, record, floats * sizeof(float));
         }
     }

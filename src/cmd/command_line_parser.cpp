@@ -117,6 +117,8 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         add_override("sampling.noise_threshold");
     } else if (name == "--min-spp") {
         add_override("sampling.min_spp");
+    } else if (name == "--crop") {
+        cl.overrides.push_back(SceneOverride{"image.region=[" + value + "]", a + " " + value});
     } else if (name == "--aov") {
         cl.overrides.push_back(SceneOverride{"image.aovs=[" + value + "]", a + " " + value});
     } else if (name == "--set") {
@@ -197,6 +199,9 @@ const OptionSpec kOptions[] = {
      "output image; the extension picks the format"},
     {"--width", "W", "Scene overrides (take precedence over the file)", "image width in pixels"},
     {"--height", "H", "Scene overrides (take precedence over the file)", "image height in pixels"},
+    {"--crop", "X0,X1,Y0,Y1", "Scene overrides (take precedence over the file)",
+     "render and write only the frame's columns [X0, X1) and rows [Y0, Y1) (image.region), its pixels as in the "
+     "whole frame"},
     {"--spp", "N", "Scene overrides (take precedence over the file)", "samples per pixel"},
     {"--max-depth", "D", "Scene overrides (take precedence over the file)", "path segments per sample"},
     {"--seed", "S", "Scene overrides (take precedence over the file)", "random seed"},

@@ -61,7 +61,7 @@ template <class ClosestHit, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView& scene, const FrameSettings& frame,
                                                                  uint32_t x, uint32_t y, Sampler& sampler,
                                                                  const ClosestHit& closest_hit) {
-    const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler);
+    const Ray ray = frame.camera_ray(x, y, sampler);
     FirstHitFeatures features;
     Hit hit;
     if (!closest_hit(scene, ray, kMinHitDistance, hit)) {
@@ -93,7 +93,7 @@ FARMRT_CPU_GPU FARMRT_INLINE void pixel_first_hit_features(const SceneView& scen
     Vec3 normal_sum(0.0f);
     float nearest = INFINITY;
     for (uint32_t s = 0; s < samples; ++s) {
-        PixelSampler sampler(frame.key, y * frame.width + x, s);
+        PixelSampler sampler(frame.key, frame.pixel_index(x, y), s);
         const FirstHitFeatures f = first_hit_features(scene, frame, x, y, sampler, closest_hit);
         albedo_sum += f.albedo;
         normal_sum += f.normal;

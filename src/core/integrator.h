@@ -357,13 +357,35 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& sc
 // What one render call needs besides the scene: the frame's camera and sampling.
 struct FrameSettings {
     Camera camera;
+    // The image rendered: pixel (x, y) of it is pixel (region_x + x,
+    // region_y + y) of the frame the camera sees, film_width wide (the whole
+    // frame unless image.region cuts a window from it).
     uint32_t width = 0;
     uint32_t height = 0;
+    uint32_t region_x = 0;
+    uint32_t region_y = 0;
+    uint32_t film_width = 0;
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
     SamplerKey key;
     PixelFilter filter;      // image.filter
     PixelSampling sampling;  // the pixel record's layout, adaptive sampling
+
+    // The frame's index of image pixel (x, y): its random numbers' pixel,
+    // the same in a window as in the whole frame.
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t pixel_index(uint32_t x, uint32_t y) const {
+        return (region_y + y) * film_width + (region_x + x);
+    }
+    // The camera ray of one sample of image pixel (x, y) (Camera::generate_ray).
+    template <class Sampler>
+    FARMRT_CPU_GPU FARMRT_INLINE Ray camera_ray(uint32_t x, uint32_t y, Sampler& sampler, float& weight) const {
+        return camera.generate_ray(region_x + x, region_y + y, filter, sampler, weight);
+    }
+    template <class Sampler>
+    FARMRT_CPU_GPU FARMRT_INLINE Ray camera_ray(uint32_t x, uint32_t y, Sampler& sampler) const {
+        float weight;
+        return camera_ray(x, y, sampler, weight);
+    }
 };
 
 // The radiance of one sample of pixel (x, y), its random numbers from `sampler`.
@@ -371,7 +393,7 @@ template <class ClosestHit, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                 uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
     float filter_weight;
-    const Ray ray = frame.camera.generate_ray(x, y, frame.filter, sampler, filter_weight);
+    const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
     return trace_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator, filter_weight);
 }
 
@@ -383,7 +405,7 @@ template <class ClosestHit = BvhClosestHit>
 FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                    uint32_t y, uint32_t sample_begin, uint32_t sample_end, float* sum,
                                                    const ClosestHit& closest_hit = ClosestHit()) {
-    const uint32_t pixel_index = y * frame.width + x;
+    const uint32_t pixel_index = frame.pixel_index(x, y);
     for_each_sample_run(sum, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
         for (uint32_t s = begin; s < end; ++s) {
             PixelSampler sampler(frame.key, pixel_index, s);

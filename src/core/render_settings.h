@@ -32,8 +32,18 @@ enum class PixelDataType { UInt8, UInt16, Half, Float };
 constexpr uint32_t kDefaultMinSpp = 16;
 
 struct RenderSettings {
+    // The image rendered and written: the whole frame, or the window that
+    // image.region (--crop) cuts from it.
     uint32_t width = 0;
     uint32_t height = 0;
+    // The whole frame the camera sees (image.width x image.height), and
+    // where the image sits in it: columns [region_x, region_x + width), rows
+    // [region_y, region_y + height). A window's pixels are the frame's own,
+    // bit for bit (the same rays and random numbers).
+    uint32_t film_width = 0;
+    uint32_t film_height = 0;
+    uint32_t region_x = 0;
+    uint32_t region_y = 0;
     std::string output;  // as written in the scene or on the command line
     Encoding encoding = Encoding::Srgb;
     PixelDataType data_type = PixelDataType::UInt8;
@@ -70,6 +80,11 @@ struct RenderSettings {
 // Floats per pixel in the sums of a render with these settings: RGB, or with
 // statistics (adaptive sampling, the variance AOV) kStatisticsFloats.
 uint32_t pixel_record_floats(const RenderSettings& settings);
+
+// Whether the image is a window of its frame (image.region).
+inline bool is_region(const RenderSettings& s) {
+    return s.region_x != 0 || s.region_y != 0 || s.width != s.film_width || s.height != s.film_height;
+}
 
 const char* encoding_name(Encoding encoding);
 const char* data_type_name(PixelDataType type);

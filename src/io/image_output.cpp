@@ -98,6 +98,9 @@ std::string metadata_description(const ImageMetadata& m) {
     if (m.clamp_direct > 0.0f || m.clamp_indirect > 0.0f) {
         out << " clamp_direct=" << m.clamp_direct << " clamp_indirect=" << m.clamp_indirect;
     }
+    if (m.film_width > 0) {
+        out << " region=" << m.region_x << "," << m.region_y << " film=" << m.film_width << "x" << m.film_height;
+    }
     return out.str();
 }
 
@@ -178,6 +181,10 @@ void write_with_openimageio(const std::string& path, const std::string& target, 
                              {"farmrt:seed", std::to_string(metadata.seed)}};
     image.int_attributes = {{"farmrt:spp", int(metadata.spp)}, {"farmrt:frame", int(metadata.frame)}};
     image.float_attributes = {{"farmrt:render_seconds", float(metadata.render_seconds)}};
+    image.region_x = metadata.region_x;
+    image.region_y = metadata.region_y;
+    image.film_width = metadata.film_width;
+    image.film_height = metadata.film_height;
     const size_t count = size_t(width) * height * 3;
     std::vector<uint8_t> bytes;
     std::vector<uint16_t> words;

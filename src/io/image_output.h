@@ -35,6 +35,10 @@ struct ImageMetadata {
     std::string filter;
     float filter_width = 0.0f;
     float clamp_direct = 0.0f, clamp_indirect = 0.0f;
+    // image.region: where the image sits in its frame (film_width x
+    // film_height; 0: the image is the whole frame). EXR and TIFF keep it as
+    // their data window inside the display window.
+    uint32_t region_x = 0, region_y = 0, film_width = 0, film_height = 0;
 };
 
 // A linear value as a display-referred output shows it, before its encoding:

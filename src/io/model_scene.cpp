@@ -55,21 +55,34 @@ SceneDescription load_model_scene(const std::string& path, const std::vector<Sce
                               : 960.0 / 540.0;
     const bool width_given = overridden("image.width"), height_given = overridden("image.height");
     RenderSettings& settings = description.settings;
+    const bool region = is_region(settings);
     if (!height_given && (width_given || aspect != 960.0 / 540.0)) {
-        settings.height =
-            uint32_t(std::clamp(double(std::lround(settings.width / aspect)), 1.0, double(kMaxImageSide)));
+        settings.film_height =
+            uint32_t(std::clamp(double(std::lround(settings.film_width / aspect)), 1.0, double(kMaxImageSide)));
     } else if (height_given && !width_given) {
-        settings.width =
-            uint32_t(std::clamp(double(std::lround(settings.height * aspect)), 1.0, double(kMaxImageSide)));
+        settings.film_width =
+            uint32_t(std::clamp(double(std::lround(settings.film_height * aspect)), 1.0, double(kMaxImageSide)));
     }
-    if (uint64_t(settings.width) * settings.height > kMaxPixels) {
-        throw InputError(path + ": image of " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
-                         " (the model's aspect ratio) exceeds the limit of " + std::to_string(kMaxPixels) + " pixels");
+    if (uint64_t(settings.film_width) * settings.film_height > kMaxPixels) {
+        throw InputError(path + ": image of " + std::to_string(settings.film_width) + "x" +
+                         std::to_string(settings.film_height) + " (the model's aspect ratio) exceeds the limit of " +
+                         std::to_string(kMaxPixels) + " pixels");
+    }
+    if (!region) {
+        settings.width = settings.film_width;
+        settings.height = settings.film_height;
+    } else if (settings.region_x + settings.width > settings.film_width ||
+               settings.region_y + settings.height > settings.film_height) {
+        throw InputError(path + ": image.region: [" + std::to_string(settings.region_x) + ", " +
+                         std::to_string(settings.region_x + settings.width) + ", " + std::to_string(settings.region_y) +
+                         ", " + std::to_string(settings.region_y + settings.height) + "] is not within the " +
+                         std::to_string(settings.film_width) + "x" + std::to_string(settings.film_height) +
+                         " frame (the model's aspect ratio)");
     }
     if (!overridden("camera")) {
         settings.camera = description.model_camera ? description.model_camera->settings
                                                    : framing_camera(description.model_bounds, 40.0,
-                                                                    double(settings.width) / settings.height);
+                                                                    double(settings.film_width) / settings.film_height);
     }
     // The pixels depend on the model file too.
     description.canonical_scene += "\nmodel bytes: " + std::to_string(std::filesystem::file_size(path, ignored));

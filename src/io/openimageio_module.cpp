@@ -65,6 +65,13 @@ std::string write(const OiioImageToWrite& image) {
     for (const auto& [name, value] : image.int_attributes) spec.attribute(name, value);
     for (const auto& [name, value] : image.float_attributes) spec.attribute(name, value);
     if (!image.colorspace.empty()) spec.attribute("oiio:ColorSpace", image.colorspace);
+    if (image.film_width > 0) {
+        spec.x = int(image.region_x);
+        spec.y = int(image.region_y);
+        spec.full_x = spec.full_y = 0;
+        spec.full_width = int(image.film_width);
+        spec.full_height = int(image.film_height);
+    }
     if (!output->open(image.path, spec)) return target + ": " + output->geterror();
     const OIIO::TypeDesc given = image.data_type <= 1 ? formats[image.data_type] : OIIO::TypeDesc::FLOAT;
     if (!output->write_image(given, image.data)) return target + ": " + output->geterror();

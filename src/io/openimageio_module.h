@@ -27,6 +27,9 @@ struct OiioImageToWrite {
     std::vector<std::pair<std::string, std::string>> text_attributes;
     std::vector<std::pair<std::string, int>> int_attributes;
     std::vector<std::pair<std::string, float>> float_attributes;
+    // The data window's place in the display window (film_width 0: the
+    // image is the whole display window).
+    uint32_t region_x = 0, region_y = 0, film_width = 0, film_height = 0;
 };
 
 struct OiioImageRead {

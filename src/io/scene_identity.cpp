@@ -94,6 +94,10 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
     id += "frame=" + std::to_string(frame) + "\n";
     id += "width=" + std::to_string(s.width) + "\n";
     id += "height=" + std::to_string(s.height) + "\n";
+    if (is_region(s)) {
+        id += "region=" + std::to_string(s.region_x) + "," + std::to_string(s.region_y) + " of " +
+              std::to_string(s.film_width) + "x" + std::to_string(s.film_height) + "\n";
+    }
     id += "spp=" + std::to_string(s.spp) + "\n";
     id += "max_depth=" + std::to_string(s.max_depth) + "\n";
     id += std::string("integrator=") + integrator_name(s.integrator) + "\n";

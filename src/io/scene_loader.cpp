@@ -45,15 +45,16 @@ public:
 
     void load_image(const Value& image, RenderSettings& settings) const {
         require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs", "exposure", "view_transform",
-                            "filter", "filter_width"});
+                            "filter", "filter_width", "region"});
         const Value width = required(image, "width");
         const Value height = required(image, "height");
-        settings.width = uint32_t(integer(width, 1, kMaxImageSide));
-        settings.height = uint32_t(integer(height, 1, kMaxImageSide));
+        settings.width = settings.film_width = uint32_t(integer(width, 1, kMaxImageSide));
+        settings.height = settings.film_height = uint32_t(integer(height, 1, kMaxImageSide));
         if (uint64_t(settings.width) * settings.height > kMaxPixels) {
             fail(height, "image of " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
                              " exceeds the limit of " + std::to_string(kMaxPixels) + " pixels");
         }
+        if (has(image, "region")) load_region(child(image, "region"), settings);
         const Value output = required(image, "output");
         settings.output = scalar_text(output, "a file name");
         const std::string reason = unsupported_format_reason(settings.output);
@@ -95,6 +96,34 @@ public:
             settings.filter_width = float(number_in(child(image, "filter_width"), kMinFilterWidth, Bound::Closed,
                                                     kMaxFilterWidth, Bound::Closed));
         }
+    }
+
+    // image.region: [x0, x1, y0, y1], the frame's columns [x0, x1) and rows
+    // [y0, y1) (pbrt's --pixelbounds; rows counted from the top).
+    void load_region(const Value& region, RenderSettings& settings) const {
+        if (!region.node.IsSequence() || region.node.size() != 4) {
+            fail(region, "expected [x0, x1, y0, y1]: the columns [x0, x1) and rows [y0, y1) to render");
+        }
+        uint32_t bounds[4];
+        const char* const names[4] = {"x0", "x1", "y0", "y1"};
+        for (int i = 0; i < 4; ++i) {
+            const Value bound{region.node[i], region.path + "[" + std::to_string(i) + "]"};
+            bounds[i] = uint32_t(integer(bound, 0, kMaxImageSide));
+            const uint32_t side = i < 2 ? settings.film_width : settings.film_height;
+            if (bounds[i] > side) {
+                fail(bound, std::string(names[i]) + " = " + std::to_string(bounds[i]) + " is beyond the frame's " +
+                                (i < 2 ? "width" : "height") + " of " + std::to_string(side));
+            }
+        }
+        if (bounds[0] >= bounds[1] || bounds[2] >= bounds[3]) {
+            fail(region, "x0 < x1 and y0 < y1 needed, got [" + std::to_string(bounds[0]) + ", " +
+                             std::to_string(bounds[1]) + ", " + std::to_string(bounds[2]) + ", " +
+                             std::to_string(bounds[3]) + "]");
+        }
+        settings.region_x = bounds[0];
+        settings.region_y = bounds[2];
+        settings.width = bounds[1] - bounds[0];
+        settings.height = bounds[3] - bounds[2];
     }
 
     // sampling.clamp: a number for direct and indirect light alike, or

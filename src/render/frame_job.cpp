@@ -80,9 +80,13 @@ bool is_complete_image(const std::string& path, uint32_t width, uint32_t height,
 FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame_number) {
     const RenderSettings& s = description.settings;
     FrameSettings frame;
-    frame.camera = make_camera(camera_at_frame(s.camera, description.animation, frame_number), s.width, s.height);
+    frame.camera =
+        make_camera(camera_at_frame(s.camera, description.animation, frame_number), s.film_width, s.film_height);
     frame.width = s.width;
     frame.height = s.height;
+    frame.region_x = s.region_x;
+    frame.region_y = s.region_y;
+    frame.film_width = s.film_width;
     frame.max_depth = s.max_depth;
     frame.integrator = s.integrator;
     frame.key = SamplerKey{s.seed, frame_number, s.sampler};

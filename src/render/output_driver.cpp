@@ -81,6 +81,12 @@ ImageMetadata OutputDriver::metadata_for(uint32_t frame, const FrameAccumulator&
     metadata.sampler = sampler_name(settings_.sampler);
     metadata.filter = filter_name(settings_.filter);
     metadata.filter_width = settings_.filter_width;
+    if (is_region(settings_)) {
+        metadata.region_x = settings_.region_x;
+        metadata.region_y = settings_.region_y;
+        metadata.film_width = settings_.film_width;
+        metadata.film_height = settings_.film_height;
+    }
     metadata.clamp_direct = settings_.clamp_direct;
     metadata.clamp_indirect = settings_.clamp_indirect;
     if (accumulator.ended_early()) {

@@ -426,7 +426,7 @@ TEST(PathLoop, AccumulatePixelDropsNaNSamplesAndSumsInOrder) {
     camera.lookfrom = Vec3(0.0f);
     camera.lookat = Vec3(0, 0, -3);
     frame.camera = make_camera(camera, 8, 8);
-    frame.width = frame.height = 8;
+    frame.width = frame.height = frame.film_width = 8;
     frame.max_depth = 10;
     float one_pass[kStatisticsFloats] = {}, two_passes[kStatisticsFloats] = {};
     accumulate_pixel(scene.view(), frame, 4, 4, 0, 16, one_pass);

@@ -17,7 +17,8 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
 
 JobMessage tiny_job() {
     JobMessage job;
-    job.description = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/tiny.yaml", {});
+    job.description = load_scene_file(std::string(FARMRT_SOURCE_DIR) + "/configs/tiny.yaml",
+                                      {SceneOverride{"image.region=[3, 17, 2, 11]", ""}});
     job.options.schedule = "cyclic";
     job.options.band_rows = 3;
     job.options.linear_list = true;
@@ -42,6 +43,11 @@ TEST(JobMessage, RoundTripKeepsEveryArrayAndSetting) {
     const RenderSettings& t = copy.description.settings;
     EXPECT_EQ(s.width, t.width);
     EXPECT_EQ(s.height, t.height);
+    EXPECT_EQ(t.width, 14u);  // the window, which the ranks render
+    EXPECT_EQ(s.film_width, t.film_width);
+    EXPECT_EQ(s.film_height, t.film_height);
+    EXPECT_EQ(t.region_x, 3u);
+    EXPECT_EQ(t.region_y, 2u);
     EXPECT_EQ(s.output, t.output);
     EXPECT_EQ(s.encoding, t.encoding);
     EXPECT_EQ(s.data_type, t.data_type);

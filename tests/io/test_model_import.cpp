@@ -337,9 +337,10 @@ TEST(GltfImport, TextureTransformMapsCoordinatesAsTheSpecificationSays) {
 // ---- OBJ with MTL ------------------------------------------------------------------------------------
 
 std::vector<float> render(SceneDescription description, uint32_t size, uint32_t spp, uint64_t seed) {
-    description.settings.width = description.settings.height = size;
-    description.settings.spp = spp;
-    description.settings.seed = seed;
+    RenderSettings& settings = description.settings;
+    settings.width = settings.height = settings.film_width = settings.film_height = size;
+    settings.spp = spp;
+    settings.seed = seed;
     description.scene.build_acceleration();
     const FrameSettings frame = frame_settings_for(description, 0);
     std::vector<float> sums(size_t(size) * size * 3, 0.0f);

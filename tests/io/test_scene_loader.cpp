@@ -109,7 +109,7 @@ TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
               "defocus_angle, focus_dist, projection, ortho_height)");
     EXPECT_EQ(load_error(with_inserted(4, "  encodng: srgb")),
               "scene.yaml:5:3: image.encodng: unknown key (expected one of: width, height, output, encoding, "
-              "data_type, aovs, exposure, view_transform, filter, filter_width)");
+              "data_type, aovs, exposure, view_transform, filter, filter_width, region)");
     EXPECT_EQ(load_error(with_appended("backgroud: {color: [0, 0, 0]}")),
               "scene.yaml:17:1: backgroud: unknown key (expected one of: image, sampling, camera, background, "
               "materials, objects, lights, animation)");
@@ -471,6 +471,30 @@ TEST(SceneLoader, NamedMaterialsAreSharedAndTexturesParsed) {
     EXPECT_EQ(checker.type, TextureType::Checker);
     EXPECT_EQ(checker.inverse_scale, 2.0f);
     EXPECT_EQ(checker.odd.x, 0.9f);
+}
+
+// image.region cuts a window from the frame: the image is the window, the
+// camera keeps the whole frame; without it the image is the whole frame.
+TEST(SceneLoader, RegionIsAWindowOfTheWholeFrame) {
+    const RenderSettings whole = load(kBaseScene).settings;
+    EXPECT_EQ(whole.film_width, 32u);
+    EXPECT_EQ(whole.film_height, 24u);
+    EXPECT_FALSE(is_region(whole));
+    const RenderSettings window = load(with_inserted(4, "  region: [4, 30, 0, 9]")).settings;
+    EXPECT_EQ(window.width, 26u);
+    EXPECT_EQ(window.height, 9u);
+    EXPECT_EQ(window.film_width, 32u);
+    EXPECT_EQ(window.film_height, 24u);
+    EXPECT_EQ(window.region_x, 4u);
+    EXPECT_EQ(window.region_y, 0u);
+    EXPECT_TRUE(is_region(window));
+    EXPECT_EQ(load_error(with_inserted(4, "  region: [4, 30, 0, 25]")),
+              "scene.yaml:5:22: image.region[3]: y1 = 25 is beyond the frame's height of 24");
+    EXPECT_EQ(load_error(with_inserted(4, "  region: {x: [0, 4]}")),
+              "scene.yaml:5:11: image.region: expected [x0, x1, y0, y1]: the columns [x0, x1) and rows [y0, y1) to "
+              "render");
+    // A wider frame from --set makes room for the window.
+    EXPECT_EQ(load(with_inserted(4, "  region: [30, 40, 0, 9]"), sets({"image.width=40"})).settings.width, 10u);
 }
 
 TEST(SceneLoader, DefaultsOfOptionalValues) {

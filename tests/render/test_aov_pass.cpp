@@ -71,7 +71,7 @@ TEST(AovPass, DepthNormalAndAlbedoMatchTheSurfacesExactly) {
             int on_wall = 0, on_sphere = 0;
             for (uint32_t s = 0; s < 4; ++s) {
                 PixelSampler sampler(frame.key, pixel, s);
-                const double depth = exact_depth(frame.camera.generate_ray(x, y, frame.filter, sampler));
+                const double depth = exact_depth(frame.camera_ray(x, y, sampler));
                 nearest = std::min(nearest, depth);
                 on_wall += depth > 7.9 && std::isfinite(depth);  // the sphere's far side is at 6 along the axis
                 on_sphere += depth < 6.1;
