@@ -72,7 +72,7 @@ uint32_t FrameQueue::pass_samples() const {
     // a GPU given one-sample bands spends its time in launch tails (a 1024-spp
     // still ran at 0.95 G samples/s against the kernel's 1.56 on the H200).
     if (!clock_started_ || samples_finished_ == 0) return std::max(1u, options_.spp / 16);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_item_time_).count();
+    const double elapsed = std::chrono::duration<double>(now_() - first_item_time_).count();
     if (elapsed <= 0) return 1;
     const double samples_per_second = double(samples_finished_) / elapsed;
     const double pixels = double(options_.width) * options_.height;
@@ -97,12 +97,12 @@ uint32_t FrameQueue::tail_samples() const {
 // up to the highest.
 bool FrameQueue::end_when_out_of_time(OpenFrame& frame, uint32_t lowest, uint32_t highest) {
     if (options_.time_limit_seconds <= 0 || lowest == 0 || lowest != highest) return false;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame.opened).count();
+    const double elapsed = std::chrono::duration<double>(now_() - frame.opened).count();
     if (elapsed < options_.time_limit_seconds) return false;
     frame.accumulator->end_at(lowest);
     if (!frame.complete_reported && frame.accumulator->done()) {
         frame.complete_reported = true;
-        frame.completed = std::chrono::steady_clock::now();
+        frame.completed = now_();
         completed_.push_back(frame.slot);
     }
     return true;
@@ -233,7 +233,7 @@ DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             frame->slot = uint32_t(next_task_);
             frame->task = tasks_[next_task_++];
             frame->accumulator = open_(frame->task);
-            frame->opened = std::chrono::steady_clock::now();
+            frame->opened = now_();
             frame->out.assign(options_.height, 0);
             frame->scheduled.resize(options_.height);
             for (uint32_t row = 0; row < options_.height; ++row)
@@ -257,7 +257,7 @@ DealAnswer FrameQueue::next(int rank, int in_flight, WorkItem& item) {
             ++items_out_;
             if (!clock_started_) {
                 clock_started_ = true;
-                first_item_time_ = std::chrono::steady_clock::now();
+                first_item_time_ = now_();
             }
             return DealAnswer::Work;
         }
@@ -298,7 +298,7 @@ void FrameQueue::complete(const WorkItem& item, const float* sums) {
     samples_finished_ += uint64_t(item.rows.count()) * options_.width * item.samples.count();
     if (!frame.complete_reported && accumulator.done()) {
         frame.complete_reported = true;
-        frame.completed = std::chrono::steady_clock::now();
+        frame.completed = now_();
         completed_.push_back(frame.slot);
     }
 }
@@ -343,7 +343,7 @@ const FrameAccumulator& FrameQueue::accumulator(uint32_t slot) const { return *o
 
 double FrameQueue::frame_seconds(uint32_t slot) const {
     const OpenFrame& frame = open_frame(slot);
-    const auto end = frame.complete_reported ? frame.completed : std::chrono::steady_clock::now();
+    const auto end = frame.complete_reported ? frame.completed : now_();
     return std::chrono::duration<double>(end - frame.opened).count();
 }
 

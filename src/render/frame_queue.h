@@ -84,6 +84,12 @@ public:
     using Opener = std::function<std::unique_ptr<FrameAccumulator>(const FrameTask&)>;
     FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open);
     ~FrameQueue();
+    // Where the queue reads the time (pass sizes from the measured speed,
+    // --time-limit, frame durations): the steady clock, or a simulation's
+    // own (tests/farm/test_farm_balance.cpp), so that a simulated farm deals
+    // as a real one of its speeds would, however fast the simulation runs.
+    using TimeSource = std::function<std::chrono::steady_clock::time_point()>;
+    void set_time_source(TimeSource now) { now_ = std::move(now); }
     FrameQueue(const FrameQueue&) = delete;
     FrameQueue& operator=(const FrameQueue&) = delete;
 
@@ -160,6 +166,7 @@ private:
     uint64_t samples_finished_ = 0;
     bool clock_started_ = false;
     std::chrono::steady_clock::time_point first_item_time_;
+    TimeSource now_ = [] { return std::chrono::steady_clock::now(); };
 };
 
 }  // namespace farmrt

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <deque>
 #include <numeric>
 #include <queue>
@@ -58,6 +59,11 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
     FrameQueue queue(options, tasks, [&](const FrameTask&) {
         return std::make_unique<FrameAccumulator>(options.width, options.height, options.spp, "id");
     });
+    double now = 0;  // simulated seconds: the queue's clock too
+    queue.set_time_source([&now] {
+        return std::chrono::steady_clock::time_point(
+            std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(now)));
+    });
     uint64_t root_messages = 0, item_rows = 0, not_now = 0;
     std::mt19937 random(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -94,7 +100,6 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         event.order = order++;
         events.push(event);
     };
-    double now = 0;
     const auto duration_of = [&](int r, const WorkItem& item) {
         double cost = 0;
         for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) cost += farm.row_costs[row];
@@ -461,19 +466,23 @@ std::vector<SampleRange> rounds_of(int ranks, uint32_t spp, uint32_t pass_sample
     FrameQueue queue(options, {FrameTask{0, "still", "still.checkpoint"}}, [&](const FrameTask&) {
         return std::make_unique<FrameAccumulator>(options.width, options.height, options.spp, "id");
     });
+    // A microsecond an item: far below the 10-second pass, on any machine.
+    std::chrono::steady_clock::time_point now{};
+    queue.set_time_source([&now] { return now; });
     std::vector<float> sums(size_t(options.width) * options.height * 3, 0.0f);
     std::vector<SampleRange> rounds;
     WorkItem item;
     while (queue.next(ranks - 1, 0, item) == DealAnswer::Work) {
         if (rounds.empty() || rounds.back().begin != item.samples.begin) rounds.push_back(item.samples);
+        now += std::chrono::microseconds(1);
         queue.complete(item, sums.data());
     }
     return rounds;
 }
 
 TEST(FarmBalance, ManyRankStillsEndWithATailPass) {
-    // Adaptive passes (a unit test renders far below the 10-second pass: the
-    // whole rest in one): a sixteenth, the bulk, then the last eighth.
+    // Adaptive passes (items of a microsecond, far below the 10-second pass:
+    // the whole rest in one): a sixteenth, the bulk, then the last eighth.
     const std::vector<SampleRange> several = rounds_of(4, 64, 0, -1);
     ASSERT_EQ(several.size(), 3u);
     EXPECT_EQ(several[0].end, 4u);
