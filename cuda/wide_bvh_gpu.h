@@ -130,6 +130,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
 // The closest-hit query over the wide BVH (integrator.h's ClosestHit).
 template <class Traits>
 struct WideTraversalQuery {
+    static constexpr bool kSpheresOnly = Traits::kSpheresOnly;  // as TraversalQuery's
     const WideBvhNode* nodes;
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
         return intersect_closest_wide<Traits>(scene, nodes, ray, t_min, hit);

@@ -2,6 +2,8 @@
 // written as a loop), shared by every backend.
 #pragma once
 
+#include <type_traits>
+
 #include "core/camera.h"
 #include "core/lights.h"
 #include "core/occlusion.h"
@@ -19,6 +21,8 @@ namespace farmrt {
 // Traits: TraversalTraits (closest_hit.h), the GPU's per-scene specialisations.
 template <class Traits>
 struct TraversalQuery {
+    // Every primitive a sphere: shading leaves out what only triangles carry.
+    static constexpr bool kSpheresOnly = Traits::kSpheresOnly;
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
         return intersect_closest<Traits>(scene, ray, t_min, hit);
     }
@@ -29,6 +33,19 @@ struct TraversalQuery {
 template <bool kInstances>
 using BvhQuery = TraversalQuery<TraversalTraits<kInstances>>;
 using BvhClosestHit = BvhQuery<true>;
+
+// Whether a query's scenes hold spheres alone (its kSpheresOnly, false where
+// it has none): their shading leaves vertex colours and normal maps out at
+// compile time (surface_at), so that the GPU's sphere kernels keep no
+// registers for them.
+template <class Query, class = void>
+struct SpheresOnlyQuery {
+    static constexpr bool value = false;
+};
+template <class Query>
+struct SpheresOnlyQuery<Query, std::void_t<decltype(Query::kSpheresOnly)>> {
+    static constexpr bool value = Query::kSpheresOnly;
+};
 
 // Russian roulette starts after this many segments.
 constexpr int kRouletteDepth = 5;
@@ -93,7 +110,7 @@ FARMRT_CPU_GPU FARMRT_INLINE Color emitted_towards(const SceneView& scene, const
 }
 
 // The book's segment: adds what the ray sees and scatters it.
-template <class Sampler>
+template <bool kSpheresOnly = false, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                       uint32_t depth, bool found, const Hit& hit) {
     if (!found) {
@@ -103,7 +120,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
                   depth);
         return false;
     }
-    const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
+    const SurfaceInteraction si =
+        surface_at<kSpheresOnly>(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     const Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
     if (material.type == MaterialType::Emissive) {
         // Two-sided, as the book's diffuse_light: either face emits.
@@ -237,7 +255,7 @@ struct DeferredShadows {
 
 // The next-event estimator's segment (Integrator::NextEvent). Shadows:
 // ImmediateShadows or DeferredShadows.
-template <class Shadows, class Sampler>
+template <bool kSpheresOnly = false, class Shadows, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                            uint32_t depth, bool found, const Hit& hit,
                                                            const Shadows& shadows) {
@@ -250,7 +268,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
         add_light(scene, path, (weight * path.throughput) * seen, depth);
         return false;
     }
-    const SurfaceInteraction si = surface_at(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
+    const SurfaceInteraction si =
+        surface_at<kSpheresOnly>(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
     const Material material = scene.materials[si.material];
     if (material_emits(material)) {
         add_light(scene, path, emitted_towards<Integrator::NextEvent>(scene, path, hit, si, material), depth);
@@ -290,9 +309,13 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathState& path, Sampler& sampler, bool found,
                                                 const Hit& hit, const Query& query) {
+    constexpr bool kSpheresOnly = SpheresOnlyQuery<Query>::value;
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
-    if (path.integrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
-    return continue_next_event_path(scene, path, sampler, depth, found, hit, ImmediateShadows<Query>{query});
+    if (path.integrator == Integrator::Naive) {
+        return continue_naive_path<kSpheresOnly>(scene, path, sampler, depth, found, hit);
+    }
+    return continue_next_event_path<kSpheresOnly>(scene, path, sampler, depth, found, hit,
+                                                  ImmediateShadows<Query>{query});
 }
 
 // continue_path() with the light sample's shadow ray left for later
@@ -324,9 +347,13 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
                                                    const Query& query) {
     Hit hit;
     const bool found = query(scene, path.ray, kMinHitDistance, hit);
+    constexpr bool kSpheresOnly = SpheresOnlyQuery<Query>::value;
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
-    if (kIntegrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
-    return continue_next_event_path(scene, path, sampler, depth, found, hit, ImmediateShadows<Query>{query});
+    if (kIntegrator == Integrator::Naive) {
+        return continue_naive_path<kSpheresOnly>(scene, path, sampler, depth, found, hit);
+    }
+    return continue_next_event_path<kSpheresOnly>(scene, path, sampler, depth, found, hit,
+                                                  ImmediateShadows<Query>{query});
 }
 
 // Radiance along one path; a path still going after max_depth segments adds black.

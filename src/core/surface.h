@@ -26,6 +26,31 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 sphere_surface_point(const Vec3& center, float
                 float(double(center.z) + vz * to_surface));
 }
 
+// geometry_surface() of a sphere's hit.
+FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction sphere_surface(const SceneView& scene, const Ray& ray, const Hit& hit,
+                                                               Vec3& outward, Vec3& geometric, float& error_magnitude,
+                                                               bool sphere_uv) {
+    SurfaceInteraction si;
+    const Sphere& s = scene.spheres[hit.primitive.index()];
+    const Vec3 center = s.center_at(ray.time);
+    si.point = sphere_surface_point(center, s.radius, ray, hit.t, outward);
+    geometric = outward;
+    // The double projection is exact to ~2^-50 of the sphere's own size;
+    // rounding the point to float adds half a unit of the point's size.
+    error_magnitude =
+        max_float(max_abs_component(si.point), kFloatRoundoff * (max_abs_component(center) + fabsf(s.radius)));
+    if (sphere_uv) {
+        // The book's (u, v): longitude and latitude of the unit-sphere point.
+        // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.
+        const float theta = arc_cosine(clamp_float(-outward.y, -1.0f, 1.0f));
+        const float phi = arc_tangent2(-outward.z, outward.x) + kPi;
+        si.u = phi / (2.0f * kPi);
+        si.v = theta / kPi;
+    }
+    si.material = s.material;
+    return si;
+}
+
 // The surface of a sphere, quad or triangle in the space of `ray` (world space,
 // or an instance's object space): point, unit outward normal, (u, v), material.
 // `geometric`: the unit geometric normal, and `error_magnitude`: the size of
@@ -42,26 +67,7 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction geometry_surface(const SceneView
                                                                  bool sphere_uv = true) {
     SurfaceInteraction si;
     switch (hit.primitive.type()) {
-    case PrimitiveType::Sphere: {
-        const Sphere& s = scene.spheres[hit.primitive.index()];
-        const Vec3 center = s.center_at(ray.time);
-        si.point = sphere_surface_point(center, s.radius, ray, hit.t, outward);
-        geometric = outward;
-        // The double projection is exact to ~2^-50 of the sphere's own size;
-        // rounding the point to float adds half a unit of the point's size.
-        error_magnitude =
-            max_float(max_abs_component(si.point), kFloatRoundoff * (max_abs_component(center) + fabsf(s.radius)));
-        if (sphere_uv) {
-            // The book's (u, v): longitude and latitude of the unit-sphere point.
-            // trigonometry.h's functions, not acosf/atan2f: the same bits on CPU and GPU.
-            const float theta = arc_cosine(clamp_float(-outward.y, -1.0f, 1.0f));
-            const float phi = arc_tangent2(-outward.z, outward.x) + kPi;
-            si.u = phi / (2.0f * kPi);
-            si.v = theta / kPi;
-        }
-        si.material = s.material;
-        break;
-    }
+    case PrimitiveType::Sphere: return sphere_surface(scene, ray, hit, outward, geometric, error_magnitude, sphere_uv);
     case PrimitiveType::Quad: {
         const Quad& q = scene.quads[hit.primitive.index()];
         si.point = q.corner + hit.u * q.edge_u + hit.v * q.edge_v;
@@ -152,13 +158,18 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 normal_mapped(const SceneView& scene, const Su
 // space and its normals back by the inverse transpose (right under
 // non-uniform scale), the instance's material.
 // `sphere_uv`: as geometry_surface (false only where nothing reads them:
-// material_reads_uv below).
+// material_reads_uv below). kSpheresOnly: a scene of spheres alone (no
+// instances, no vertex colours, no tangents for a normal map), known at
+// compile time (SpheresOnlyQuery, integrator.h).
+template <bool kSpheresOnly = false>
 FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scene, const Ray& ray, const Hit& hit,
                                                            bool sphere_uv = true) {
     SurfaceInteraction si;
     Vec3 outward, geometric, tangent(0.0f);
     float error_magnitude = 0.0f, handedness = 1.0f;
-    if (hit.instance == kNoInstance) {
+    if constexpr (kSpheresOnly) {
+        si = sphere_surface(scene, ray, hit, outward, geometric, error_magnitude, sphere_uv);
+    } else if (hit.instance == kNoInstance) {
         si = geometry_surface(scene, ray, hit, outward, geometric, error_magnitude, tangent, handedness, sphere_uv);
     } else {
         const Instance& instance = scene.instances[hit.instance];
@@ -171,7 +182,9 @@ FARMRT_CPU_GPU FARMRT_INLINE SurfaceInteraction surface_at(const SceneView& scen
         tangent = instance.world_from_object.vector(tangent);  // along the surface: maps as a vector
         if (instance.material != kGeometryMaterial) si.material = instance.material;
     }
-    if (length_squared(tangent) > 0.0f) outward = normal_mapped(scene, si, outward, geometric, tangent, handedness);
+    if (!kSpheresOnly && length_squared(tangent) > 0.0f) {
+        outward = normal_mapped(scene, si, outward, geometric, tangent, handedness);
+    }
     si.spawn_offset = spawn_offset(geometric, error_magnitude);
     si.front_face = dot(ray.direction, outward) < 0.0f;
     si.normal = si.front_face ? outward : -outward;
