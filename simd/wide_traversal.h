@@ -534,12 +534,14 @@ struct WideTraversal {
     };
 
     // The closest-hit query of trace_path() (src/core/integrator.h) on this level's
-    // wide BVH (kSpheresOnly: one whose view has spheres_only).
-    template <bool kSpheresOnly = false>
+    // wide BVH (kSpheresBvh: one whose view has spheres_only, whose scene's
+    // shading then leaves out what only triangles carry: SpheresOnlyQuery).
+    template <bool kSpheresBvh = false>
     struct Query {
+        static constexpr bool kSpheresOnly = kSpheresBvh;
         const WideBvhView<N>* bvh;
         FARMRT_INLINE bool operator()(const SceneView&, const Ray& ray, float t_min, Hit& hit) const {
-            RayTraversal<kSpheresOnly> traversal(*bvh, ray, t_min, hit);
+            RayTraversal<kSpheresBvh> traversal(*bvh, ray, t_min, hit);
             while (traversal.step(*bvh)) {}
             return traversal.finish(hit);
         }
@@ -553,7 +555,7 @@ struct WideTraversal {
             Hit bound;
             bound.t = next_float_down(t_max);
             bound.primitive = PrimitiveRef{0xFFFFFFFFu};
-            RayTraversal<kSpheresOnly> traversal(*bvh, ray, kMinHitDistance, bound);
+            RayTraversal<kSpheresBvh> traversal(*bvh, ray, kMinHitDistance, bound);
             while (!traversal.closest.found && traversal.step(*bvh)) {}
             return traversal.closest.found;
         }
