@@ -1,6 +1,7 @@
 #include "core/render_settings.h"
 
 #include <algorithm>
+#include <string>
 
 #include "core/aov.h"
 #include "core/pixel_record.h"
@@ -10,6 +11,11 @@ namespace farmrt {
 uint32_t pixel_record_floats(const RenderSettings& settings) {
     const bool variance = std::find(settings.aovs.begin(), settings.aovs.end(), Aov::Variance) != settings.aovs.end();
     return settings.noise_threshold > 0.0f || variance ? kStatisticsFloats : kColorFloats;
+}
+
+std::string region_bounds(const RenderSettings& s) {
+    return "[" + std::to_string(s.region_x) + ", " + std::to_string(s.region_x + s.width) + ", " +
+           std::to_string(s.region_y) + ", " + std::to_string(s.region_y + s.height) + "]";
 }
 
 const char* encoding_name(Encoding encoding) {

@@ -85,6 +85,8 @@ uint32_t pixel_record_floats(const RenderSettings& settings);
 inline bool is_region(const RenderSettings& s) {
     return s.region_x != 0 || s.region_y != 0 || s.width != s.film_width || s.height != s.film_height;
 }
+// The window as image.region gives it: "[x0, x1, y0, y1]".
+std::string region_bounds(const RenderSettings& s);
 
 const char* encoding_name(Encoding encoding);
 const char* data_type_name(PixelDataType type);

@@ -73,9 +73,7 @@ SceneDescription load_model_scene(const std::string& path, const std::vector<Sce
         settings.height = settings.film_height;
     } else if (settings.region_x + settings.width > settings.film_width ||
                settings.region_y + settings.height > settings.film_height) {
-        throw InputError(path + ": image.region: [" + std::to_string(settings.region_x) + ", " +
-                         std::to_string(settings.region_x + settings.width) + ", " + std::to_string(settings.region_y) +
-                         ", " + std::to_string(settings.region_y + settings.height) + "] is not within the " +
+        throw InputError(path + ": image.region: " + region_bounds(settings) + " is not within the " +
                          std::to_string(settings.film_width) + "x" + std::to_string(settings.film_height) +
                          " frame (the model's aspect ratio)");
     }

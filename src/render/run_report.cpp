@@ -79,9 +79,7 @@ std::string settings_json(const RenderSettings& s) {
     settings.add("width", s.width).add("height", s.height);
     if (is_region(s)) {
         // image.region as the scene gives it, [x0, x1, y0, y1] of the frame.
-        settings.add_raw("region", "[" + std::to_string(s.region_x) + ", " + std::to_string(s.region_x + s.width) +
-                                       ", " + std::to_string(s.region_y) + ", " +
-                                       std::to_string(s.region_y + s.height) + "]");
+        settings.add_raw("region", region_bounds(s));
     }
     return settings.add("output", s.output)
         .add("encoding", encoding_name(s.encoding))
