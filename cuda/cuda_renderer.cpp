@@ -379,12 +379,15 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     if (options_.sample_items) {
         // As many samples per launch as the radiance buffer holds.
         // (and at most 2^31 items: the kernel counts them in 32 bits).
-        const uint64_t fitting = std::min<uint64_t>(sample_buffer_bytes_ / (uint64_t(pixel_count) * 3 * sizeof(float)),
-                                                    (uint64_t(1) << 31) / pixel_count);
+        const uint32_t value_floats = sample_value_floats(frame.sampling);
+        const uint64_t fitting =
+            std::min<uint64_t>(sample_buffer_bytes_ / (uint64_t(pixel_count) * value_floats * sizeof(float)),
+                               (uint64_t(1) << 31) / pixel_count);
         pass_samples = std::min<uint64_t>({pass_samples, std::max<uint64_t>(1, fitting), samples.count()});
         // The whole buffer at once: growing it later (cudaFree) would wait
         // for every stream, the other slot's band too.
-        reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count, sample_buffer_bytes_ / 12) * 3);
+        reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count * value_floats,
+                                                sample_buffer_bytes_ / sizeof(float)));
         band.radiance = slot.radiance;
         band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
         // Adaptive sampling: each launch's items are those of the pixels

@@ -14,17 +14,20 @@ namespace FARMRT_PATH_KERNEL_VARIANT {
 struct PixelWork {
     uint32_t pixel;  // in the band (BandLaunch::item_pixel)
     uint32_t sample, sample_end;
-    float sum[kStatisticsFloats];  // per-pixel items: the pixel's record (FrameSettings::sampling)
+    float sum[kMaxRecordFloats];  // per-pixel items: the pixel's record (FrameSettings::sampling)
 };
 
-// A pixel record's 3 or 5 floats, by constant indices (registers, not local memory).
+// A pixel record's 3 to 6 floats, by constant indices (registers, not local memory).
 __device__ __forceinline__ void copy_record(float* to, const float* from, uint32_t floats) {
     to[0] = from[0];
     to[1] = from[1];
     to[2] = from[2];
-    if (floats == kStatisticsFloats) {
+    if (record_has_statistics(floats)) {
         to[kLuminanceDeviations] = from[kLuminanceDeviations];
         to[kSamplesTaken] = from[kSamplesTaken];
+        if (floats == kStatisticsFloats + 1) to[kStatisticsFloats] = from[kStatisticsFloats];
+    } else if (floats == kColorFloats + 1) {
+        to[kColorFloats] = from[kColorFloats];
     }
 }
 
@@ -187,13 +190,12 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
                                       : extend_path(scene, path, sampler, closest_hit);
         if (going && path.depth < frame.max_depth) continue;
         if (kSamples) {
-            float* radiance =
-                band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * 3;
-            radiance[0] = path.radiance.x;
-            radiance[1] = path.radiance.y;
-            radiance[2] = path.radiance.z;
+            const uint32_t floats = sample_value_floats(frame.sampling);
+            store_sample_value(
+                band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * floats,
+                path, floats);
         } else {
-            add_sample_to_record(work.sum, path.radiance, frame.sampling.record_floats);
+            add_sample_to_record(work.sum, PixelSample{path.radiance, path.alpha}, frame.sampling.record_floats);
         }
         if (++work.sample == work.sample_end) {
             if (!kSamples) {

@@ -39,10 +39,11 @@ struct BandLaunch {
     const WideBvhNode* wide_nodes = nullptr;  // device: the 4-wide BVH (kernels with PathKernelVariant::wide_bvh)
     float* sums = nullptr;           // device: pixel_count records (FrameSettings::sampling), added to in place
     uint32_t* next_chunk = nullptr;  // device: zero before a dynamic launch
-    // Per-sample work items: when set, the kernel stores each sample's
-    // radiance here, (sample - sample_begin) * pixel_count + pixel RGB
-    // triples, instead of adding to `sums`; sum_sample_radiance then adds them
-    // to `sums` in sample order. A thread takes chunk_samples samples of one
+    // Per-sample work items: when set, the kernel stores each sample here,
+    // (sample - sample_begin) * pixel_count + pixel groups of
+    // sample_value_floats (RGB, and alpha where the record has it), instead
+    // of adding to `sums`; sum_sample_radiance then adds them to `sums` in
+    // sample order. A thread takes chunk_samples samples of one
     // pixel at a time (a pixel's samples may run on several threads at once).
     float* radiance = nullptr;
     uint32_t chunk_samples = 1;
@@ -59,6 +60,20 @@ struct BandLaunch {
     // costs nothing; null: never stop.
     const volatile int* stop = nullptr;
 };
+
+// Floats per sample in BandLaunch::radiance: RGB, and alpha where the
+// pixel record keeps its sum (core/pixel_record.h).
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t sample_value_floats(const PixelSampling& sampling) {
+    return record_has_alpha(sampling.record_floats) ? 4u : 3u;
+}
+
+// Stores one sample's value at `out` (sample_value_floats of them).
+FARMRT_CPU_GPU FARMRT_INLINE void store_sample_value(float* out, const PathState& path, uint32_t floats) {
+    out[0] = path.radiance.x;
+    out[1] = path.radiance.y;
+    out[2] = path.radiance.z;
+    if (floats == 4) out[3] = path.alpha;
+}
 
 // Adds the per-sample radiance of a launch (BandLaunch::radiance, samples
 // [sample_begin, sample_begin + samples) of each pixel) to the pixels'

@@ -22,15 +22,16 @@ __global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t
     const uint32_t floats = sampling.record_floats;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
         float* record = sums + size_t(pixel) * floats;
-        float total[kStatisticsFloats];
+        float total[kMaxRecordFloats];
         path_kernel_exact::copy_record(total, record, floats);
         if (sampling.adaptive() &&
             adaptive_run_end(total, sampling, sample_begin, sample_begin + samples) == sample_begin) {
             continue;
         }
+        const uint32_t value_floats = sample_value_floats(sampling);
         for (uint32_t s = 0; s < samples; ++s) {
-            const float* r = radiance + (size_t(s) * pixel_count + pixel) * 3;
-            add_sample_to_record(total, Color(r[0], r[1], r[2]), floats);
+            const float* r = radiance + (size_t(s) * pixel_count + pixel) * value_floats;
+            add_sample_to_record(total, PixelSample{Color(r[0], r[1], r[2]), value_floats == 4 ? r[3] : 1.0f}, floats);
         }
         path_kernel_exact::copy_record(record, total, floats);
     }

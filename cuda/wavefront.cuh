@@ -62,11 +62,10 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
     WavefrontSlot work;
     if (in_pool) work = pool.slots[slot];
     if (in_pool && work.status == SlotStatus::Finished && !stopped) {
-        const Color radiance = pool.paths[slot].radiance;
-        float* out = band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * 3;
-        out[0] = radiance.x;
-        out[1] = radiance.y;
-        out[2] = radiance.z;
+        const uint32_t floats = sample_value_floats(frame.sampling);
+        store_sample_value(
+            band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * floats,
+            pool.paths[slot], floats);
     }
     if (stopped || work.status == SlotStatus::Finished) work.status = SlotStatus::Free;
     const uint32_t item_count = wavefront_item_count(band);

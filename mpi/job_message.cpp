@@ -39,7 +39,7 @@ struct SceneLayout {
     std::vector<EmitterKey> emitter_keys;
     std::vector<InfiniteLight> infinite_lights;
     float tree_probability;
-    bool use_light_tree;
+    bool use_light_tree, transparent_background;
 };
 static_assert(sizeof(Scene) == sizeof(SceneLayout), "Scene changed: update mpi/job_message.cpp");
 
@@ -50,6 +50,7 @@ struct SettingsLayout {
     PixelDataType data_type;
     float exposure;
     ViewTransform view_transform;
+    bool alpha;
     uint32_t spp;
     int max_depth;
     Integrator integrator;
@@ -145,6 +146,7 @@ void visit_job(Stream& s, Job& job) {
     s.value(settings.data_type);
     s.value(settings.exposure);
     s.value(settings.view_transform);
+    s.value(settings.alpha);
     s.value(settings.spp);
     s.value(settings.max_depth);
     s.value(settings.integrator);

@@ -118,6 +118,29 @@ same_bytes() {
 }
 step cli_cuda_equals_cpu same_bytes
 
+# image.alpha on the GPU: the colour and its alpha are the CPU's bytes with
+# per-sample and per-pixel work items, on both integrators, with and
+# without adaptive sampling (the alpha sum after the statistics).
+same_bytes_alpha() {
+  cd "$root" || return 1
+  local args integrator items
+  for args in "configs/spheres.yaml --spp 16" "configs/interior.yaml --spp 96 --min-spp 8 --noise-threshold 0.05"; do
+    # shellcheck disable=SC2086
+    local run=($args --width 160 --height 90 --quiet --set image.alpha=true)
+    "$build/farmrt" "${run[@]}" --backend cpu -o "$build/alpha_cpu.pfm" || return 1
+    for integrator in megakernel split; do
+      for items in samples pixels; do
+        FARMRT_CUDA_INTEGRATOR=$integrator FARMRT_CUDA_ITEMS=$items "$build/farmrt" "${run[@]}" --backend cuda \
+          -o "$build/alpha_gpu.pfm" || return 1
+        for suffix in .pfm .alpha.pfm; do
+          cmp "$build/alpha_cpu$suffix" "$build/alpha_gpu$suffix" || { echo "$args $integrator $items"; return 1; }
+        done
+      done
+    done
+  done
+}
+step cli_alpha_cuda_equals_cpu same_bytes_alpha
+
 # Both GPU integrators (megakernel, split kernels) give the CPU's bytes on
 # every config, with every camera projection, and with adaptive sampling.
 integrators_equal_cpu() {

@@ -27,7 +27,7 @@ FARMRT_INLINE void for_each_unit_pixel(const FrameSettings& frame, const WorkUni
         const size_t floats = frame.sampling.record_floats;
         float* row = sums + size_t(y - row_begin) * frame.width * floats;
         for (uint32_t x = unit.x0; x < unit.x1; ++x) {
-            float record[kStatisticsFloats];
+            float record[kMaxRecordFloats];
             std::memcpy(record, row + size_t(x) * floats, floats * sizeof(float));
             add_pixel_samples(x, y, frame.pixel_index(x, y), record);
             std::memcpy(row + size_t(x) * floats, record, floats * sizeof(float));

@@ -65,6 +65,9 @@ struct PathState {
     // whose emitters count in full.
     Vec3 previous_point;
     float previous_pdf = 0.0f;
+    // The sample's alpha (PixelSample): the filter weight, 0 once the camera
+    // ray has left the scene through a transparent background.
+    float alpha = 1.0f;
 };
 
 // filter_weight: the camera sample's weight from the pixel filter
@@ -75,6 +78,7 @@ FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray, Integra
     path.ray = camera_ray;
     path.integrator = integrator;
     path.throughput = Color(filter_weight);
+    path.alpha = filter_weight;
     return path;
 }
 
@@ -97,6 +101,15 @@ FARMRT_CPU_GPU FARMRT_INLINE void add_light(const SceneView& scene, PathState& p
     add_light_to(scene, path.radiance, light, scatterings);
 }
 
+// A camera ray (depth 0) that leaves the scene where image.alpha makes the
+// background transparent: it brings back no light, and the sample's alpha
+// is 0. True when the path ends so.
+FARMRT_CPU_GPU FARMRT_INLINE bool camera_ray_through_film(const SceneView& scene, uint32_t depth, PathState& path) {
+    if (depth != 0 || !scene.transparent_background) return false;
+    path.alpha = 0.0f;
+    return true;
+}
+
 // The light a surface emits towards the ray, weighted against light sampling
 // where the ray was drawn from a BSDF density (previous_pdf > 0).
 template <Integrator kIntegrator>
@@ -114,6 +127,7 @@ template <bool kSpheresOnly = false, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                       uint32_t depth, bool found, const Hit& hit) {
     if (!found) {
+        if (camera_ray_through_film(scene, depth, path)) return false;
         add_light(scene, path,
                   path.throughput *
                       background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction),
@@ -260,6 +274,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
                                                            uint32_t depth, bool found, const Hit& hit,
                                                            const Shadows& shadows) {
     if (!found) {
+        if (camera_ray_through_film(scene, depth, path)) return false;
         const Color seen =
             background_radiance(scene.background, scene.textures, scene.texture_pixels, path.ray.direction);
         const float weight = path.previous_pdf > 0.0f
@@ -368,17 +383,18 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, S
 }
 
 // trace_path() when the camera ray's closest-hit query has already run
-// (tracers that find the first hits of several paths together); max_depth >= 1.
+// (tracers that find the first hits of several paths together), as the
+// sample its pixel's record takes; max_depth >= 1.
 template <class Query, class Sampler>
-FARMRT_CPU_GPU FARMRT_INLINE Color trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
-                                                             const Hit& hit, Sampler& sampler, int max_depth,
-                                                             const Query& query, Integrator integrator,
-                                                             float filter_weight) {
+FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
+                                                                   const Hit& hit, Sampler& sampler, int max_depth,
+                                                                   const Query& query, Integrator integrator,
+                                                                   float filter_weight) {
     PathState path = start_path(ray, integrator, filter_weight);
     if (continue_path(scene, path, sampler, found, hit, query)) {
         while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
     }
-    return path.radiance;
+    return PixelSample{path.radiance, path.alpha};
 }
 
 // What one render call needs besides the scene: the frame's camera and sampling.
@@ -415,13 +431,15 @@ struct FrameSettings {
     }
 };
 
-// The radiance of one sample of pixel (x, y), its random numbers from `sampler`.
+// One sample of pixel (x, y), its random numbers from `sampler`.
 template <class ClosestHit, class Sampler>
-FARMRT_CPU_GPU FARMRT_INLINE Color trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
-                                                uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
+FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
+                                                      uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
     float filter_weight;
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
-    return trace_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator, filter_weight);
+    PathState path = start_path(ray, frame.integrator, filter_weight);
+    while (path.depth < frame.max_depth && extend_path(scene, path, sampler, closest_hit)) {}
+    return PixelSample{path.radiance, path.alpha};
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as

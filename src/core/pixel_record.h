@@ -6,6 +6,9 @@
 // samples' luminance from their mean (Welford's update: a sum of squares
 // less the squared sum would cancel in float where the noise is small) and
 // the number of samples taken: 3 or 5 floats (FrameSettings::sampling).
+// With image.alpha the record ends with one more float, the sum of the
+// samples' alpha (PixelSample): 4 or 6 floats, so that the count alone
+// tells the layout.
 //
 // Adaptive sampling (sampling.noise_threshold) stops a pixel once its own
 // samples say that its mean is precise enough. The decisions fall at fixed
@@ -25,18 +28,41 @@ constexpr uint32_t kColorFloats = 3;          // RGB sum
 constexpr uint32_t kStatisticsFloats = 5;     // RGB sum, luminance deviations, samples taken
 constexpr uint32_t kLuminanceDeviations = 3;  // record index: sum of squared deviations from the mean
 constexpr uint32_t kSamplesTaken = 4;         // record index (a float: exact up to 2^24 = kMaxSamplesPerPixel)
+constexpr uint32_t kMaxRecordFloats = kStatisticsFloats + 1;  // with the alpha sum
 // Samples between two decisions of adaptive sampling.
 constexpr uint32_t kDecisionInterval = 16;
 // Luminance below which adaptive sampling's error is measured as at this
 // level (the error is relative to the square root of the mean).
 constexpr double kDarkLuminance = 1e-4;
 
+// The record's layout by its size: RGB (3), RGB and alpha (4), RGB and
+// statistics (5), RGB, statistics and alpha (6); the alpha sum comes last.
+FARMRT_CPU_GPU FARMRT_INLINE constexpr bool record_has_statistics(uint32_t floats) {
+    return floats >= kStatisticsFloats;
+}
+FARMRT_CPU_GPU FARMRT_INLINE constexpr bool record_has_alpha(uint32_t floats) {
+    return floats == kColorFloats + 1 || floats == kStatisticsFloats + 1;
+}
+FARMRT_CPU_GPU FARMRT_INLINE constexpr uint32_t record_floats_of(bool statistics, bool alpha) {
+    return (statistics ? kStatisticsFloats : kColorFloats) + (alpha ? 1u : 0u);
+}
+
 struct PixelSampling {
-    uint32_t record_floats = kColorFloats;  // kColorFloats or kStatisticsFloats
+    uint32_t record_floats = kColorFloats;  // record_floats_of(statistics, alpha)
     float noise_threshold = 0.0f;           // 0: every pixel takes every sample
     uint32_t min_samples = 0;               // before the first decision (>= 2 when adaptive)
 
     FARMRT_CPU_GPU bool adaptive() const { return noise_threshold > 0.0f; }
+};
+
+// What one sample adds to its pixel: the light its path brought back, and
+// its alpha: the camera sample's filter weight where the camera ray met a
+// surface, 0 where it left the scene and image.alpha makes the background
+// transparent (the path then brings back no light either, so the colour sum
+// stays premultiplied by alpha, as compositors expect).
+struct PixelSample {
+    Color radiance;
+    float alpha = 1.0f;
 };
 
 // A sample's radiance as the sums take it: a NaN from a degenerate path
@@ -58,21 +84,23 @@ FARMRT_CPU_GPU FARMRT_INLINE float record_mean_luminance(const float* record, fl
     return samples > 0.0f ? luminance(Color(record[0], record[1], record[2])) / samples : 0.0f;
 }
 
-// add_sample, and with statistics Welford's update of the luminance
-// deviations and the count.
-FARMRT_CPU_GPU FARMRT_INLINE void add_sample_to_record(float* record, const Color& c, uint32_t record_floats) {
-    if (record_floats != kStatisticsFloats) {
-        add_sample(record, c);
-        return;
+// add_sample, with statistics Welford's update of the luminance deviations
+// and the count, and with alpha the alpha sum.
+FARMRT_CPU_GPU FARMRT_INLINE void add_sample_to_record(float* record, const PixelSample& sample,
+                                                       uint32_t record_floats) {
+    const Color finite = without_nan(sample.radiance);
+    if (record_has_statistics(record_floats)) {
+        const float taken = record[kSamplesTaken];
+        const float mean_before = record_mean_luminance(record, taken);
+        add_sample(record, finite);
+        const float mean_after = record_mean_luminance(record, taken + 1.0f);
+        const float y = luminance(finite);
+        record[kLuminanceDeviations] += (y - mean_before) * (y - mean_after);
+        record[kSamplesTaken] = taken + 1.0f;
+    } else {
+        add_sample(record, finite);
     }
-    const Color finite = without_nan(c);
-    const float taken = record[kSamplesTaken];
-    const float mean_before = record_mean_luminance(record, taken);
-    add_sample(record, finite);
-    const float mean_after = record_mean_luminance(record, taken + 1.0f);
-    const float y = luminance(finite);
-    record[kLuminanceDeviations] += (y - mean_before) * (y - mean_after);
-    record[kSamplesTaken] = taken + 1.0f;
+    if (record_has_alpha(record_floats)) record[record_floats - 1] += sample.alpha;
 }
 
 // The mean luminance of a record with statistics and the variance of that
@@ -145,7 +173,7 @@ FARMRT_CPU_GPU FARMRT_INLINE void for_each_sample_run(float* record, const Pixel
 
 // The samples a pixel has taken: its record's count, or its row's.
 FARMRT_CPU_GPU FARMRT_INLINE float samples_taken(const float* record, uint32_t record_floats, uint32_t row_samples) {
-    return record_floats == kStatisticsFloats ? record[kSamplesTaken] : float(row_samples);
+    return record_has_statistics(record_floats) ? record[kSamplesTaken] : float(row_samples);
 }
 
 }  // namespace farmrt

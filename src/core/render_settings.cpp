@@ -10,7 +10,7 @@ namespace farmrt {
 
 uint32_t pixel_record_floats(const RenderSettings& settings) {
     const bool variance = std::find(settings.aovs.begin(), settings.aovs.end(), Aov::Variance) != settings.aovs.end();
-    return settings.noise_threshold > 0.0f || variance ? kStatisticsFloats : kColorFloats;
+    return record_floats_of(settings.noise_threshold > 0.0f || variance, settings.alpha);
 }
 
 std::string region_bounds(const RenderSettings& s) {

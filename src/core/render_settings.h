@@ -51,6 +51,9 @@ struct RenderSettings {
     // light scaled by 2^exposure, then the view transform, then the encoding.
     float exposure = 0.0f;
     ViewTransform view_transform = ViewTransform::Standard;
+    // image.alpha: an alpha channel, and a background transparent to camera
+    // rays (core/pixel_record.h PixelSample).
+    bool alpha = false;
     uint32_t spp = 0;
     int max_depth = 50;
     Integrator integrator = Integrator::NextEvent;
@@ -77,8 +80,9 @@ struct RenderSettings {
     std::string scene_directory;  // base for paths inside the scene
 };
 
-// Floats per pixel in the sums of a render with these settings: RGB, or with
-// statistics (adaptive sampling, the variance AOV) kStatisticsFloats.
+// Floats per pixel in the sums of a render with these settings: RGB, with
+// statistics (adaptive sampling, the variance AOV), with alpha
+// (core/pixel_record.h record_floats_of).
 uint32_t pixel_record_floats(const RenderSettings& settings);
 
 // Whether the image is a window of its frame (image.region).

@@ -231,6 +231,7 @@ SceneView Scene::view() const {
     v.tree_probability = tree_probability_;
     v.direct_clamp = direct_clamp_;
     v.indirect_clamp = indirect_clamp_;
+    v.transparent_background = transparent_background_;
     v.light_count = static_cast<uint32_t>(lights_.size());
     v.environment_distribution = environment_distribution_.data();
     v.environment_distribution_size = static_cast<uint32_t>(environment_distribution_.size());

@@ -70,6 +70,8 @@ public:
     void set_sample_clamp(float direct, float indirect);
     // sampling.light_sampler: tree (where the scene has one) or power (the default).
     void set_light_tree(bool use) { use_light_tree_ = use; }
+    // image.alpha: the background is transparent to camera rays (SceneView).
+    void set_transparent_background(bool transparent) { transparent_background_ = transparent; }
 
 private:
     std::vector<PrimitiveRef> all_primitive_refs() const;
@@ -92,6 +94,7 @@ private:
     std::vector<InfiniteLight> infinite_lights_;
     float tree_probability_ = 0.0f;
     bool use_light_tree_ = false;
+    bool transparent_background_ = false;
 };
 
 }  // namespace farmrt

@@ -53,6 +53,9 @@ struct SceneView {
     // sampling.clamp (integrator.h add_light); infinite when off.
     float direct_clamp = kInfinity;
     float indirect_clamp = kInfinity;
+    // image.alpha: camera rays that leave the scene see no background (the
+    // image's alpha channel says where they did); later bounces still do.
+    bool transparent_background = false;
     // Choosing lights by importance (light_tree.h), where use_light_tree:
     // the tree over the finite lights, chosen with tree_probability (their
     // share of the power), and the infinite lights beside it.

@@ -15,11 +15,11 @@ namespace {
 
 constexpr Aov kAllAovs[] = {Aov::Albedo, Aov::Normal, Aov::Depth, Aov::Samples, Aov::Variance};
 
-void write_pfm(const std::string& path, uint32_t width, uint32_t height, const AovImage& image) {
-    const size_t channels = aov_channels(image.aov).size();
-    if (image.values.size() != size_t(width) * height * channels) {
-        throw RenderError(path + ": AOV buffer has the wrong size");
-    }
+}  // namespace
+
+void write_pfm(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& values,
+               size_t channels) {
+    if (values.size() != size_t(width) * height * channels) throw RenderError(path + ": buffer has the wrong size");
     const std::string temporary = temporary_path_for(path, ".pfm");
     try {
         std::ofstream out(temporary, std::ios::binary);
@@ -27,7 +27,7 @@ void write_pfm(const std::string& path, uint32_t width, uint32_t height, const A
         // PFM rows run bottom to top; a negative scale means little-endian.
         out << (channels == 3 ? "PF" : "Pf") << "\n" << width << " " << height << "\n-1.0\n";
         for (uint32_t row = height; row-- > 0;) {
-            out.write(reinterpret_cast<const char*>(&image.values[size_t(row) * width * channels]),
+            out.write(reinterpret_cast<const char*>(&values[size_t(row) * width * channels]),
                       std::streamsize(size_t(width) * channels * sizeof(float)));
         }
         out.flush();
@@ -41,8 +41,6 @@ void write_pfm(const std::string& path, uint32_t width, uint32_t height, const A
         throw;
     }
 }
-
-}  // namespace
 
 const char* aov_name(Aov aov) {
     switch (aov) {
@@ -88,7 +86,9 @@ bool stores_aovs_as_channels(const std::string& image_path) { return file_extens
 
 void write_aov_files(const std::string& image_path, uint32_t width, uint32_t height,
                      const std::vector<AovImage>& aovs) {
-    for (const AovImage& image : aovs) write_pfm(aov_side_path(image_path, image.aov), width, height, image);
+    for (const AovImage& image : aovs) {
+        write_pfm(aov_side_path(image_path, image.aov), width, height, image.values, aov_channels(image.aov).size());
+    }
 }
 
 }  // namespace farmrt

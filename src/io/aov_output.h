@@ -29,6 +29,11 @@ std::string aov_side_path(const std::string& image_path, Aov aov);
 // True when the image's format holds AOVs as channels (OpenEXR).
 bool stores_aovs_as_channels(const std::string& image_path);
 
+// Writes one PFM file atomically: RGB ("PF") for 3 channels, greyscale
+// ("Pf") for 1; throws RenderError naming it.
+void write_pfm(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& values,
+               size_t channels);
+
 // Writes each AOV as its own PFM file (RGB, or greyscale "Pf" for one
 // channel), each atomically; throws RenderError naming the file.
 void write_aov_files(const std::string& image_path, uint32_t width, uint32_t height, const std::vector<AovImage>& aovs);

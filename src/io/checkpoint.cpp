@@ -172,7 +172,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.spp = reader.get<uint32_t>("the image size");
     c.record_floats = reader.get<uint32_t>("the image size");
     if (c.record_floats == 0) c.record_floats = kColorFloats;
-    if (c.record_floats != kColorFloats && c.record_floats != kStatisticsFloats) reader.fail("bad pixel record size");
+    if (c.record_floats < kColorFloats || c.record_floats > kMaxRecordFloats) reader.fail("bad pixel record size");
     if (c.width == 0 || c.height == 0 || c.width > kMaxImageSide || c.height > kMaxImageSide ||
         uint64_t(c.width) * c.height > kMaxPixels || c.spp == 0) {
         reader.fail("bad image size or spp");
@@ -193,10 +193,10 @@ Checkpoint read_checkpoint(const std::string& path) {
         if (c.row_sample_count(y) == Checkpoint::kMixedRow)
             reader.fail("row " + std::to_string(y) + " is partly rendered");
     }
-    if (c.record_floats == kStatisticsFloats) {
+    if (record_has_statistics(c.record_floats)) {
         // A pixel's samples taken: a whole number no greater than its position.
         for (size_t p = 0; p < pixels; ++p) {
-            const float taken = c.sums[p * kStatisticsFloats + kSamplesTaken];
+            const float taken = c.sums[p * c.record_floats + kSamplesTaken];
             if (!(taken >= 0.0f && taken <= float(c.sample_counts[p]) && taken == float(uint32_t(taken)))) {
                 reader.fail("pixel " + std::to_string(p) + " has a bad sample count");
             }

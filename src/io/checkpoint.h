@@ -14,7 +14,8 @@
 //   u32 sample_count[width*height]     sample position per pixel (its row's), row-major
 //   f32 sums[width*height*F]           per pixel, F = record_floats: the RGB sum,
 //                                      with statistics also the luminance's squared
-//                                      deviations and the samples taken (core/pixel_record.h)
+//                                      deviations and the samples taken, with image.alpha
+//                                      last the alpha sum (core/pixel_record.h)
 //   u64 checksum                       FNV-1a 64 of every byte before it
 #pragma once
 
@@ -27,7 +28,7 @@ namespace farmrt {
 struct Checkpoint {
     std::string identity;  // frame_identity() of the render that wrote it
     uint32_t width = 0, height = 0, spp = 0;
-    uint32_t record_floats = 3;           // kColorFloats or kStatisticsFloats
+    uint32_t record_floats = 3;           // 3 to 6 (core/pixel_record.h record_floats_of)
     std::vector<uint32_t> sample_counts;  // width * height
     std::vector<float> sums;              // width * height * record_floats
 

@@ -141,12 +141,12 @@ void write_builtin(const std::string& path, const std::string& target, const std
     if (!out) throw RenderError(target + ": write failed: " + std::strerror(errno));
 }
 
-// `path` is the temporary file; errors name `target`. The module writes
-// (io/openimageio_module.cpp); the values are encoded here.
-// Float pixels followed, per pixel, by the AOVs' channels (OpenEXR's layers).
-std::vector<float> interleave_aovs(uint32_t width, uint32_t height, const std::vector<float>& pixels,
-                                   const std::vector<AovImage>& aovs, std::vector<std::string>& names) {
+// Float pixels followed, per pixel, by alpha and the AOVs' channels (OpenEXR's layers).
+std::vector<float> interleave_channels(uint32_t width, uint32_t height, const std::vector<float>& pixels,
+                                       const std::vector<float>& alpha, const std::vector<AovImage>& aovs,
+                                       std::vector<std::string>& names) {
     names = {"R", "G", "B"};
+    if (!alpha.empty()) names.push_back("A");
     std::vector<size_t> counts;
     for (const AovImage& aov : aovs) {
         const std::vector<std::string> channels = aov_channels(aov.aov);
@@ -158,6 +158,7 @@ std::vector<float> interleave_aovs(uint32_t width, uint32_t height, const std::v
     for (size_t p = 0; p < pixel_count; ++p) {
         float* out = &values[p * stride];
         for (int c = 0; c < 3; ++c) *out++ = pixels[p * 3 + size_t(c)];
+        if (!alpha.empty()) *out++ = alpha[p];
         for (size_t a = 0; a < aovs.size(); ++a) {
             for (size_t c = 0; c < counts[a]; ++c) *out++ = aovs[a].values[p * counts[a] + c];
         }
@@ -165,9 +166,11 @@ std::vector<float> interleave_aovs(uint32_t width, uint32_t height, const std::v
     return values;
 }
 
+// `path` is the temporary file; errors name `target`. The module writes
+// (io/openimageio_module.cpp); the values are encoded here.
 void write_with_openimageio(const std::string& path, const std::string& target, uint32_t width, uint32_t height,
-                            const std::vector<float>& pixels, Encoding encoding, PixelDataType data_type,
-                            const ImageMetadata& metadata, const std::vector<AovImage>& aovs) {
+                            const std::vector<float>& pixels, const std::vector<float>& alpha, Encoding encoding,
+                            PixelDataType data_type, const ImageMetadata& metadata, const std::vector<AovImage>& aovs) {
     const OiioFunctions* module = openimageio();
     if (!module) throw RenderError(target + ": " + openimageio_problem());
     OiioImageToWrite image;
@@ -185,31 +188,43 @@ void write_with_openimageio(const std::string& path, const std::string& target, 
     image.region_y = metadata.region_y;
     image.film_width = metadata.film_width;
     image.film_height = metadata.film_height;
-    const size_t count = size_t(width) * height * 3;
+    // Integer values: RGB, or RGBA with alpha stored linear (straight alpha:
+    // the caller has divided the colour by it).
+    const size_t channels = alpha.empty() ? 3 : 4, count = size_t(width) * height * channels;
+    const auto value = [&](size_t i) {
+        return channels == 3 ? pixels[i] : (i % 4 == 3 ? alpha[i / 4] : pixels[i / 4 * 3 + i % 4]);
+    };
+    const auto encoding_of = [&](size_t i) { return channels == 4 && i % 4 == 3 ? Encoding::Linear : encoding; };
     std::vector<uint8_t> bytes;
     std::vector<uint16_t> words;
+    std::vector<float> layered;
     if (data_type == PixelDataType::UInt8) {
         bytes.resize(count);
 #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < count; ++i) bytes[i] = encode_uint8(pixels[i], encoding);
+        for (size_t i = 0; i < count; ++i) bytes[i] = encode_uint8(value(i), encoding_of(i));
         image.data_type = 0;
         image.data = bytes.data();
     } else if (data_type == PixelDataType::UInt16) {
         words.resize(count);
 #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < count; ++i) words[i] = encode_uint16(pixels[i], encoding);
+        for (size_t i = 0; i < count; ++i) words[i] = encode_uint16(value(i), encoding_of(i));
         image.data_type = 1;
         image.data = words.data();
     } else {
         image.data_type = data_type == PixelDataType::Half ? 2 : 3;
         image.data = pixels.data();
     }
-    std::vector<float> layered;
-    if (!aovs.empty()) {
-        if (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16) {
+    if (channels == 4) {
+        image.channels = 4;
+        image.channel_names = {"R", "G", "B", "A"};
+        // Integer colour is straight; float colour stays premultiplied.
+        image.unassociated_alpha = data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16;
+    }
+    if (!aovs.empty() || (channels == 4 && image.data_type >= 2)) {
+        if (!aovs.empty() && (data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16)) {
             throw RenderError(target + ": AOVs as channels need a float or half image");
         }
-        layered = interleave_aovs(width, height, pixels, aovs, image.channel_names);
+        layered = interleave_channels(width, height, pixels, alpha, aovs, image.channel_names);
         image.channels = int(image.channel_names.size());
         // Half holds integers up to 2048 and depths to 3 digits: too few.
         image.float_channels = {"Z", "samples", "variance"};
@@ -340,6 +355,22 @@ std::string data_type_problem(const std::string& path, PixelDataType type) {
     return "";
 }
 
+std::string alpha_channel_problem(const std::string& path) {
+    const std::string extension = file_extension(path);
+    for (const char* kept : {".exr", ".png", ".tif", ".tiff", ".pfm", ".ppm"}) {
+        if (extension == kept) return "";
+    }
+    return extension +
+           " images have no alpha channel (use .exr, .png or .tiff; .pfm and .ppm get a NAME.alpha.pfm "
+           "beside them)";
+}
+
+std::string alpha_side_path(const std::string& image_path) {
+    std::filesystem::path path(image_path);
+    path.replace_extension(".alpha.pfm");
+    return path.string();
+}
+
 void check_output_writable(const std::string& path) {
     const std::string problem = output_name_problem(path);
     if (!problem.empty()) throw InputError(one_line(path) + ": " + problem);
@@ -396,21 +427,32 @@ float display_value(float linear, float exposure, ViewTransform view) {
 
 void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& given_pixels,
                  Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata,
-                 const std::vector<AovImage>& aovs) {
+                 const std::vector<AovImage>& aovs, const std::vector<float>& alpha) {
     if (given_pixels.size() != size_t(width) * height * 3)
         throw RenderError(path + ": pixel buffer has the wrong size");
-    // The look of a display-referred output; float outputs keep scene light.
+    if (!alpha.empty() && alpha.size() != size_t(width) * height)
+        throw RenderError(path + ": alpha buffer has the wrong size");
+    if (!alpha.empty()) {
+        const std::string problem = alpha_channel_problem(path);
+        if (!problem.empty()) throw InputError(path + ": " + problem);
+    }
+    // The look of a display-referred output, on straight colour (a look
+    // is not linear: applied to premultiplied colour it would darken
+    // edges); float outputs keep scene light, premultiplied.
     const bool display = data_type == PixelDataType::UInt8 || data_type == PixelDataType::UInt16;
     const bool look = display && (metadata.exposure != 0.0f || metadata.view_transform != ViewTransform::Standard);
+    const bool straight = display && !alpha.empty();
     std::vector<float> looked;
-    if (look) {
+    if (look || straight) {
         looked.resize(given_pixels.size());
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < looked.size(); ++i) {
-            looked[i] = display_value(given_pixels[i], metadata.exposure, metadata.view_transform);
+            float v = given_pixels[i];
+            if (straight) v = alpha[i / 3] > 0.0f ? v / alpha[i / 3] : 0.0f;
+            looked[i] = look ? display_value(v, metadata.exposure, metadata.view_transform) : v;
         }
     }
-    const std::vector<float>& pixels = look ? looked : given_pixels;
+    const std::vector<float>& pixels = look || straight ? looked : given_pixels;
     const std::string extension = file_extension(path);
     const std::string reason = unsupported_format_reason(path);
     if (!reason.empty()) throw InputError(path + ": " + reason);
@@ -418,11 +460,12 @@ void write_image(const std::string& path, uint32_t width, uint32_t height, const
     const std::string temporary = temporary_path_for(path, std::filesystem::path(path).extension().string());
     const bool aovs_as_channels = stores_aovs_as_channels(path);
     if (!aovs_as_channels) write_aov_files(path, width, height, aovs);
+    if (!alpha.empty() && is_builtin(extension)) write_pfm(alpha_side_path(path), width, height, alpha, 1);
     try {
         if (is_builtin(extension)) {
             write_builtin(temporary, path, extension, width, height, pixels, encoding, data_type, metadata);
         } else {
-            write_with_openimageio(temporary, path, width, height, pixels, encoding, data_type, metadata,
+            write_with_openimageio(temporary, path, width, height, pixels, alpha, encoding, data_type, metadata,
                                    aovs_as_channels ? aovs : std::vector<AovImage>{});
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {

@@ -53,6 +53,11 @@ std::string unsupported_format_reason(const std::string& path);
 PixelDataType default_data_type(const std::string& path);
 // Empty when the type suits the format, else a one-line reason.
 std::string data_type_problem(const std::string& path, PixelDataType type);
+// Empty when the format keeps an alpha channel (image.alpha), else a
+// one-line reason. PFM and PPM keep it in a NAME.alpha.pfm beside them.
+std::string alpha_channel_problem(const std::string& path);
+// Where the alpha of an image in a format without an alpha channel goes.
+std::string alpha_side_path(const std::string& image_path);
 // Throws InputError when the output's directory does not exist or is not writable.
 void check_output_writable(const std::string& path);
 
@@ -63,10 +68,14 @@ uint16_t encode_uint16(float linear, Encoding encoding);
 // `pixels` holds width * height linear RGB triples, top row first.
 // `aovs` (io/aov_output.h) become more channels of an OpenEXR image, or PFM
 // files next to it for other formats, written before it: a complete image
-// means complete AOVs.
+// means complete AOVs. `alpha` (width * height values, or empty: none)
+// becomes the A channel; the colour given is premultiplied by it. Float
+// outputs keep it so (OpenEXR's convention); integer outputs store the
+// colour divided by alpha (PNG's and display-referred TIFF's straight
+// alpha), the look and encoding applied after the division.
 void write_image(const std::string& path, uint32_t width, uint32_t height, const std::vector<float>& pixels,
                  Encoding encoding, PixelDataType data_type, const ImageMetadata& metadata,
-                 const std::vector<AovImage>& aovs = {});
+                 const std::vector<AovImage>& aovs = {}, const std::vector<float>& alpha = {});
 
 struct LoadedImage {
     uint32_t width = 0, height = 0;

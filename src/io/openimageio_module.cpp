@@ -65,6 +65,7 @@ std::string write(const OiioImageToWrite& image) {
     for (const auto& [name, value] : image.int_attributes) spec.attribute(name, value);
     for (const auto& [name, value] : image.float_attributes) spec.attribute(name, value);
     if (!image.colorspace.empty()) spec.attribute("oiio:ColorSpace", image.colorspace);
+    if (image.unassociated_alpha) spec.attribute("oiio:UnassociatedAlpha", 1);
     if (image.film_width > 0) {
         spec.x = int(image.region_x);
         spec.y = int(image.region_y);

@@ -24,6 +24,9 @@ struct OiioImageToWrite {
     std::vector<std::string> channel_names;   // "" = OpenImageIO's (R, G, B)
     std::vector<std::string> float_channels;  // kept float in a half image (depth, sample counts, variance)
     std::string colorspace;                   // "linear", "sRGB" or "" (float data)
+    // With an A channel: the colour is straight (not premultiplied), and
+    // OpenImageIO is to write it as it is.
+    bool unassociated_alpha = false;
     std::vector<std::pair<std::string, std::string>> text_attributes;
     std::vector<std::pair<std::string, int>> int_attributes;
     std::vector<std::pair<std::string, float>> float_attributes;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/animation.h"
+#include "core/pixel_record.h"
 #include "io/scene_loader.h"
 
 namespace farmrt {
@@ -115,7 +116,8 @@ std::string frame_identity(const SceneDescription& description, uint32_t frame) 
         id += "noise_threshold=" + hex_float(s.noise_threshold) + "\n";
         id += "min_spp=" + std::to_string(s.min_spp) + "\n";
     }
-    if (pixel_record_floats(s) != 3) id += "pixel_statistics=yes\n";
+    if (record_has_statistics(pixel_record_floats(s))) id += "pixel_statistics=yes\n";
+    if (s.alpha) id += "alpha=yes\n";  // a transparent background: other light, another record
     id += "camera.lookfrom=" + hex_vector(c.lookfrom) + "\n";
     id += "camera.lookat=" + hex_vector(c.lookat) + "\n";
     id += "camera.vup=" + hex_vector(c.vup) + "\n";

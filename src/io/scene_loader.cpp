@@ -45,7 +45,7 @@ public:
 
     void load_image(const Value& image, RenderSettings& settings) const {
         require_map(image, {"width", "height", "output", "encoding", "data_type", "aovs", "exposure", "view_transform",
-                            "filter", "filter_width", "region"});
+                            "filter", "filter_width", "region", "alpha"});
         const Value width = required(image, "width");
         const Value height = required(image, "height");
         settings.width = settings.film_width = uint32_t(integer(width, 1, kMaxImageSide));
@@ -84,6 +84,12 @@ public:
             if (!problem.empty()) fail(type_value, problem);
         }
         if (has(image, "aovs")) settings.aovs = load_aovs(child(image, "aovs"));
+        if (has(image, "alpha")) {
+            const Value alpha = child(image, "alpha");
+            settings.alpha = boolean(alpha);
+            const std::string problem = settings.alpha ? alpha_channel_problem(settings.output) : "";
+            if (!problem.empty()) fail(alpha, problem);
+        }
         if (has(image, "filter")) {
             const std::string f = choice(child(image, "filter"), {"box", "gaussian", "blackman-harris", "mitchell"});
             settings.filter = f == "box"        ? FilterType::Box

@@ -244,6 +244,8 @@ public:
         fail(value, "unknown value '" + text + "' (expected " + list + ")");
     }
 
+    bool boolean(const Value& value) const { return choice(value, {"true", "false"}) == "true"; }
+
     static std::string to_lower(std::string s) {
         for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return s;

@@ -149,11 +149,24 @@ std::vector<float> FrameAccumulator::pixels() const {
 
 std::vector<float> FrameAccumulator::luminance_variance() const {
     std::vector<float> variance(size_t(width_) * height_, 0.0f);
-    if (record_floats_ != kStatisticsFloats) return variance;
+    if (!record_has_statistics(record_floats_)) return variance;
     for (size_t pixel = 0; pixel < variance.size(); ++pixel) {
-        variance[pixel] = float(luminance_estimate(sums_.data() + pixel * kStatisticsFloats).variance_of_mean);
+        variance[pixel] = float(luminance_estimate(sums_.data() + pixel * record_floats_).variance_of_mean);
     }
     return variance;
+}
+
+std::vector<float> FrameAccumulator::alpha() const {
+    if (!record_has_alpha(record_floats_)) return {};
+    std::vector<float> alpha(size_t(width_) * height_, 0.0f);
+    for (uint32_t y = 0; y < height_; ++y) {
+        for (uint32_t x = 0; x < width_; ++x) {
+            const size_t pixel = size_t(y) * width_ + x;
+            const float count = pixel_samples(x, y);
+            if (count > 0.0f) alpha[pixel] = sums_[pixel * record_floats_ + record_floats_ - 1] / count;
+        }
+    }
+    return alpha;
 }
 
 uint64_t FrameAccumulator::samples_done() const {
@@ -163,9 +176,9 @@ uint64_t FrameAccumulator::samples_done() const {
 }
 
 uint64_t FrameAccumulator::samples_taken() const {
-    if (record_floats_ != kStatisticsFloats) return samples_done();
+    if (!record_has_statistics(record_floats_)) return samples_done();
     uint64_t total = 0;
-    for (size_t p = kSamplesTaken; p < sums_.size(); p += kStatisticsFloats) total += uint64_t(sums_[p]);
+    for (size_t p = kSamplesTaken; p < sums_.size(); p += record_floats_) total += uint64_t(sums_[p]);
     return total;
 }
 

@@ -91,6 +91,9 @@ public:
     // Linear RGB: each pixel's sum over its own sample count (black where it
     // has none yet). The final image once done(), a preview before.
     std::vector<float> pixels() const;
+    // Each pixel's alpha (image.alpha): its alpha sum over its sample count;
+    // empty where the record keeps none.
+    std::vector<float> alpha() const;
     // Records that `item` has been added to the sums.
     void complete(const PassItem& item);
     Checkpoint checkpoint() const;

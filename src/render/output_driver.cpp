@@ -54,7 +54,7 @@ bool OutputDriver::write_completed(FrameQueue& queue, const std::function<std::v
         std::vector<AovImage> aovs;
         if (!settings_.aovs.empty()) aovs = assemble_aovs(settings_.aovs, take_first_hits(task.frame), accumulator);
         write_image(task.output, settings_.width, settings_.height, accumulator.pixels(), settings_.encoding,
-                    settings_.data_type, metadata_for(task.frame, accumulator), aovs);
+                    settings_.data_type, metadata_for(task.frame, accumulator), aovs, accumulator.alpha());
         std::remove(task.checkpoint.c_str());
         const double write_seconds = seconds_between(write_start, Clock::now());
         written_.write_seconds += write_seconds;

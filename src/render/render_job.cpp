@@ -177,6 +177,7 @@ PreparedJob prepare_job(SceneDescription description, const CommandLine& command
     phases.bvh_build = seconds_since(start);
     description.scene.set_sample_clamp(description.settings.clamp_direct, description.settings.clamp_indirect);
     description.scene.set_light_tree(description.settings.light_tree);
+    description.scene.set_transparent_background(description.settings.alpha);
     PreparedJob job{std::move(description), {}, phases};
     job.frame = frame_settings_for(job.description, 0);
     return job;

@@ -109,7 +109,7 @@ TEST(SceneLoaderErrors, TypoInAKeyIsAnUnknownKey) {
               "defocus_angle, focus_dist, projection, ortho_height)");
     EXPECT_EQ(load_error(with_inserted(4, "  encodng: srgb")),
               "scene.yaml:5:3: image.encodng: unknown key (expected one of: width, height, output, encoding, "
-              "data_type, aovs, exposure, view_transform, filter, filter_width, region)");
+              "data_type, aovs, exposure, view_transform, filter, filter_width, region, alpha)");
     EXPECT_EQ(load_error(with_appended("backgroud: {color: [0, 0, 0]}")),
               "scene.yaml:17:1: backgroud: unknown key (expected one of: image, sampling, camera, background, "
               "materials, objects, lights, animation)");

@@ -59,7 +59,7 @@ std::vector<Color> pixel_samples(const SceneDescription& description, FrameSetti
     std::vector<Color> samples;
     for (uint32_t s = 0; s < kSpp; ++s) {
         PixelSampler sampler(frame.key, frame.pixel_index(x, y), s);
-        const Color c = trace_sample(description.scene.view(), frame, x, y, sampler, BvhClosestHit());
+        const Color c = trace_sample(description.scene.view(), frame, x, y, sampler, BvhClosestHit()).radiance;
         samples.push_back(Color(c.x == c.x ? c.x : 0.0f, c.y == c.y ? c.y : 0.0f, c.z == c.z ? c.z : 0.0f));
     }
     return samples;
@@ -110,7 +110,7 @@ TEST(AdaptiveSampling, PixelsStopAtTheFirstDecisionTheirOwnSamplesAllow) {
             stopped_early += taken < kSpp;
             // Exactly the first `taken` samples, added in order.
             float sum[kStatisticsFloats] = {};
-            for (uint32_t s = 0; s < taken; ++s) add_sample_to_record(sum, samples[s], kStatisticsFloats);
+            for (uint32_t s = 0; s < taken; ++s) add_sample_to_record(sum, PixelSample{samples[s]}, kStatisticsFloats);
             EXPECT_EQ(std::memcmp(sum, record, sizeof sum), 0) << "pixel " << x << "," << y;
             double mean = 0, deviations = 0;
             for (uint32_t s = 0; s < taken; ++s) mean += luminance(samples[s]);
