@@ -18,7 +18,7 @@
 #include "io/file_reader.h"
 #include "io/gltf_accessors.h"
 #include "io/gltf_materials.h"
-#include "io/vertex_tangents.h"
+#include "io/tangent_space.h"
 #include "io/model_formats.h"
 #include "io/texture_loader.h"
 
@@ -252,22 +252,28 @@ private:
         } else {
             for (size_t i = 1; i + 1 < indices.size(); ++i) add(indices[0], indices[i], indices[i + 1]);
         }
-        // Tangents only where the material has a normal map to use them: the
-        // file's, else made from (u, v) as glTF asks of a renderer.
+        // Tangents (one per corner) only where the material has a normal map
+        // to use them: the file's, else MikkTSpace's, as glTF asks of a renderer.
         const bool normal_mapped = p.material >= 0 && gltf_.materials[size_t(p.material)].normalTexture.index >= 0;
         if (normal_mapped && attribute("TANGENT") >= 0) {
-            extras.tangents = accessors_.read_finite(attribute("TANGENT"), 4, "VEC4");
-            if (extras.tangents.size() / 4 != vertex_count)
+            const std::vector<double> per_vertex = accessors_.read_finite(attribute("TANGENT"), 4, "VEC4");
+            if (per_vertex.size() / 4 != vertex_count)
                 fail(pointer + "/attributes", "TANGENT has a count other than POSITION's");
+            extras.tangents.reserve(4 * corners.size());
+            for (uint32_t v : corners) {
+                extras.tangents.insert(extras.tangents.end(), per_vertex.begin() + 4 * ptrdiff_t(v),
+                                       per_vertex.begin() + 4 * ptrdiff_t(v) + 4);
+            }
         } else if (normal_mapped && !uvs.empty() && !normals.empty()) {
             std::vector<double> flipped = uvs;  // in farmrt's (u, v): v up
             for (size_t i = 1; i < flipped.size(); i += 2) flipped[i] = 1.0 - flipped[i];
-            extras.tangents = vertex_tangents(positions, normals, flipped, corners);
+            extras.tangents = tangent_space(positions, normals, flipped, corners);
         } else if (normal_mapped) {
             warn("renders the normal map of " + pointer + " flat: it has no NORMAL or no TEXCOORD_0");
         }
         for (size_t i = 0; i < corners.size(); i += 3) {
-            add_triangle(positions, normals, uvs, extras, {corners[i], corners[i + 1], corners[i + 2]}, material, mesh);
+            add_triangle(positions, normals, uvs, extras, {corners[i], corners[i + 1], corners[i + 2]}, i, material,
+                         mesh);
         }
     }
 
@@ -289,14 +295,14 @@ private:
     }
 
     // Vertex data beyond positions, normals and (u, v), empty where absent:
-    // colours (3 per vertex) and tangents (4: xyz and handedness).
+    // colours (3 per vertex) and tangents (4 per corner: xyz and handedness).
     struct VertexExtras {
         std::vector<double> colors, tangents;
     };
 
     static void add_triangle(const std::vector<double>& positions, const std::vector<double>& normals,
                              const std::vector<double>& uvs, const VertexExtras& extras, const uint32_t (&corner)[3],
-                             uint32_t material, ModelMesh& mesh) {
+                             size_t first_corner, uint32_t material, ModelMesh& mesh) {
         Triangle t{};
         Vec3* vertices[3] = {&t.vertex0, &t.vertex1, &t.vertex2};
         Vec3* shading[3] = {&t.normal0, &t.normal1, &t.normal2};
@@ -332,14 +338,14 @@ private:
                 }
                 if (!extras.tangents.empty()) {
                     // Unit in double, so that a huge finite one cannot overflow in shading; a zero one stays zero.
-                    const double x = extras.tangents[4 * v], y = extras.tangents[4 * v + 1],
-                                 z = extras.tangents[4 * v + 2];
+                    const double* tangent = &extras.tangents[4 * (first_corner + size_t(c))];
+                    const double x = tangent[0], y = tangent[1], z = tangent[2];
                     const double length = std::sqrt(x * x + y * y + z * z);
                     if (length > 0 && std::isfinite(length))
                         a.tangent[c] = Vec3(float(x / length), float(y / length), float(z / length));
                 }
             }
-            if (!extras.tangents.empty()) a.handedness = extras.tangents[4 * size_t(corner[0]) + 3] < 0 ? -1.0f : 1.0f;
+            if (!extras.tangents.empty()) a.handedness = extras.tangents[4 * first_corner + 3] < 0 ? -1.0f : 1.0f;
             t.attributes = uint32_t(mesh.attributes.size());
             mesh.attributes.push_back(a);
         }

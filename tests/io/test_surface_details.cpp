@@ -20,7 +20,7 @@
 #include "io/model_loader.h"
 #include "io/scene_loader.h"
 #include "io/texture_loader.h"
-#include "io/vertex_tangents.h"
+#include "io/tangent_space.h"
 #include "test_helpers.h"
 
 namespace farmrt {
@@ -28,12 +28,16 @@ namespace {
 
 using namespace testing_gltf;
 
-// ---- tangents made from (u, v) ---------------------------------------------------------------------
+// ---- tangents made from (u, v): MikkTSpace's rules ---------------------------------------------------
+
+Vec3 tangent_at(const std::vector<double>& tangents, size_t corner) {
+    return Vec3(float(tangents[4 * corner]), float(tangents[4 * corner + 1]), float(tangents[4 * corner + 2]));
+}
 
 // A quad of two triangles in z = 0 with normal +z, its (u, v) an affine map
-// of (x, y): dP/du and dP/dv are known, and every vertex's tangent must be
+// of (x, y): dP/du and dP/dv are known, and every corner's tangent must be
 // dP/du made unit and its handedness the side of dP/dv.
-TEST(VertexTangents, FollowIncreasingUAndKeepTheSideOfIncreasingV) {
+TEST(TangentSpace, FollowsIncreasingUAndKeepsTheSideOfIncreasingV) {
     const std::vector<double> positions = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
     const std::vector<double> normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
     const std::vector<uint32_t> corners = {0, 1, 2, 0, 2, 3};
@@ -52,18 +56,69 @@ TEST(VertexTangents, FollowIncreasingUAndKeepTheSideOfIncreasingV) {
         const double determinant = m.a * m.d - m.b * m.c;
         const Vec3 along_u(float(m.d / determinant), float(-m.c / determinant), 0);
         const Vec3 along_v(float(-m.b / determinant), float(m.a / determinant), 0);
-        const std::vector<double> tangents = vertex_tangents(positions, normals, uvs, corners);
-        ASSERT_EQ(tangents.size(), 16u);
-        for (size_t v = 0; v < 4; ++v) {
-            const Vec3 t(float(tangents[4 * v]), float(tangents[4 * v + 1]), float(tangents[4 * v + 2]));
+        const std::vector<double> tangents = tangent_space(positions, normals, uvs, corners);
+        ASSERT_EQ(tangents.size(), 24u);
+        for (size_t corner = 0; corner < 6; ++corner) {
+            const Vec3 t = tangent_at(tangents, corner);
             expect_near(t, unit_vector(along_u));
-            const Vec3 bitangent = float(tangents[4 * v + 3]) * cross(Vec3(0, 0, 1), t);
-            EXPECT_GT(dot(bitangent, along_v), 0.0f) << "vertex " << v << " mapping " << m.a << m.b << m.c << m.d;
+            const Vec3 bitangent = float(tangents[4 * corner + 3]) * cross(Vec3(0, 0, 1), t);
+            EXPECT_GT(dot(bitangent, along_v), 0.0f) << "corner " << corner << " mapping " << m.a << m.b << m.c << m.d;
         }
     }
     // No usable (u, v) (every corner the same): zero tangents, no map applied.
     const std::vector<double> flat(8, 0.5);
-    for (double value : vertex_tangents(positions, normals, flat, corners)) EXPECT_EQ(value, 0.0);
+    for (double value : tangent_space(positions, normals, flat, corners)) EXPECT_EQ(value, 0.0);
+}
+
+// Two quads side by side sharing their middle edge, the right one's (u, v)
+// mirrored (u = 2 - x), as artists mirror a symmetric model's texture: each
+// half keeps its own tangent at the shared vertices (mirrored: -x, with
+// handedness -1, so the bitangent still points along increasing v) instead
+// of the two cancelling.
+TEST(TangentSpace, MirroredHalvesKeepTheirOwnTangentsAtTheSeam) {
+    const std::vector<double> positions = {0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 1, 1, 0, 2, 1, 0};
+    const std::vector<double> normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const std::vector<double> uvs = {0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1};  // u = x, then 2 - x; v = y
+    const std::vector<uint32_t> corners = {0, 1, 4, 0, 4, 3, 1, 2, 5, 1, 5, 4};
+    const std::vector<double> tangents = tangent_space(positions, normals, uvs, corners);
+    for (size_t corner = 0; corner < 12; ++corner) {
+        const bool mirrored = corner >= 6;
+        expect_near(tangent_at(tangents, corner), Vec3(mirrored ? -1.0f : 1.0f, 0, 0));
+        EXPECT_EQ(tangents[4 * corner + 3], mirrored ? -1.0 : 1.0) << "corner " << corner;
+        const Vec3 bitangent = float(tangents[4 * corner + 3]) * cross(Vec3(0, 0, 1), tangent_at(tangents, corner));
+        expect_near(bitangent, Vec3(0, 1, 0));
+    }
+}
+
+// A vertex's tangent is its corners' tangents weighed by the corners'
+// angles (not by the triangles' areas), and vertices equal in position,
+// normal and (u, v) count as one however the file indexes them.
+TEST(TangentSpace, CornersWeighByAngleAndEqualVerticesAreOne) {
+    // At the origin: a right-angled corner whose (u, v) runs u along +x,
+    // and a 45-degree corner of a four times larger triangle whose u runs
+    // along +y. MikkTSpace: normalize(pi/2 (1, 0, 0) + pi/4 (0, 1, 0)).
+    const std::vector<double> positions = {0, 0, 0, 1, 0, 0, 0, 1, 0, 2, -2, 0, 0, -2, 0};
+    const std::vector<double> normals(15, 0.0);
+    std::vector<double> n = normals;
+    for (size_t v = 0; v < 5; ++v) n[3 * v + 2] = 1;
+    const std::vector<double> uvs = {0, 0, 1, 0, 0, 1, -2, 2, -2, 0};  // triangle 2: (u, v) = (y, x)
+    const std::vector<uint32_t> corners = {0, 1, 2, 0, 3, 4};
+    const std::vector<double> tangents = tangent_space(positions, n, uvs, corners);
+    const Vec3 expected = unit_vector(Vec3(2, 1, 0));
+    expect_near(tangent_at(tangents, 0), expected);
+    expect_near(tangent_at(tangents, 3), expected);
+    EXPECT_EQ(tangents[3], 1.0);
+    EXPECT_EQ(tangents[4 * 3 + 3], 1.0);
+    // Unindexed, with the origin written twice: the same tangents, corner for corner.
+    std::vector<double> split_positions, split_normals, split_uvs;
+    std::vector<uint32_t> split_corners;
+    for (uint32_t v : corners) {
+        for (int k = 0; k < 3; ++k) split_positions.push_back(positions[3 * v + size_t(k)]);
+        for (int k = 0; k < 3; ++k) split_normals.push_back(n[3 * v + size_t(k)]);
+        for (int k = 0; k < 2; ++k) split_uvs.push_back(uvs[2 * v + size_t(k)]);
+        split_corners.push_back(uint32_t(split_corners.size()));
+    }
+    EXPECT_EQ(tangent_space(split_positions, split_normals, split_uvs, split_corners), tangents);
 }
 
 // ---- vertex colours --------------------------------------------------------------------------------
