@@ -16,10 +16,39 @@ namespace farmrt {
 // (--set materials.clay=... --set objects[0].material=clay renders it in
 // one material). The model's camera, if it has one, else one that frames it,
 // and its aspect ratio, unless the options give them.
+namespace {
+
+// The value an override gives `key` when it is a whole number in range, else 0.
+uint32_t overridden_side(const std::vector<SceneOverride>& overrides, const std::string& key) {
+    uint32_t side = 0;
+    for (const SceneOverride& o : overrides) {
+        if (o.assignment.rfind(key + "=", 0) != 0) continue;
+        try {
+            const long long value = YAML::Load(o.assignment.substr(key.size() + 1)).as<long long>();
+            side = value >= 1 && value <= kMaxImageSide ? uint32_t(value) : 0;
+        } catch (const YAML::Exception&) {
+            side = 0;  // the scene's loader names the bad value
+        }
+    }
+    return side;
+}
+
+}  // namespace
+
 SceneDescription load_model_scene(const std::string& path, const std::vector<SceneOverride>& overrides) {
+    // The side the options leave out follows the model's aspect ratio, known
+    // once it is loaded; until then it is as large as the other side allows,
+    // so that the loader refuses no image.region that the final frame may
+    // hold (the frame's own check below is exact).
+    const uint32_t width_option = overridden_side(overrides, "image.width");
+    const uint32_t height_option = overridden_side(overrides, "image.height");
+    const bool width_follows = height_option > 0 && width_option == 0;
+    const auto largest_beside = [](uint32_t other) {
+        return uint32_t(std::min<uint64_t>(kMaxImageSide, kMaxPixels / std::max(other, 1u)));
+    };
     YAML::Node root(YAML::NodeType::Map);
-    root["image"]["width"] = 960;
-    root["image"]["height"] = 540;
+    root["image"]["width"] = width_follows ? largest_beside(height_option) : 960;
+    root["image"]["height"] = width_follows ? 540 : largest_beside(width_option > 0 ? width_option : 960);
     root["image"]["output"] = std::filesystem::path(path).stem().string() + ".png";
     root["sampling"]["spp"] = 64;
     root["camera"]["lookfrom"] = std::vector<double>{0, 0, 1};
@@ -55,8 +84,8 @@ SceneDescription load_model_scene(const std::string& path, const std::vector<Sce
                               : 960.0 / 540.0;
     const bool width_given = overridden("image.width"), height_given = overridden("image.height");
     RenderSettings& settings = description.settings;
-    const bool region = is_region(settings);
-    if (!height_given && (width_given || aspect != 960.0 / 540.0)) {
+    const bool region = overridden("image.region");
+    if (!height_given) {
         settings.film_height =
             uint32_t(std::clamp(double(std::lround(settings.film_width / aspect)), 1.0, double(kMaxImageSide)));
     } else if (height_given && !width_given) {

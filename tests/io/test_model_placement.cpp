@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "cmd/backends.h"
+#include "core/errors.h"
 #include "io/model_loader.h"
+#include "io/model_scene.h"
 #include "io/polygon_triangulation.h"
 #include "io/scene_loader.h"
 #include "render/band_renderer.h"
@@ -150,6 +152,43 @@ TEST(ModelFraming, TheBoundingSphereFitsAcrossTheNarrowerSide) {
         EXPECT_LE(angular, half_horizontal + 1e-9) << "aspect " << aspect;
         EXPECT_GT(angular, 0.8 * std::min(half_vertical, half_horizontal))
             << "aspect " << aspect << ": framed, not lost";
+    }
+}
+
+// A model file's frame: the side the options leave out follows the aspect
+// ratio (16:9 without a model camera), and a window (--crop) is checked
+// against that frame, not the 960x540 default.
+TEST(ModelFraming, TheSideLeftOutFollowsTheAspectAndWindowsFitThatFrame) {
+    const testing::TemporaryDirectory directory;
+    const std::string model = directory.file("triangle.obj");
+    testing::write_text(model, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    const auto load = [&](const std::vector<std::string>& assignments) {
+        std::vector<SceneOverride> overrides;
+        for (const std::string& a : assignments) overrides.push_back(SceneOverride{a, ""});
+        return load_model_scene(model, overrides).settings;
+    };
+    const RenderSettings plain = load({});
+    EXPECT_EQ(plain.film_width, 960u);
+    EXPECT_EQ(plain.film_height, 540u);
+    EXPECT_EQ(plain.height, 540u);
+    const RenderSettings tall = load({"image.height=2000", "image.region=[3000, 3500, 10, 20]"});
+    EXPECT_EQ(tall.film_width, 3556u);  // 2000 x 16 / 9
+    EXPECT_EQ(tall.film_height, 2000u);
+    EXPECT_EQ(tall.width, 500u);
+    EXPECT_EQ(tall.region_x, 3000u);
+    const RenderSettings wide = load({"image.width=4000", "image.region=[0, 10, 2000, 2010]"});
+    EXPECT_EQ(wide.film_height, 2250u);
+    EXPECT_EQ(wide.region_y, 2000u);
+    const RenderSettings narrow = load({"image.width=320"});
+    EXPECT_EQ(narrow.width, 320u);
+    EXPECT_EQ(narrow.height, 180u);
+    try {
+        load({"image.height=100", "image.region=[0, 200, 0, 10]"});
+        ADD_FAILURE() << "a window wider than the frame loaded";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("image.region: [0, 200, 0, 10] is not within the 178x100 frame"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
