@@ -67,12 +67,15 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t sample_value_floats(const PixelSampling& s
     return record_has_alpha(sampling.record_floats) ? 4u : 3u;
 }
 
-// Stores one sample's value at `out` (sample_value_floats of them).
-FARMRT_CPU_GPU FARMRT_INLINE void store_sample_value(float* out, const PathState& path, uint32_t floats) {
-    out[0] = path.radiance.x;
-    out[1] = path.radiance.y;
-    out[2] = path.radiance.z;
-    if (floats == 4) out[3] = path.alpha;
+// Stores an ended path's sample at `out` (sample_value_floats of them);
+// `filter_weight`: its camera sample's, read only where alpha is kept.
+FARMRT_CPU_GPU FARMRT_INLINE void store_sample_value(float* out, const PathState& path, float filter_weight,
+                                                     uint32_t floats) {
+    const PixelSample sample = path_sample(path, filter_weight);
+    out[0] = sample.radiance.x;
+    out[1] = sample.radiance.y;
+    out[2] = sample.radiance.z;
+    if (floats == 4) out[3] = sample.alpha;
 }
 
 // Adds the per-sample radiance of a launch (BandLaunch::radiance, samples

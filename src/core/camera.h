@@ -83,6 +83,16 @@ struct Camera {
     }
 };
 
+// The filter weight Camera::generate_ray gives a sample, from the same two
+// dimensions, without the ray (the sample's alpha: core/pixel_record.h).
+template <class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE float camera_sample_weight(const PixelFilter& filter, Sampler& sampler) {
+    float weight_x, weight_y;
+    sample_filter_offset(filter, sampler.uniform(kDimensionPixelX), weight_x);
+    sample_filter_offset(filter, sampler.uniform(kDimensionPixelY), weight_y);
+    return weight_x * weight_y;
+}
+
 Camera make_camera(const CameraSettings& settings, uint32_t image_width, uint32_t image_height);
 
 }  // namespace farmrt

@@ -58,16 +58,16 @@ struct PathState {
     Ray ray;
     Color throughput{1.0f};
     Color radiance{0.0f};
-    int depth = 0;  // segments traced so far
+    // Segments traced so far; 0 again once the path has ended where its
+    // camera ray left through a transparent background (left_through_film):
+    // the sample's alpha needs no register of its own.
+    int depth = 0;
     Integrator integrator = Integrator::NextEvent;
     // NextEvent: the point `ray` left and the solid-angle density of the BSDF
     // sample that chose it; 0 for the camera ray and delta-like scattering,
     // whose emitters count in full.
     Vec3 previous_point;
     float previous_pdf = 0.0f;
-    // The sample's alpha (PixelSample): the filter weight, 0 once the camera
-    // ray has left the scene through a transparent background.
-    float alpha = 1.0f;
 };
 
 // filter_weight: the camera sample's weight from the pixel filter
@@ -78,7 +78,6 @@ FARMRT_CPU_GPU FARMRT_INLINE PathState start_path(const Ray& camera_ray, Integra
     path.ray = camera_ray;
     path.integrator = integrator;
     path.throughput = Color(filter_weight);
-    path.alpha = filter_weight;
     return path;
 }
 
@@ -103,11 +102,21 @@ FARMRT_CPU_GPU FARMRT_INLINE void add_light(const SceneView& scene, PathState& p
 
 // A camera ray (depth 0) that leaves the scene where image.alpha makes the
 // background transparent: it brings back no light, and the sample's alpha
-// is 0. True when the path ends so.
+// is 0. True when the path ends so; its depth is then 0 again.
 FARMRT_CPU_GPU FARMRT_INLINE bool camera_ray_through_film(const SceneView& scene, uint32_t depth, PathState& path) {
     if (depth != 0 || !scene.transparent_background) return false;
-    path.alpha = 0.0f;
+    path.depth = 0;
     return true;
+}
+
+// Whether an ended path's camera ray left through a transparent background
+// (every other path ends after at least one segment).
+FARMRT_CPU_GPU FARMRT_INLINE bool left_through_film(const PathState& path) { return path.depth == 0; }
+
+// An ended path's sample as its pixel's record takes it: its alpha is its
+// camera sample's filter weight, 0 where it left through the film.
+FARMRT_CPU_GPU FARMRT_INLINE PixelSample path_sample(const PathState& path, float filter_weight) {
+    return PixelSample{path.radiance, left_through_film(path) ? 0.0f : filter_weight};
 }
 
 // The light a surface emits towards the ray, weighted against light sampling
@@ -394,7 +403,7 @@ FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_path_from_first_hit(const SceneVi
     if (continue_path(scene, path, sampler, found, hit, query)) {
         while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
     }
-    return PixelSample{path.radiance, path.alpha};
+    return path_sample(path, filter_weight);
 }
 
 // What one render call needs besides the scene: the frame's camera and sampling.
@@ -424,6 +433,11 @@ struct FrameSettings {
     FARMRT_CPU_GPU FARMRT_INLINE Ray camera_ray(uint32_t x, uint32_t y, Sampler& sampler, float& weight) const {
         return camera.generate_ray(region_x + x, region_y + y, filter, sampler, weight);
     }
+    // The filter weight of a sample's camera ray (camera_ray's `weight`).
+    template <class Sampler>
+    FARMRT_CPU_GPU FARMRT_INLINE float filter_weight(Sampler& sampler) const {
+        return camera_sample_weight(filter, sampler);
+    }
     template <class Sampler>
     FARMRT_CPU_GPU FARMRT_INLINE Ray camera_ray(uint32_t x, uint32_t y, Sampler& sampler) const {
         float weight;
@@ -439,7 +453,7 @@ FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, co
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
     PathState path = start_path(ray, frame.integrator, filter_weight);
     while (path.depth < frame.max_depth && extend_path(scene, path, sampler, closest_hit)) {}
-    return PixelSample{path.radiance, path.alpha};
+    return path_sample(path, filter_weight);
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as
