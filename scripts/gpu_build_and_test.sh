@@ -130,6 +130,7 @@ same_bytes_alpha() {
     "$build/farmrt" "${run[@]}" --backend cpu -o "$build/alpha_cpu.pfm" || return 1
     for integrator in megakernel split; do
       for items in samples pixels; do
+        [ $integrator = split ] && [ $items = pixels ] && continue  # the split kernels take per-sample items only
         FARMRT_CUDA_INTEGRATOR=$integrator FARMRT_CUDA_ITEMS=$items "$build/farmrt" "${run[@]}" --backend cuda \
           -o "$build/alpha_gpu.pfm" || return 1
         for suffix in .pfm .alpha.pfm; do
