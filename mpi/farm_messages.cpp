@@ -4,7 +4,7 @@
 
 namespace farmrt {
 
-RankAbility ability_of(const BandRequest& request) {
+RankAbility ability_of(const WorkRequest& request) {
     RankAbility ability;
     ability.threads = request.threads;
     ability.thread_equivalents = request.thread_equivalents;
@@ -14,7 +14,7 @@ RankAbility ability_of(const BandRequest& request) {
     return ability;
 }
 
-void describe_renderer(BandRequest& request, const BandRenderer& renderer) {
+void describe_renderer(WorkRequest& request, const BandRenderer& renderer) {
     const RankAbility ability = ability_of(renderer);
     request.threads = ability.threads;
     request.thread_equivalents = ability.thread_equivalents;
@@ -26,7 +26,7 @@ void describe_renderer(BandRequest& request, const BandRenderer& renderer) {
     request.has_gpu = renderer.has_gpu() ? 1 : 0;
 }
 
-RankMemory memory_of(int rank, const BandRequest& request) {
+RankMemory memory_of(int rank, const WorkRequest& request) {
     return RankMemory{rank, request.peak_resident_bytes, request.has_gpu != 0, request.gpu_memory_used_bytes};
 }
 

@@ -19,10 +19,10 @@
 
 namespace farmrt {
 
-constexpr int kTagRequest = 1;  // rank -> 0: give me work (BandRequest)
+constexpr int kTagRequest = 1;  // rank -> 0: give me work (WorkRequest)
 // rank -> 0: a work item's pixel records. Abandoned after a stop: those of
 // the leading rows kept (fewer, or none), or, when the other rows kept
-// their first samples (FinishedBand::samples_kept), every row's followed by
+// their first samples (RenderedItem::samples_kept), every row's followed by
 // kPartTrailerFloats words: rows kept and samples kept, as uint32 bits.
 constexpr int kTagResult = 3;
 constexpr int kPartTrailerFloats = 2;
@@ -48,7 +48,7 @@ struct WorkHeader {
     uint64_t tag = 0;
 };
 
-struct BandRequest {
+struct WorkRequest {
     int32_t threads = 0;
     int32_t unfinished = 0;         // items the rank holds (rendering or queued)
     double samples_per_second = 0;  // measured by the rank so far; 0 before its first item
@@ -63,9 +63,9 @@ struct BandRequest {
     int32_t has_gpu = 0;
 };
 
-RankAbility ability_of(const BandRequest& request);
-void describe_renderer(BandRequest& request, const BandRenderer& renderer);
-RankMemory memory_of(int rank, const BandRequest& request);
+RankAbility ability_of(const WorkRequest& request);
+void describe_renderer(WorkRequest& request, const BandRenderer& renderer);
+RankMemory memory_of(int rank, const WorkRequest& request);
 
 // Longest sleeps between polls of the main threads. Rank 0 answers requests
 // within kPollRoot; a worker whose next item is queued needs MPI only to move
@@ -88,9 +88,9 @@ struct Operation {
     } kind;
     int rank = 0;
     RowRange rows;
-    std::unique_ptr<BandRequest> request;          // RequestReceive buffer
+    std::unique_ptr<WorkRequest> request;          // RequestReceive buffer
     std::vector<float> sums;                       // result Send buffer
-    std::unique_ptr<BandRequest> outgoing;         // request Send buffer
+    std::unique_ptr<WorkRequest> outgoing;         // request Send buffer
     uint64_t tag = 0;                              // the work item
     std::unique_ptr<WorkHeader> header = nullptr;  // WorkReceive / header Send buffer
     int received = 0;                              // a completed receive: how many elements came (MPI_Get_count)

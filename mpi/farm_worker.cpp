@@ -91,15 +91,15 @@ private:
     // buffers live in the operations until sent.
     bool send_finished() {
         bool any = false;
-        for (FinishedBand& band : worker_.take_finished()) {
+        for (RenderedItem& rendered : worker_.take_finished()) {
             any = true;
-            if (band.abandoned && band.samples_kept > 0) {
-                const uint32_t words[kPartTrailerFloats] = {band.rows_kept, band.samples_kept};
+            if (rendered.abandoned && rendered.samples_kept > 0) {
+                const uint32_t words[kPartTrailerFloats] = {rendered.rows_kept, rendered.samples_kept};
                 float trailer[kPartTrailerFloats];
                 std::memcpy(trailer, words, sizeof trailer);
-                band.sums.insert(band.sums.end(), trailer, trailer + kPartTrailerFloats);
+                rendered.sums.insert(rendered.sums.end(), trailer, trailer + kPartTrailerFloats);
             }
-            Operation send{Operation::Kind::Send, 0, band.rows, {}, std::move(band.sums), {}};
+            Operation send{Operation::Kind::Send, 0, rendered.rows, {}, std::move(rendered.sums), {}};
             const float* data = send.sums.data();
             const int count = int(send.sums.size());  // abandoned: what was kept (see kTagResult)
             report_.bytes_sent += size_t(count) * sizeof(float);
@@ -113,15 +113,15 @@ private:
         WorkHeader* header_buffer = header.get();
         post_receive(operations_, Operation{Operation::Kind::WorkReceive, 0, {}, {}, {}, {}, 0, std::move(header)},
                      header_buffer, int(sizeof(WorkHeader)), MPI_BYTE, kTagWork, clock_, "MPI_Irecv (work)");
-        auto request = std::make_unique<BandRequest>();
+        auto request = std::make_unique<WorkRequest>();
         describe_renderer(*request, context_.renderer);
         const size_t unfinished = worker_.unfinished();
         request->unfinished = int32_t(unfinished);
         request->samples_per_second = worker_.samples_per_second();
-        BandRequest* request_buffer = request.get();
+        WorkRequest* request_buffer = request.get();
         post_send(operations_, Operation{Operation::Kind::Send, 0, {}, {}, {}, std::move(request)}, request_buffer,
-                  int(sizeof(BandRequest)), MPI_BYTE, kTagRequest, clock_, "MPI_Isend (request)");
-        report_.bytes_sent += sizeof(BandRequest);
+                  int(sizeof(WorkRequest)), MPI_BYTE, kTagRequest, clock_, "MPI_Isend (request)");
+        report_.bytes_sent += sizeof(WorkRequest);
         ++report_.requests;
         request_out_ = true;
         request_while_idle_ = unfinished == 0;
@@ -137,8 +137,8 @@ private:
 
     void push(const WorkHeader& header, std::vector<float> sums) {
         const RowRange rows{header.row_begin, header.row_end};
-        worker_.push(WorkTask{frame_settings_.get(header.frame), rows,
-                              SampleRange{header.sample_begin, header.sample_end}, std::move(sums), header.tag});
+        worker_.push(ItemToRender{frame_settings_.get(header.frame), rows,
+                                  SampleRange{header.sample_begin, header.sample_end}, std::move(sums), header.tag});
     }
 
     void work_received(Operation& operation) {
@@ -209,7 +209,7 @@ private:
     RankReport& report_;
     FrameSettingsCache frame_settings_;
     WakeSignal wake_;
-    BandWorker worker_;
+    ItemWorker worker_;
     OperationSet operations_;
     size_t standing_ = 0;
     char stop_byte_ = 0, ping_byte_ = 0, pong_byte_ = 0, root_ping_byte_ = 0, root_pong_byte_ = 0;

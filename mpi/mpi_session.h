@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/errors.h"
-#include "render/band_worker.h"
+#include "render/item_worker.h"
 
 namespace farmrt {
 

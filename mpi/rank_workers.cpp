@@ -73,10 +73,10 @@ void RankWorkers::post_ping_receive(int rank) {
 }
 
 void RankWorkers::post_request_receive(int rank) {
-    auto buffer = std::make_unique<BandRequest>();
-    BandRequest* data = buffer.get();
+    auto buffer = std::make_unique<WorkRequest>();
+    WorkRequest* data = buffer.get();
     post_receive(operations_, Operation{Operation::Kind::RequestReceive, rank, {}, std::move(buffer), {}, {}}, data,
-                 int(sizeof(BandRequest)), MPI_BYTE, kTagRequest, clock_, "MPI_Irecv (request)");
+                 int(sizeof(WorkRequest)), MPI_BYTE, kTagRequest, clock_, "MPI_Irecv (request)");
 }
 
 // Answers a rank's request: an item (expecting its result), "no more", or

@@ -9,7 +9,7 @@
 
 #include "render/band_renderer.h"
 #include "render/band_schedule.h"
-#include "render/band_worker.h"
+#include "render/item_worker.h"
 #include "render/cluster.h"
 #include "render/command_line.h"
 #include "render/farm_report.h"
@@ -52,12 +52,12 @@ private:
 // busiest one's busy time, every thread's bands and samples; `first_start`
 // and `last_end` are when the first item started and the last ended (epoch
 // when none did).
-inline void record_rendering(const std::vector<const BandWorker*>& workers, RankReport& report, TimePoint& first_start,
+inline void record_rendering(const std::vector<const ItemWorker*>& workers, RankReport& report, TimePoint& first_start,
                              TimePoint& last_end) {
     bool any = false;
     report.busy = 0;
     report.bands = report.samples = 0;
-    for (const BandWorker* worker : workers) {
+    for (const ItemWorker* worker : workers) {
         report.bands += worker->bands_done();
         report.samples += worker->samples_done();
         if (worker->bands_done() == 0) continue;

@@ -26,7 +26,7 @@ LocalWorkers::LocalWorkers(BandRenderer& renderer, FailureInjection failure, std
     : devices_(renderer.devices()), first_worker_(first_worker) {
     for (size_t d = 0; d < devices_.size(); ++d) {
         workers_.push_back(
-            std::make_unique<BandWorker>(*devices_[d], d == 0 ? failure : FailureInjection{}, progress, wake));
+            std::make_unique<ItemWorker>(*devices_[d], d == 0 ? failure : FailureInjection{}, progress, wake));
     }
     told_done_.assign(devices_.size(), false);
 }
@@ -35,12 +35,12 @@ bool LocalWorkers::collect(Dealer& dealer) {
     bool activity = false;
     for (auto& worker : workers_) {
         worker->rethrow_failure();
-        for (FinishedBand& band : worker->take_finished()) {
+        for (RenderedItem& item : worker->take_finished()) {
             activity = true;
-            if (band.abandoned)
-                dealer.abandoned(band.tag, band.rows_kept, band.samples_kept, band.sums.data());
+            if (item.abandoned)
+                dealer.abandoned(item.tag, item.rows_kept, item.samples_kept, item.sums.data());
             else
-                dealer.done(band.tag, band.sums.data());
+                dealer.done(item.tag, item.sums.data());
         }
     }
     return activity;
@@ -49,7 +49,7 @@ bool LocalWorkers::collect(Dealer& dealer) {
 // Keeps one item queued behind the one each device renders.
 void LocalWorkers::deal(Dealer& dealer, bool) {
     for (size_t d = 0; d < workers_.size(); ++d) {
-        BandWorker& worker = *workers_[d];
+        ItemWorker& worker = *workers_[d];
         if (told_done_[d] || worker.queued() > 0) continue;
         const int index = first_worker_ + int(d);
         dealer.describe(index, ability_of(*devices_[d]), worker.samples_per_second());
@@ -59,7 +59,7 @@ void LocalWorkers::deal(Dealer& dealer, bool) {
         if (outcome == DealAnswer::Done) told_done_[d] = true;
         if (outcome != DealAnswer::Work) continue;
         worker.push(
-            WorkTask{dealer.frame_settings(item.frame), item.rows, item.samples, dealer.starting_sums(item), tag});
+            ItemToRender{dealer.frame_settings(item.frame), item.rows, item.samples, dealer.starting_sums(item), tag});
     }
 }
 
@@ -70,8 +70,8 @@ bool LocalWorkers::finished() const {
     return true;
 }
 
-std::vector<const BandWorker*> LocalWorkers::workers() const {
-    std::vector<const BandWorker*> workers;
+std::vector<const ItemWorker*> LocalWorkers::workers() const {
+    std::vector<const ItemWorker*> workers;
     for (const auto& worker : workers_) workers.push_back(worker.get());
     return workers;
 }
@@ -79,7 +79,7 @@ std::vector<const BandWorker*> LocalWorkers::workers() const {
 std::string LocalWorkers::json(TimePoint start) const {
     std::string array = "[";
     for (size_t d = 0; d < workers_.size(); ++d) {
-        const BandWorker& worker = *workers_[d];
+        const ItemWorker& worker = *workers_[d];
         JsonObject device;
         device.add("device", devices_[d]->description())
             .add("items", worker.bands_done())

@@ -13,7 +13,7 @@
 
 #include "render/band_renderer.h"
 #include "render/band_schedule.h"
-#include "render/band_worker.h"
+#include "render/item_worker.h"
 #include "render/cluster.h"
 #include "render/frame_log.h"
 #include "render/frame_queue.h"
@@ -75,7 +75,7 @@ RankAbility ability_of(const BandRenderer& renderer);
 RankMemory memory_of(int rank, const BandRenderer& renderer);
 
 // The devices of this process, each a worker with a render thread of its own
-// (BandWorker), numbered from `first_worker` in the order of BandRenderer::devices().
+// (ItemWorker), numbered from `first_worker` in the order of BandRenderer::devices().
 class LocalWorkers : public WorkerSet {
 public:
     // `failure` goes to the first device (tests); `progress` counts the samples they finish.
@@ -86,7 +86,7 @@ public:
     void stop() override {}  // the process's stop flag reaches its render threads
     bool finished() const override;
     int count() const { return int(devices_.size()); }
-    std::vector<const BandWorker*> workers() const;
+    std::vector<const ItemWorker*> workers() const;
     // Each device's work, as a JSON array (the run report): its description,
     // items, pixel samples, busy seconds, and when its first item started and
     // its last ended, in seconds from `start`.
@@ -95,7 +95,7 @@ public:
 private:
     std::vector<BandRenderer*> devices_;
     int first_worker_ = 0;
-    std::vector<std::unique_ptr<BandWorker>> workers_;  // one per device
+    std::vector<std::unique_ptr<ItemWorker>> workers_;  // one per device
     std::vector<bool> told_done_;
 };
 

@@ -52,7 +52,7 @@ public:
         workers_ = std::make_unique<LocalWorkers>(*group_, FailureInjection{}, nullptr, wake_, first_worker);
     }
     ~SimulatedProcesses() override {
-        for (const BandWorker* worker : workers_->workers()) *bands_ += worker->bands_done();
+        for (const ItemWorker* worker : workers_->workers()) *bands_ += worker->bands_done();
     }
     bool collect(Dealer& dealer) override { return workers_->collect(dealer); }
     void deal(Dealer& dealer, bool activity) override { workers_->deal(dealer, activity); }

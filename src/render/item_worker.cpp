@@ -1,4 +1,4 @@
-#include "render/band_worker.h"
+#include "render/item_worker.h"
 
 #include <algorithm>
 #include <csignal>
@@ -23,7 +23,7 @@ void WakeSignal::wait_for(std::chrono::microseconds timeout) {
     pending_ = false;
 }
 
-BandWorker::BandWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done,
+ItemWorker::ItemWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done,
                        WakeSignal& wake)
     : renderer_(renderer),
       failure_(failure),
@@ -33,7 +33,7 @@ BandWorker::BandWorker(BandRenderer& renderer, FailureInjection failure, std::at
     thread_ = std::thread([this] { run(); });
 }
 
-BandWorker::~BandWorker() {
+ItemWorker::~ItemWorker() {
     // Unwinding after a failure: the band in progress is not waited for (the
     // job is ending; a long band could hold the exit for minutes).
     if (std::uncaught_exceptions() > 0) request_stop();
@@ -45,7 +45,7 @@ BandWorker::~BandWorker() {
     thread_.join();
 }
 
-void BandWorker::push(WorkTask work) {
+void ItemWorker::push(ItemToRender work) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         queue_.push_back(std::move(work));
@@ -54,59 +54,59 @@ void BandWorker::push(WorkTask work) {
     work_ready_.notify_one();
 }
 
-size_t BandWorker::queued() const {
+size_t ItemWorker::queued() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return queue_.size();
 }
 
-size_t BandWorker::unfinished() const {
+size_t ItemWorker::unfinished() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return unfinished_;
 }
 
-std::vector<FinishedBand> BandWorker::take_finished() {
+std::vector<RenderedItem> ItemWorker::take_finished() {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<FinishedBand> done;
+    std::vector<RenderedItem> done;
     done.swap(finished_);
     return done;
 }
 
-void BandWorker::rethrow_failure() {
+void ItemWorker::rethrow_failure() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (failure_thrown_) std::rethrow_exception(failure_thrown_);
 }
 
-double BandWorker::busy_seconds() const {
+double ItemWorker::busy_seconds() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return busy_;
 }
 
-uint64_t BandWorker::bands_done() const {
+uint64_t ItemWorker::bands_done() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return bands_;
 }
 
-uint64_t BandWorker::samples_done() const {
+uint64_t ItemWorker::samples_done() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return samples_;
 }
 
-double BandWorker::samples_per_second() const {
+double ItemWorker::samples_per_second() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return busy_ > 0 ? double(samples_) / busy_ : 0.0;
 }
 
-std::chrono::steady_clock::time_point BandWorker::first_start() const {
+std::chrono::steady_clock::time_point ItemWorker::first_start() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return first_start_;
 }
 
-std::chrono::steady_clock::time_point BandWorker::last_end() const {
+std::chrono::steady_clock::time_point ItemWorker::last_end() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return last_end_;
 }
 
-void BandWorker::submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t& started) {
+void ItemWorker::submit(ItemToRender task, std::deque<InFlight>& in_flight, uint64_t& started) {
     ++started;
     if (failure_.enabled() && started == failure_.band) {
         if (failure_.kind == "kill") std::raise(SIGKILL);
@@ -116,7 +116,7 @@ void BandWorker::submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t
     InFlight band;
     band.frame = task.frame;
     band.samples_range = task.samples;
-    band.finished = FinishedBand{task.rows, std::move(task.sums), task.tag};
+    band.finished = RenderedItem{task.rows, std::move(task.sums), task.tag};
     if (band.finished.sums.empty())
         band.finished.sums.assign(size_t(task.rows.count()) * task.frame.width * task.frame.sampling.record_floats,
                                   0.0f);
@@ -136,14 +136,14 @@ void BandWorker::submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t
     renderer_.submit(submitted.frame, submitted.finished.rows, submitted.samples_range, sums, progress_);
 }
 
-void BandWorker::run() {
+void ItemWorker::run() {
     uint64_t started = 0;
     std::deque<InFlight> in_flight;  // submitted, oldest first
     try {
         for (;;) {
             // Fill the renderer's slots from the queue.
             for (;;) {
-                WorkTask task;
+                ItemToRender task;
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
                     if (in_flight.empty()) work_ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });

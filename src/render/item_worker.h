@@ -1,7 +1,8 @@
 // A rank's render thread. The main thread (the only one that calls MPI)
-// queues bands; this thread keeps up to the renderer's bands_in_flight() of
-// them submitted (BandRenderer::submit: a GPU renders one band while the last
-// one's sums come back, on two streams) and hands each band back as soon as
+// queues work items (ItemToRender: a frame's band of rows for some samples);
+// this thread keeps up to the renderer's bands_in_flight() of them submitted
+// (BandRenderer::submit: a GPU renders one band while the last one's sums
+// come back, on two streams) and hands each back as a RenderedItem as soon as
 // it completes, oldest first. Keeping the renderer off the main thread is
 // what lets rank 0 answer requests, and every rank move its messages, while
 // its cores (or its GPU) trace rays.
@@ -51,7 +52,8 @@ private:
     std::chrono::microseconds sleep_ = kShortest;
 };
 
-struct FinishedBand {
+// A work item back from the render thread: its rows' sums, or what an abandoned one kept.
+struct RenderedItem {
     RowRange rows;
     std::vector<float> sums;  // rows x width x record floats; when abandoned, those of the rows kept
     uint64_t tag = 0;         // the caller's label for the work item
@@ -62,9 +64,10 @@ struct FinishedBand {
     uint32_t samples_kept = 0;
 };
 
-// One work item of a frame sequence (frame_queue.h): any frame, any samples,
-// starting from `sums` (rows x width x 3 floats; empty = zeros).
-struct WorkTask {
+// One work item of a frame sequence (frame_queue.h WorkItem) as a render
+// thread takes it: any frame, any samples, starting from `sums` (rows x
+// width x record floats; empty = zeros).
+struct ItemToRender {
     FrameSettings frame;
     RowRange rows;
     SampleRange samples;
@@ -72,22 +75,22 @@ struct WorkTask {
     uint64_t tag = 0;
 };
 
-class BandWorker {
+class ItemWorker {
 public:
     // `failure`, when enabled, is this rank's injected failure (tests).
-    BandWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done, WakeSignal& wake);
-    ~BandWorker();
-    BandWorker(const BandWorker&) = delete;
-    BandWorker& operator=(const BandWorker&) = delete;
+    ItemWorker(BandRenderer& renderer, FailureInjection failure, std::atomic<uint64_t>* samples_done, WakeSignal& wake);
+    ~ItemWorker();
+    ItemWorker(const ItemWorker&) = delete;
+    ItemWorker& operator=(const ItemWorker&) = delete;
 
     // Queues a work item; its finished sums come back through take_finished.
-    void push(WorkTask task);
+    void push(ItemToRender task);
     size_t queued() const;      // pushed, not started
     size_t unfinished() const;  // pushed, not finished
     // Bands the renderer works on at once: the main thread keeps this many
     // unfinished (plus one queued) before the end of the job.
     int slots() const { return slots_; }
-    std::vector<FinishedBand> take_finished();
+    std::vector<RenderedItem> take_finished();
     // Rethrows what the render thread threw, if it did.
     void rethrow_failure();
 
@@ -104,13 +107,13 @@ private:
     struct InFlight {
         FrameSettings frame;
         SampleRange samples_range;
-        FinishedBand finished;
+        RenderedItem finished;
         float* sums = nullptr;
         uint64_t samples = 0;
     };
     void run();
     // Takes the next task, prepares its sums and submits it (render thread).
-    void submit(WorkTask task, std::deque<InFlight>& in_flight, uint64_t& started);
+    void submit(ItemToRender task, std::deque<InFlight>& in_flight, uint64_t& started);
 
     BandRenderer& renderer_;
     FailureInjection failure_;
@@ -120,8 +123,8 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable work_ready_;
-    std::deque<WorkTask> queue_;
-    std::vector<FinishedBand> finished_;
+    std::deque<ItemToRender> queue_;
+    std::vector<RenderedItem> finished_;
     size_t unfinished_ = 0;
     bool stop_ = false;
     std::exception_ptr failure_thrown_;
