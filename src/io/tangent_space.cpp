@@ -67,9 +67,36 @@ std::vector<double> tangent_space(const std::vector<double>& positions, const st
         along_u[t] = scaled(area > 0 ? 1.0 : -1.0, u);
         orientation[t] = area > 0 ? 1 : -1;
     }
-    // Per corner of a usable triangle, its angle-weighted share, summed in
-    // the group of its vertex and orientation.
-    std::map<std::pair<uint32_t, int>, Vector> groups;
+    // MikkTSpace's groups: a vertex's corners in triangles of one
+    // orientation joined across the edges they share (a triangle's neighbour
+    // across edge a -> b holds b -> a), so that a fan of mirrored and
+    // unmirrored triangles, or two surfaces meeting at a point, stay apart.
+    const size_t corner_count = 3 * triangles;
+    std::vector<size_t> parent(corner_count);
+    for (size_t c = 0; c < corner_count; ++c) parent[c] = c;
+    const auto root = [&](size_t c) {
+        while (parent[c] != c) c = parent[c] = parent[parent[c]];
+        return c;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, size_t> edges;  // welded a -> b: the corner at a
+    for (size_t c = 0; c < corner_count; ++c) {
+        if (orientation[c / 3] == 0) continue;
+        const size_t next = c / 3 * 3 + (c + 1) % 3;
+        edges.emplace(std::make_pair(welded[vertex[c]], welded[vertex[next]]), c);
+    }
+    for (size_t c = 0; c < corner_count; ++c) {
+        if (orientation[c / 3] == 0) continue;
+        const size_t next = c / 3 * 3 + (c + 1) % 3;
+        const auto twin = edges.find(std::make_pair(welded[vertex[next]], welded[vertex[c]]));
+        if (twin == edges.end() || orientation[twin->second / 3] != orientation[c / 3]) continue;
+        // The twin's corner at `next`'s vertex, and the corner after it at c's.
+        const size_t twin_next = twin->second / 3 * 3 + (twin->second + 1) % 3;
+        parent[root(twin->second)] = root(next);
+        parent[root(twin_next)] = root(c);
+    }
+    // Per corner of a usable triangle, its angle-weighted share, summed in its group.
+    std::vector<Vector> sums(corner_count, Vector{0, 0, 0});
+    std::map<std::pair<uint32_t, int>, size_t> any_group;  // (welded vertex, orientation) -> a group there
     for (size_t t = 0; t < triangles; ++t) {
         if (orientation[t] == 0) continue;
         for (size_t k = 0; k < 3; ++k) {
@@ -83,25 +110,28 @@ std::vector<double> tangent_space(const std::vector<double>& positions, const st
             Vector edge2 = in_plane(minus(at(positions, vertex[3 * t + (k + 2) % 3]), at(positions, v)), n);
             double angle = 0;
             if (normalize(edge1) && normalize(edge2)) angle = std::acos(std::clamp(dot(edge1, edge2), -1.0, 1.0));
-            Vector& sum = groups.emplace(std::make_pair(welded[v], orientation[t]), Vector{0, 0, 0}).first->second;
-            for (size_t i = 0; i < 3; ++i) sum[i] += angle * tangent[i];
+            const size_t group = root(3 * t + k);
+            for (size_t i = 0; i < 3; ++i) sums[group][i] += angle * tangent[i];
+            any_group.emplace(std::make_pair(welded[v], orientation[t]), group);
         }
     }
-    std::vector<double> tangents(4 * corners.size(), 0.0);
-    for (size_t t = 0; t < triangles; ++t) {
-        for (size_t k = 0; k < 3; ++k) {
-            const uint32_t id = welded[vertex[3 * t + k]];
-            // A triangle without usable (u, v) takes its vertex's group, the
-            // unmirrored one first.
-            int side = orientation[t];
-            if (side == 0) side = groups.count({id, 1}) ? 1 : -1;
-            const auto found = groups.find({id, side});
-            if (found == groups.end()) continue;
-            Vector tangent = found->second;
-            if (!normalize(tangent)) continue;
-            for (size_t i = 0; i < 3; ++i) tangents[4 * (3 * t + k) + i] = tangent[i];
-            tangents[4 * (3 * t + k) + 3] = double(side);
+    std::vector<double> tangents(4 * corner_count, 0.0);
+    for (size_t c = 0; c < corner_count; ++c) {
+        // A triangle without usable (u, v) takes a group of its vertex, an
+        // unmirrored one first.
+        int side = orientation[c / 3];
+        size_t group = root(c);
+        if (side == 0) {
+            const uint32_t id = welded[vertex[c]];
+            side = any_group.count({id, 1}) ? 1 : -1;
+            const auto found = any_group.find({id, side});
+            if (found == any_group.end()) continue;
+            group = found->second;
         }
+        Vector tangent = sums[group];
+        if (!normalize(tangent)) continue;
+        for (size_t i = 0; i < 3; ++i) tangents[4 * c + i] = tangent[i];
+        tangents[4 * c + 3] = double(side);
     }
     return tangents;
 }

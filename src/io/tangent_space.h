@@ -21,14 +21,13 @@ namespace farmrt {
 // - each triangle's direction of increasing u is made unit, and at each
 //   corner made orthogonal to the corner's normal and unit again, and
 //   weighed by the corner's angle;
-// - a vertex's corners are summed per orientation of (u, v): triangles whose
-//   (u, v) are mirrored (negative area) form their own group, with
-//   handedness -1, so a mirrored half never bends its twin's tangents. (The
-//   reference groups only triangles connected around the vertex; here all of
-//   one orientation form one group, which differs only where a vertex's
-//   fan alternates between mirrored and unmirrored triangles.)
-// A triangle without usable (u, v) takes its vertices' tangents; a corner
-// that no usable triangle reaches gets a zero tangent (no normal map there).
+// - a vertex's corners are summed in groups: triangles of one orientation
+//   of (u, v) joined across the edges they share. Mirrored (u, v) (negative
+//   area) have handedness -1, so a mirrored half never bends its twin's
+//   tangents, and surfaces that only touch at a vertex keep their own.
+// A triangle without usable (u, v) takes a group of its vertex (the
+// reference lets it join its neighbours'); a corner that no usable triangle
+// reaches gets a zero tangent (no normal map there).
 std::vector<double> tangent_space(const std::vector<double>& positions, const std::vector<double>& normals,
                                   const std::vector<double>& uvs, const std::vector<uint32_t>& corners);
 

@@ -90,35 +90,44 @@ TEST(TangentSpace, MirroredHalvesKeepTheirOwnTangentsAtTheSeam) {
     }
 }
 
-// A vertex's tangent is its corners' tangents weighed by the corners'
-// angles (not by the triangles' areas), and vertices equal in position,
-// normal and (u, v) count as one however the file indexes them.
-TEST(TangentSpace, CornersWeighByAngleAndEqualVerticesAreOne) {
-    // At the origin: a right-angled corner whose (u, v) runs u along +x,
-    // and a 45-degree corner of a four times larger triangle whose u runs
-    // along +y. MikkTSpace: normalize(pi/2 (1, 0, 0) + pi/4 (0, 1, 0)).
-    const std::vector<double> positions = {0, 0, 0, 1, 0, 0, 0, 1, 0, 2, -2, 0, 0, -2, 0};
-    const std::vector<double> normals(15, 0.0);
-    std::vector<double> n = normals;
-    for (size_t v = 0; v < 5; ++v) n[3 * v + 2] = 1;
-    const std::vector<double> uvs = {0, 0, 1, 0, 0, 1, -2, 2, -2, 0};  // triangle 2: (u, v) = (y, x)
-    const std::vector<uint32_t> corners = {0, 1, 2, 0, 3, 4};
-    const std::vector<double> tangents = tangent_space(positions, n, uvs, corners);
-    const Vec3 expected = unit_vector(Vec3(2, 1, 0));
+// A vertex's tangent is the sum of its group's corner tangents weighed by
+// the corners' angles (not by the triangles' areas); vertices equal in
+// position, normal and (u, v) are one however the file indexes them; and
+// triangles that only touch at a vertex are not one group.
+TEST(TangentSpace, CornersWeighByAngleInGroupsJoinedAcrossEdges) {
+    // At the origin: a right-angled corner whose u runs along +x, and across
+    // their shared edge to (0, 1, 0) a 45-degree corner of a larger triangle
+    // whose u runs along (1, 1): MikkTSpace sums pi/2 (1, 0, 0) + pi/4 (1, 1, 0) / sqrt 2.
+    const std::vector<double> positions = {0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 1, 0};
+    std::vector<double> normals(12, 0.0);
+    for (size_t v = 0; v < 4; ++v) normals[3 * v + 2] = 1;
+    const std::vector<double> uvs = {0, 0, 1, 0, 0, 1, -1, 2};  // triangle 2: u = x, v = -x + y
+    const std::vector<uint32_t> corners = {0, 1, 2, 0, 2, 3};
+    const std::vector<double> tangents = tangent_space(positions, normals, uvs, corners);
+    const double diagonal = M_PI / 4 / std::sqrt(2.0);
+    const Vec3 expected = unit_vector(Vec3(float(M_PI / 2 + diagonal), float(diagonal), 0));
     expect_near(tangent_at(tangents, 0), expected);
     expect_near(tangent_at(tangents, 3), expected);
-    EXPECT_EQ(tangents[3], 1.0);
-    EXPECT_EQ(tangents[4 * 3 + 3], 1.0);
-    // Unindexed, with the origin written twice: the same tangents, corner for corner.
+    for (size_t corner = 0; corner < 6; ++corner) EXPECT_EQ(tangents[4 * corner + 3], 1.0) << corner;
+    // Unindexed, every shared vertex written twice: the same tangents, corner for corner.
     std::vector<double> split_positions, split_normals, split_uvs;
     std::vector<uint32_t> split_corners;
     for (uint32_t v : corners) {
         for (int k = 0; k < 3; ++k) split_positions.push_back(positions[3 * v + size_t(k)]);
-        for (int k = 0; k < 3; ++k) split_normals.push_back(n[3 * v + size_t(k)]);
+        for (int k = 0; k < 3; ++k) split_normals.push_back(normals[3 * v + size_t(k)]);
         for (int k = 0; k < 2; ++k) split_uvs.push_back(uvs[2 * v + size_t(k)]);
         split_corners.push_back(uint32_t(split_corners.size()));
     }
     EXPECT_EQ(tangent_space(split_positions, split_normals, split_uvs, split_corners), tangents);
+    // Two triangles that share only the origin: each corner keeps its own
+    // triangle's tangent (+x; and +y for the second, whose (u, v) = (y, x)).
+    const std::vector<double> touching = {0, 0, 0, 1, 0, 0, 0, 1, 0, 2, -2, 0, 0, -2, 0};
+    std::vector<double> touching_normals(15, 0.0);
+    for (size_t v = 0; v < 5; ++v) touching_normals[3 * v + 2] = 1;
+    const std::vector<double> touching_uvs = {0, 0, 1, 0, 0, 1, -2, 2, -2, 0};
+    const std::vector<double> apart = tangent_space(touching, touching_normals, touching_uvs, {0, 1, 2, 0, 3, 4});
+    expect_near(tangent_at(apart, 0), Vec3(1, 0, 0));
+    expect_near(tangent_at(apart, 3), Vec3(0, 1, 0));
 }
 
 // ---- vertex colours --------------------------------------------------------------------------------
