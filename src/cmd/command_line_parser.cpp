@@ -119,6 +119,8 @@ void apply_option(CommandLine& cl, const std::string& name, const std::string& a
         add_override("sampling.min_spp");
     } else if (name == "--crop") {
         cl.overrides.push_back(SceneOverride{"image.region=[" + value + "]", a + " " + value});
+    } else if (name == "--alpha") {
+        cl.overrides.push_back(SceneOverride{"image.alpha=true", a});
     } else if (name == "--aov") {
         cl.overrides.push_back(SceneOverride{"image.aovs=[" + value + "]", a + " " + value});
     } else if (name == "--set") {
@@ -214,6 +216,9 @@ const OptionSpec kOptions[] = {
     {"--aov", "LIST", "Scene overrides (take precedence over the file)",
      "auxiliary images: albedo,normal,depth,samples,variance (EXR channels, or NAME.albedo.pfm ... beside other "
      "formats)"},
+    {"--alpha", nullptr, "Scene overrides (take precedence over the file)",
+     "an alpha channel, the background transparent to camera rays (image.alpha: RGBA EXR/PNG/TIFF, NAME.alpha.pfm "
+     "beside PFM/PPM)"},
     {"--set", "KEY.PATH=VALUE", "Scene overrides (take precedence over the file)",
      "any scene value, e.g. --set camera.vfov=30, --set objects[2].radius=0.5 (VALUE is YAML)"},
     {"--threads", "N", "Execution",

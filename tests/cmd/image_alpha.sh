@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 scene="$source_dir/configs/tiny.yaml"
 # The CPU tracer: on a GPU machine the interrupted render would end before
 # its signal.
-size=(--width 64 --height 40 --spp 12 --quiet --backend cpu --set image.alpha=true)
+size=(--width 64 --height 40 --spp 12 --quiet --backend cpu --alpha)
 
 same() {  # reference other label: the image and its alpha, byte for byte
     for suffix in .pfm .alpha.pfm; do
@@ -59,7 +59,7 @@ same reference resumed "interrupted and resumed"
 # A format without an alpha channel: one line naming image.alpha, exit 2.
 status=0
 "$farmrt" "$scene" "${size[@]}" -o "$work/bad.jpg" 2>"$work/err" || status=$?
-if [ $status -ne 2 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -qF "image.alpha: .jpg images have no alpha" \
+if [ $status -ne 2 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -qF -- "--alpha: image.alpha: .jpg images have no alpha" \
     "$work/err" || [ -e "$work/bad.jpg" ]; then
     echo "FAIL: alpha to a JPEG: exit $status, expected 2 and one line:"
     cat "$work/err"
