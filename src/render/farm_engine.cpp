@@ -74,7 +74,7 @@ FrameQueueOptions queue_options(const RenderContext& context, const RenderSettin
 
 class FarmEngine : public Dealer {
 public:
-    FarmEngine(const RenderContext& context, FrameJob& job, const CommandLine& command_line, RankReport& report)
+    FarmEngine(const RenderContext& context, FramesToRender& job, const CommandLine& command_line, RankReport& report)
         : context_(context),
           job_(job),
           command_line_(command_line),
@@ -84,7 +84,7 @@ public:
           row_floats_(size_t(width_) * pixel_record_floats(settings_)),
           options_(queue_options(context, settings_, command_line)),
           outputs_(job.description, command_line, context.renderer),
-          queue_(options_, job.frames, [this](const FrameTask& task) { return open_frame(task); }),
+          queue_(options_, job.frames, [this](const PlannedFrame& task) { return open_frame(task); }),
           frame_settings_(job.description),
           progress_(job.samples_to_render, command_line.quiet),
           locals_(context.renderer, context.failure, &progress_.counter(), wake_),
@@ -201,7 +201,7 @@ public:
     }
 
 private:
-    std::unique_ptr<FrameAccumulator> open_frame(const FrameTask& task) {
+    std::unique_ptr<FrameAccumulator> open_frame(const PlannedFrame& task) {
         std::unique_ptr<FrameAccumulator> accumulator;
         auto found = job_.resumed.find(task.frame);
         if (found != job_.resumed.end()) {
@@ -245,7 +245,7 @@ private:
     }
 
     const RenderContext& context_;
-    FrameJob& job_;
+    FramesToRender& job_;
     const CommandLine& command_line_;
     RankReport& report_;
     const RenderSettings& settings_;
@@ -269,8 +269,9 @@ private:
 
 }  // namespace
 
-FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,
-                                      RankReport& report, TimePoint& first_start, TimePoint& last_end) {
+FrameFarmResult render_frames_as_root(const RenderContext& context, FramesToRender& job,
+                                      const CommandLine& command_line, RankReport& report, TimePoint& first_start,
+                                      TimePoint& last_end) {
     FarmEngine engine(context, job, command_line, report);
     FrameFarmResult result = engine.run();
     engine.record(first_start, last_end);

@@ -17,9 +17,11 @@
 
 namespace farmrt {
 
-struct FrameJob {
+// What process 0's engine renders: the frames still to render (FramePlan's,
+// farm_job.cpp) and those resumed from checkpoints.
+struct FramesToRender {
     const SceneDescription& description;
-    std::vector<FrameTask> frames;                                  // to render, in order
+    std::vector<PlannedFrame> frames;                               // to render, in order
     std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;  // frame -> from its checkpoint
     uint64_t samples_to_render = 0;                                 // over `frames`, less what checkpoints hold
 };
@@ -39,7 +41,8 @@ struct FrameFarmResult {
     std::string devices;       // this process's devices' work, as JSON (LocalWorkers::json)
 };
 
-FrameFarmResult render_frames_as_root(const RenderContext& context, FrameJob& job, const CommandLine& command_line,
-                                      RankReport& report, TimePoint& first_start, TimePoint& last_end);
+FrameFarmResult render_frames_as_root(const RenderContext& context, FramesToRender& job,
+                                      const CommandLine& command_line, RankReport& report, TimePoint& first_start,
+                                      TimePoint& last_end);
 
 }  // namespace farmrt

@@ -62,8 +62,8 @@ uint64_t bvh_hash(const Scene& scene) {
 
 // Process 0's plan for the frames: which to render, from which checkpoints.
 struct FramePlan {
-    std::vector<FrameTask> planned;  // every frame of the job
-    std::vector<FrameTask> frames;   // those still to render
+    std::vector<PlannedFrame> planned;  // every frame of the job
+    std::vector<PlannedFrame> frames;   // those still to render
     std::map<uint32_t, std::unique_ptr<FrameAccumulator>> resumed;
     uint64_t samples_to_render = 0;
 };
@@ -73,7 +73,7 @@ FramePlan plan_frame_job(const SceneDescription& description, const CommandLine&
     plan.planned = plan_frames(description, command_line.frames);
     const RenderSettings& settings = description.settings;
     const uint64_t frame_samples = uint64_t(settings.width) * settings.height * settings.spp;
-    for (const FrameTask& task : plan.planned) {
+    for (const PlannedFrame& task : plan.planned) {
         // --resume: temporaries that a killed run left beside the frame's
         // image and checkpoint go; a frame whose image is complete is done.
         if (command_line.resume) {
@@ -202,8 +202,8 @@ private:
         resumed_frames_ = plan_.resumed.size();
         try {
             if (root_) {
-                FrameJob frame_job{prepared_->description, std::move(plan_.frames), std::move(plan_.resumed),
-                                   plan_.samples_to_render};
+                FramesToRender frame_job{prepared_->description, std::move(plan_.frames), std::move(plan_.resumed),
+                                         plan_.samples_to_render};
                 result_ = render_frames_as_root(context, frame_job, command_line_, report_, first_start, last_end);
             } else {
                 cluster_.serve(context, prepared_->description, report_, command_line_.rank_timeout, first_start,
@@ -262,7 +262,7 @@ private:
 
     JobOutcome outcome_of(const std::vector<RankReport>& reports) const {
         std::vector<uint32_t> planned;
-        for (const FrameTask& task : plan_.planned) planned.push_back(task.frame);
+        for (const PlannedFrame& task : plan_.planned) planned.push_back(task.frame);
         const std::string output =
             plan_.planned.size() == 1 ? plan_.planned[0].output : prepared_->description.settings.output;
         return JobOutcome{prepared_->description, command_line_, *renderer_, phases_, reports, result_,

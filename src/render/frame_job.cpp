@@ -11,7 +11,7 @@
 #include "io/image_output.h"
 
 namespace farmrt {
-std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested) {
+std::vector<PlannedFrame> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested) {
     const Animation& animation = description.animation;
     std::vector<uint32_t> frames = requested;
     if (frames.empty()) frames = animation.present ? animation.frames : std::vector<uint32_t>{0};
@@ -29,10 +29,10 @@ std::vector<FrameTask> plan_frames(const SceneDescription& description, const st
                          " frames are to be rendered (" + format_frame_list(frames) +
                          "): name the output like out_####.png (#### = frame number, zero-padded)");
     }
-    std::vector<FrameTask> tasks;
+    std::vector<PlannedFrame> tasks;
     tasks.reserve(frames.size());
     for (uint32_t f : frames) {
-        FrameTask task;
+        PlannedFrame task;
         task.frame = f;
         task.output = frame_output_path(pattern, f);
         task.checkpoint = checkpoint_path_for(task.output);

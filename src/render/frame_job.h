@@ -21,7 +21,8 @@
 
 namespace farmrt {
 
-struct FrameTask {
+// A frame of the job and the files it writes.
+struct PlannedFrame {
     uint32_t frame = 0;
     std::string output;      // the output pattern with the frame number filled in
     std::string checkpoint;  // checkpoint_path_for(output)
@@ -30,7 +31,8 @@ struct FrameTask {
 // The frames a job renders: --frames, else animation.frames, else one still
 // (frame 0). Throws InputError when several frames would share one output name
 // or when --frames leaves the animation's range.
-std::vector<FrameTask> plan_frames(const SceneDescription& description, const std::vector<uint32_t>& requested_frames);
+std::vector<PlannedFrame> plan_frames(const SceneDescription& description,
+                                      const std::vector<uint32_t>& requested_frames);
 
 // True when `path` exists, reads back as a complete width x height image,
 // and, where its metadata records the settings it was made with (every

@@ -9,7 +9,7 @@ namespace farmrt {
 
 struct FrameQueue::OpenFrame {
     uint32_t slot = 0;
-    FrameTask task;
+    PlannedFrame task;
     std::unique_ptr<FrameAccumulator> accumulator;
     std::vector<uint32_t> scheduled;           // per row: samples once its item out (if any) is back
     std::vector<uint8_t> out;                  // per row: an item is out
@@ -26,7 +26,7 @@ size_t open_frame_limit(size_t frame_bytes, int workers, uint64_t available_byte
     return std::clamp<size_t>(size_t(budget / std::max<size_t>(frame_bytes, 1)), 2, size_t(std::max(workers, 2)) + 1);
 }
 
-FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open)
+FrameQueue::FrameQueue(const FrameQueueOptions& options, std::vector<PlannedFrame> frames, Opener open)
     : options_(options),
       tasks_(std::move(frames)),
       open_(std::move(open)),
@@ -337,7 +337,7 @@ std::vector<uint32_t> FrameQueue::take_completed() {
     return done;
 }
 
-const FrameTask& FrameQueue::task(uint32_t slot) const { return open_frame(slot).task; }
+const PlannedFrame& FrameQueue::task(uint32_t slot) const { return open_frame(slot).task; }
 
 const FrameAccumulator& FrameQueue::accumulator(uint32_t slot) const { return *open_frame(slot).accumulator; }
 

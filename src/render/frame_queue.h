@@ -81,8 +81,8 @@ size_t open_frame_limit(size_t frame_bytes, int workers, uint64_t available_byte
 class FrameQueue {
 public:
     // Makes a frame's accumulator (fresh, or from its checkpoint) when the frame opens.
-    using Opener = std::function<std::unique_ptr<FrameAccumulator>(const FrameTask&)>;
-    FrameQueue(const FrameQueueOptions& options, std::vector<FrameTask> frames, Opener open);
+    using Opener = std::function<std::unique_ptr<FrameAccumulator>(const PlannedFrame&)>;
+    FrameQueue(const FrameQueueOptions& options, std::vector<PlannedFrame> frames, Opener open);
     ~FrameQueue();
     // Where the queue reads the time (pass sizes from the measured speed,
     // --time-limit, frame durations): the steady clock, or a simulation's
@@ -121,7 +121,7 @@ public:
     // Frames now complete (every sample of every row), oldest first; the caller
     // writes each and then closes it.
     std::vector<uint32_t> take_completed();
-    const FrameTask& task(uint32_t slot) const;
+    const PlannedFrame& task(uint32_t slot) const;
     const FrameAccumulator& accumulator(uint32_t slot) const;
     // Seconds from the frame's opening to its completion (to now while open).
     double frame_seconds(uint32_t slot) const;
@@ -152,7 +152,7 @@ private:
     const OpenFrame& open_frame(uint32_t slot) const;
 
     FrameQueueOptions options_;
-    std::vector<FrameTask> tasks_;
+    std::vector<PlannedFrame> tasks_;
     Opener open_;
     size_t next_task_ = 0;
     std::deque<std::unique_ptr<OpenFrame>> open_frames_;

@@ -48,7 +48,7 @@ bool OutputDriver::write_completed(FrameQueue& queue, const std::function<std::v
     bool any = false;
     for (uint32_t slot : queue.take_completed()) {
         any = true;
-        const FrameTask& task = queue.task(slot);
+        const PlannedFrame& task = queue.task(slot);
         const FrameAccumulator& accumulator = queue.accumulator(slot);
         const auto write_start = Clock::now();
         std::vector<AovImage> aovs;
@@ -98,7 +98,7 @@ ImageMetadata OutputDriver::metadata_for(uint32_t frame, const FrameAccumulator&
 
 void OutputDriver::log_frame(const FrameQueue& queue, uint32_t slot, double write_seconds,
                              std::vector<RankMemory> memory) {
-    const FrameTask& task = queue.task(slot);
+    const PlannedFrame& task = queue.task(slot);
     const FrameAccumulator& accumulator = queue.accumulator(slot);
     FrameLogEntry entry;
     entry.frame = task.frame;

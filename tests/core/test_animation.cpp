@@ -109,7 +109,7 @@ TEST(AnimationLoader, ReadsFramesAndKeyframes) {
     ASSERT_EQ(d.animation.keyframes.size(), 2u);
     EXPECT_EQ(d.animation.keyframes[0].camera.vfov, 40.0);  // omitted: the scene camera's
     EXPECT_EQ(d.animation.keyframes[1].camera.vfov, 50.0);
-    const std::vector<FrameTask> tasks = plan_frames(d, {});
+    const std::vector<PlannedFrame> tasks = plan_frames(d, {});
     ASSERT_EQ(tasks.size(), 10u);
     EXPECT_EQ(tasks[2].output, "out_003.ppm");
     EXPECT_EQ(tasks[2].checkpoint, "out_003.ppm.checkpoint");

@@ -54,9 +54,9 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
     const int n = int(farm.speeds.size());
     options.ranks = n;
     options.height = uint32_t(farm.row_costs.size());
-    std::vector<FrameTask> tasks;
-    for (uint32_t f = 0; f < frames; ++f) tasks.push_back(FrameTask{f, "frame", "frame.checkpoint"});
-    FrameQueue queue(options, tasks, [&](const FrameTask&) {
+    std::vector<PlannedFrame> tasks;
+    for (uint32_t f = 0; f < frames; ++f) tasks.push_back(PlannedFrame{f, "frame", "frame.checkpoint"});
+    FrameQueue queue(options, tasks, [&](const PlannedFrame&) {
         return std::make_unique<FrameAccumulator>(options.width, options.height, options.spp, "id");
     });
     double now = 0;  // simulated seconds: the queue's clock too
@@ -463,7 +463,7 @@ std::vector<SampleRange> rounds_of(int ranks, uint32_t spp, uint32_t pass_sample
     options.ranks = ranks;
     options.pass_samples = pass_samples;
     options.tail_samples = tail_samples;
-    FrameQueue queue(options, {FrameTask{0, "still", "still.checkpoint"}}, [&](const FrameTask&) {
+    FrameQueue queue(options, {PlannedFrame{0, "still", "still.checkpoint"}}, [&](const PlannedFrame&) {
         return std::make_unique<FrameAccumulator>(options.width, options.height, options.spp, "id");
     });
     // A microsecond an item: far below the 10-second pass, on any machine.

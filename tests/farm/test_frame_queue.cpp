@@ -118,10 +118,10 @@ void simulate(FrameQueue& queue, int ranks, std::mt19937& random, Simulation& si
         simulation.checkpoints[queue.task(slot).frame] = queue.accumulator(slot).checkpoint();
 }
 
-std::vector<FrameTask> tasks_for(const std::vector<uint32_t>& frames) {
-    std::vector<FrameTask> tasks;
+std::vector<PlannedFrame> tasks_for(const std::vector<uint32_t>& frames) {
+    std::vector<PlannedFrame> tasks;
     for (uint32_t f : frames)
-        tasks.push_back(FrameTask{f, "f" + std::to_string(f), "f" + std::to_string(f) + ".checkpoint"});
+        tasks.push_back(PlannedFrame{f, "f" + std::to_string(f), "f" + std::to_string(f) + ".checkpoint"});
     return tasks;
 }
 
@@ -145,7 +145,7 @@ TEST(FrameQueue, EveryPixelGetsItsSamplesInOrderOnce) {
             for (uint32_t pass : {1u, 4u, 13u}) {
                 for (size_t open : {size_t(1), size_t(3)}) {
                     FrameQueue queue(options_for(ranks, band_rows, pass, open), tasks_for(frames),
-                                     [](const FrameTask& t) {
+                                     [](const PlannedFrame& t) {
                                          return std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp,
                                                                                    "id" + std::to_string(t.frame));
                                      });
@@ -181,7 +181,7 @@ TEST(FrameQueue, StoppedAndResumedWithOtherRankCountsIsBitIdentical) {
             ASSERT_LT(run, 200);
             const int ranks = 1 + int(random() % 4);
             FrameQueue queue(options_for(ranks, random() % 3, random() % 5, 1 + random() % 3), tasks_for(remaining),
-                             [&](const FrameTask& t) {
+                             [&](const PlannedFrame& t) {
                                  auto accumulator = std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp,
                                                                                        "id" + std::to_string(t.frame));
                                  auto found = checkpoints.find(t.frame);
@@ -231,7 +231,7 @@ TEST(FrameQueue, TimeLimitEndsEachFrameAtAPassBoundary) {
         for (uint32_t pass : {4u, 13u}) {
             FrameQueueOptions options = options_for(ranks, 0, pass, 2);
             options.time_limit_seconds = 1e-9;
-            FrameQueue queue(options, tasks_for(frames), [](const FrameTask& t) {
+            FrameQueue queue(options, tasks_for(frames), [](const PlannedFrame& t) {
                 return std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp, "id" + std::to_string(t.frame));
             });
             Simulation simulation;
@@ -266,7 +266,7 @@ TEST(FrameQueue, TimeLimitEvensOutAResumedFrame) {
     write_checkpoint(path, partial.checkpoint());
     FrameQueueOptions options = options_for(2, 0, 4, 1);
     options.time_limit_seconds = 1e-9;
-    FrameQueue queue(options, tasks_for({1}), [&](const FrameTask&) {
+    FrameQueue queue(options, tasks_for({1}), [&](const PlannedFrame&) {
         auto accumulator = std::make_unique<FrameAccumulator>(kWidth, kHeight, kSpp, "id1");
         accumulator->resume_from(path);
         return accumulator;
