@@ -74,7 +74,7 @@ __global__ void first_hit_features_kernel(const SceneView scene, const FrameSett
                                           float* albedo, float* normal, float* depth) {
     const uint32_t pixel_count = frame.width * frame.height;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
-        pixel_first_hit_features(scene, frame, pixel % frame.width, pixel / frame.width, samples, BvhClosestHit(),
+        pixel_first_hit_features(scene, frame, pixel % frame.width, pixel / frame.width, samples, BvhQuery(),
                                  albedo + size_t(pixel) * 3, normal + size_t(pixel) * 3, depth + pixel);
     }
 }

@@ -127,7 +127,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
     }
 }
 
-// The closest-hit query over the wide BVH (integrator.h's ClosestHit).
+// The closest-hit query over the wide BVH (integrator.h's Query).
 template <class Traits>
 struct WideTraversalQuery {
     static constexpr bool kSpheresOnly = Traits::kSpheresOnly;  // as TraversalQuery's

@@ -52,7 +52,7 @@ struct TraversalWorkload {
 };
 constexpr uint32_t kPixelSamples = 16;
 
-struct RecordingClosestHit {
+struct RecordingQuery {
     std::vector<Ray>* rays;
     bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
         rays->push_back(ray);
@@ -80,7 +80,7 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
             PixelSampler sampler(frame.key, frame.pixel_index(x, y), 0);
             const Ray ray = frame.camera_ray(x, y, sampler);
             w.camera.rays.push_back(ray);
-            trace_path(scene, ray, sampler, frame.max_depth, RecordingClosestHit{&w.paths.rays}, frame.integrator);
+            trace_path(scene, ray, sampler, frame.max_depth, RecordingQuery{&w.paths.rays}, frame.integrator);
             for (uint32_t sample = 0; sample < kPixelSamples; ++sample) {
                 PixelSampler pixel_sampler(frame.key, frame.pixel_index(x, y), sample);
                 w.pixel_samples.rays.push_back(frame.camera_ray(x, y, pixel_sampler));
@@ -91,8 +91,8 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
 }
 
 // One closest-hit query per ray, per iteration: items = rays.
-template <class ClosestHit>
-void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& rays, const ClosestHit& closest_hit) {
+template <class Query>
+void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& rays, const Query& closest_hit) {
     size_t hits = 0;
     for (auto _ : state) {
         for (const Ray& ray : rays.rays) {
@@ -108,7 +108,7 @@ void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& ra
 // trace_all() through the scalar BVH (Off) or the level's single-ray traversal.
 void trace_all_at_level(benchmark::State& state, const SceneView& scene, const RaySet& rays, SimdLevel level) {
     if (level == SimdLevel::Off) {
-        trace_all(state, scene, rays, BvhClosestHit());
+        trace_all(state, scene, rays, BvhQuery());
     } else {
         const simd::WideAccelerator accelerator(scene, level, wide_options());
         trace_all(state, scene, rays, accelerator.closest_hit());
@@ -237,7 +237,7 @@ void run_primitives(benchmark::State& state, PrimitiveType type, SimdLevel level
     const PrimitiveWorkload& w = primitive_workload(type, count);
     const SceneView scene = w.scene.view();
     if (level == SimdLevel::Off) {
-        trace_all(state, scene, w.rays, BvhClosestHit());
+        trace_all(state, scene, w.rays, BvhQuery());
     } else {
         const simd::WideAccelerator accelerator(scene, level);
         trace_all(state, scene, w.rays, accelerator.closest_hit());

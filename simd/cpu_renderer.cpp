@@ -166,7 +166,7 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
                 render_unit_pixels(frame, unit, rows.begin, begin, end, sums,
                                    [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
                                        PixelSampler sampler(frame.key, pixel_index, sample);
-                                       return trace_sample(scene, frame, x, y, sampler, BvhClosestHit());
+                                       return trace_sample(scene, frame, x, y, sampler, BvhQuery());
                                    });
             }
             if (samples_done) {

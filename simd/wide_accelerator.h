@@ -12,7 +12,7 @@ namespace farmrt {
 namespace simd {
 
 // Calls the level's kernel: one indirect call per ray, the traversal inside it.
-struct WideClosestHit {
+struct WideQuery {
     ClosestHitFunction function = nullptr;
     const void* view = nullptr;
 
@@ -31,7 +31,7 @@ public:
 
     SimdLevel level() const { return kernels_->level; }
     int width() const { return kernels_->width; }
-    WideClosestHit closest_hit() const { return WideClosestHit{kernels_->closest_hit, view_}; }
+    WideQuery closest_hit() const { return WideQuery{kernels_->closest_hit, view_}; }
     // Kernels::packet_closest_hits on this accelerator's wide BVH.
     bool packet_closest_hits(const Ray* rays, int count, float t_min, Hit* hits, bool* found) const {
         return kernels_->packet_closest_hits(view_, rays, count, t_min, hits, found);

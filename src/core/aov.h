@@ -57,10 +57,10 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 camera_forward(const Camera& camera) {
     return unit_vector(cross(camera.pixel_delta_u, camera.pixel_delta_v));
 }
 
-template <class ClosestHit, class Sampler>
+template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView& scene, const FrameSettings& frame,
                                                                  uint32_t x, uint32_t y, Sampler& sampler,
-                                                                 const ClosestHit& closest_hit) {
+                                                                 const Query& closest_hit) {
     const Ray ray = frame.camera_ray(x, y, sampler);
     FirstHitFeatures features;
     Hit hit;
@@ -84,10 +84,10 @@ FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView
 // normal (3 floats each) and the nearest depth. One function for the CPU
 // (render/aov_pass.cpp) and the GPU (cuda/path_kernel_exact.cu), so that
 // both write the same floats.
-template <class ClosestHit>
+template <class Query>
 FARMRT_CPU_GPU FARMRT_INLINE void pixel_first_hit_features(const SceneView& scene, const FrameSettings& frame,
                                                            uint32_t x, uint32_t y, uint32_t samples,
-                                                           const ClosestHit& closest_hit, float* albedo, float* normal,
+                                                           const Query& closest_hit, float* albedo, float* normal,
                                                            float* depth) {
     Color albedo_sum(0.0f);
     Vec3 normal_sum(0.0f);

@@ -30,9 +30,9 @@ struct TraversalQuery {
         return intersect_any(scene, ray, kMinHitDistance, t_max);
     }
 };
-template <bool kInstances>
-using BvhQuery = TraversalQuery<TraversalTraits<kInstances>>;
-using BvhClosestHit = BvhQuery<true>;
+// The query of every scene, instances included: the scalar tracers' and the
+// one tests and tools take by default.
+using BvhQuery = TraversalQuery<TraversalTraits<true>>;
 
 // Whether a query's scenes hold spheres alone (its kSpheresOnly, false where
 // it has none): their shading leaves vertex colours and normal maps out at
@@ -355,7 +355,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_path_deferring_shadow(const SceneView
 }
 
 // Traces one path segment: the closest-hit query, then continue_path().
-template <class Query = BvhClosestHit, class Sampler = PixelSampler>
+template <class Query = BvhQuery, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                               const Query& query = Query()) {
     Hit hit;
@@ -381,7 +381,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
 }
 
 // Radiance along one path; a path still going after max_depth segments adds black.
-template <class Query = BvhClosestHit, class Sampler = PixelSampler>
+template <class Query = BvhQuery, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,
                                               const Query& query = Query(),
                                               Integrator integrator = Integrator::NextEvent,
@@ -446,9 +446,9 @@ struct FrameSettings {
 };
 
 // One sample of pixel (x, y), its random numbers from `sampler`.
-template <class ClosestHit, class Sampler>
+template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
-                                                      uint32_t y, Sampler& sampler, const ClosestHit& closest_hit) {
+                                                      uint32_t y, Sampler& sampler, const Query& closest_hit) {
     float filter_weight;
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
     PathState path = start_path(ray, frame.integrator, filter_weight);
@@ -460,10 +460,10 @@ FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, co
 // many floats as frame.sampling.record_floats), in sample order, skipping
 // those that adaptive sampling leaves out, so that any split into passes
 // accumulates the same floats.
-template <class ClosestHit = BvhClosestHit>
+template <class Query = BvhQuery>
 FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                    uint32_t y, uint32_t sample_begin, uint32_t sample_end, float* sum,
-                                                   const ClosestHit& closest_hit = ClosestHit()) {
+                                                   const Query& closest_hit = Query()) {
     const uint32_t pixel_index = frame.pixel_index(x, y);
     for_each_sample_run(sum, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
         for (uint32_t s = begin; s < end; ++s) {

@@ -32,7 +32,7 @@ FirstHitImages render_first_hits(const SceneView& scene, const FrameSettings& fr
             const uint32_t y = uint32_t(row);
             for (uint32_t x = 0; x < width; ++x) {
                 const size_t pixel = size_t(y) * width + x;
-                pixel_first_hit_features(scene, frame, x, y, samples, BvhClosestHit(), &albedo[pixel * 3],
+                pixel_first_hit_features(scene, frame, x, y, samples, BvhQuery(), &albedo[pixel * 3],
                                          &normal[pixel * 3], &depth[pixel]);
             }
         }

@@ -308,7 +308,7 @@ double mean_radiance(const Scene& scene, const Ray& ray, Integrator integrator, 
     testing::SampleMean radiance;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{1, 0}, 3, s);
-        radiance.add(trace_path(view, ray, sampler, 64, BvhClosestHit(), integrator).y);
+        radiance.add(trace_path(view, ray, sampler, 64, BvhQuery(), integrator).y);
     }
     standard_error = radiance.standard_error();
     return radiance.mean();

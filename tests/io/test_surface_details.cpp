@@ -231,7 +231,7 @@ TEST(VertexColors, MultiplyTheBaseColourOfEveryMaterialInARender) {
         const Color want(float(0.5 * w0), float(0.8 * w1), float(1.0 * w2));
         expect_near(base_color_at(view.materials[si.material], view.textures, view.texture_pixels, si), want, 1e-5f);
         PixelSampler sampler(SamplerKey{}, uint32_t(i), 0);
-        expect_near(trace_path(view, ray, sampler, 2, BvhClosestHit(), Integrator::Naive), want, 1e-5f);
+        expect_near(trace_path(view, ray, sampler, 2, BvhQuery(), Integrator::Naive), want, 1e-5f);
         ++checked;
     }
     EXPECT_GT(checked, 20);

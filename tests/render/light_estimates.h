@@ -66,7 +66,7 @@ inline Estimate estimate(const Scene& scene, const Ray& ray, Integrator integrat
     SampleMean paths;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{seed, 0}, 7, s);
-        paths.add(luminance(trace_path(view, ray, sampler, 50, BvhClosestHit(), integrator)));
+        paths.add(luminance(trace_path(view, ray, sampler, 50, BvhQuery(), integrator)));
     }
     return Estimate{paths.mean(), paths.standard_error()};
 }

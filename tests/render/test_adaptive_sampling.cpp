@@ -59,7 +59,7 @@ std::vector<Color> pixel_samples(const SceneDescription& description, FrameSetti
     std::vector<Color> samples;
     for (uint32_t s = 0; s < kSpp; ++s) {
         PixelSampler sampler(frame.key, frame.pixel_index(x, y), s);
-        const Color c = trace_sample(description.scene.view(), frame, x, y, sampler, BvhClosestHit()).radiance;
+        const Color c = trace_sample(description.scene.view(), frame, x, y, sampler, BvhQuery()).radiance;
         samples.push_back(Color(c.x == c.x ? c.x : 0.0f, c.y == c.y ? c.y : 0.0f, c.z == c.z ? c.z : 0.0f));
     }
     return samples;

@@ -416,7 +416,7 @@ Estimate clamped_estimate(const Scene& scene, const Ray& ray, uint32_t n, int ma
     testing::SampleMean paths;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{5, 0}, 3, s);
-        paths.add(luminance(trace_path(view, ray, sampler, max_depth, BvhClosestHit(), Integrator::NextEvent)));
+        paths.add(luminance(trace_path(view, ray, sampler, max_depth, BvhQuery(), Integrator::NextEvent)));
     }
     return Estimate{paths.mean(), paths.standard_error()};
 }

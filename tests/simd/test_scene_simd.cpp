@@ -36,7 +36,7 @@ TEST(SceneSimd, SameClosestHitsWithInstancesAsScalar) {
             scene.build_acceleration();
             const SceneView view = scene.view();
             const simd::WideAccelerator accelerator(view, level);
-            const simd::WideClosestHit wide = accelerator.closest_hit();
+            const simd::WideQuery wide = accelerator.closest_hit();
             testing::Random random(seed * 31);
             for (int r = 0; r < 300; ++r) {
                 const Ray ray{random.point(14), random.point(1), random.uniform(0, 1)};

@@ -89,7 +89,7 @@ TEST_P(SimdLevelTest, SameClosestHitsAsScalarOnRandomMixedScenes) {
         scene.build_acceleration();
         const SceneView view = scene.view();
         const simd::WideAccelerator accelerator(view, GetParam());
-        const simd::WideClosestHit wide = accelerator.closest_hit();
+        const simd::WideQuery wide = accelerator.closest_hit();
         const std::vector<RandomQuery> queries = random_queries(1000 + seed, 3000);
         for (size_t i = 0; i < queries.size(); ++i) {
             const RandomQuery& q = queries[i];
