@@ -147,4 +147,22 @@ inline Scene random_scene(std::mt19937& rng, size_t count, float extent) {
     return scene;
 }
 
+// A PFM's floats (top row first) and its channel count (3 for "PF", 1 for
+// "Pf"); empty when the file is short.
+inline std::vector<float> read_pfm(const std::string& path, int& channels) {
+    std::ifstream in(path, std::ios::binary);
+    std::string magic;
+    uint32_t width = 0, height = 0;
+    double scale = 0;
+    in >> magic >> width >> height >> scale;
+    in.get();
+    channels = magic == "PF" ? 3 : 1;
+    std::vector<float> values(size_t(width) * height * size_t(channels));
+    for (uint32_t row = height; row-- > 0;) {
+        in.read(reinterpret_cast<char*>(&values[size_t(row) * width * size_t(channels)]),
+                std::streamsize(size_t(width) * size_t(channels) * 4));
+    }
+    return in ? values : std::vector<float>{};
+}
+
 }  // namespace farmrt::testing

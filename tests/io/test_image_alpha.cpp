@@ -46,37 +46,20 @@ ImageMetadata metadata() {
     return m;
 }
 
-// A PFM's floats (top row first) and its channel count.
-std::vector<float> read_pfm(const std::string& path, int& channels) {
-    std::ifstream in(path, std::ios::binary);
-    std::string magic;
-    uint32_t width = 0, height = 0;
-    double scale = 0;
-    in >> magic >> width >> height >> scale;
-    in.get();
-    channels = magic == "PF" ? 3 : 1;
-    std::vector<float> values(size_t(width) * height * size_t(channels));
-    for (uint32_t row = height; row-- > 0;) {
-        in.read(reinterpret_cast<char*>(&values[size_t(row) * width * size_t(channels)]),
-                std::streamsize(width * size_t(channels) * sizeof(float)));
-    }
-    return in ? values : std::vector<float>{};
-}
-
 TEST(ImageAlpha, PfmAndPpmGetTheirAlphaBeside) {
     const TemporaryDirectory directory;
     const Premultiplied image = test_image();
     write_image(directory.file("a.pfm"), kWidth, kHeight, image.colour, Encoding::Linear, PixelDataType::Float,
                 metadata(), {}, image.alpha);
     int channels = 0;
-    EXPECT_EQ(read_pfm(directory.file("a.alpha.pfm"), channels), image.alpha);
+    EXPECT_EQ(testing::read_pfm(directory.file("a.alpha.pfm"), channels), image.alpha);
     EXPECT_EQ(channels, 1);
-    EXPECT_EQ(read_pfm(directory.file("a.pfm"), channels), image.colour) << "float colour stays premultiplied";
+    EXPECT_EQ(testing::read_pfm(directory.file("a.pfm"), channels), image.colour) << "float colour stays premultiplied";
     EXPECT_EQ(channels, 3);
 
     write_image(directory.file("b.ppm"), kWidth, kHeight, image.colour, Encoding::Linear, PixelDataType::UInt8,
                 metadata(), {}, image.alpha);
-    EXPECT_EQ(read_pfm(directory.file("b.alpha.pfm"), channels), image.alpha);
+    EXPECT_EQ(testing::read_pfm(directory.file("b.alpha.pfm"), channels), image.alpha);
     const LoadedImage ppm = read_image(directory.file("b.ppm"));
     for (size_t i = 0; i < ppm.pixels.size(); ++i) {
         const float alpha = image.alpha[i / 3];

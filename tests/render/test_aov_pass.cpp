@@ -136,22 +136,6 @@ TEST(AovPass, SamplesFollowATimeLimitedFrame) {
     for (float count : images[0].values) ASSERT_EQ(count, 12.0f);
 }
 
-std::vector<float> read_pfm(const std::string& path, int& channels) {
-    std::ifstream in(path, std::ios::binary);
-    std::string magic;
-    uint32_t width = 0, height = 0;
-    double scale = 0;
-    in >> magic >> width >> height >> scale;
-    in.get();
-    channels = magic == "PF" ? 3 : 1;
-    std::vector<float> values(size_t(width) * height * size_t(channels));
-    for (uint32_t row = height; row-- > 0;) {
-        in.read(reinterpret_cast<char*>(&values[size_t(row) * width * size_t(channels)]),
-                std::streamsize(size_t(width) * size_t(channels) * 4));
-    }
-    return in ? values : std::vector<float>{};
-}
-
 TEST(AovOutput, FilesBesideImagesWithoutLayers) {
     testing::TemporaryDirectory directory;
     const uint32_t width = 5, height = 3;
@@ -162,9 +146,9 @@ TEST(AovOutput, FilesBesideImagesWithoutLayers) {
     const std::string path = (directory.path() / "frame.ppm").string();
     write_image(path, width, height, pixels, Encoding::Srgb, PixelDataType::UInt8, ImageMetadata{}, {depth, albedo});
     int channels = 0;
-    EXPECT_EQ(read_pfm((directory.path() / "frame.depth.pfm").string(), channels), depth.values);
+    EXPECT_EQ(testing::read_pfm((directory.path() / "frame.depth.pfm").string(), channels), depth.values);
     EXPECT_EQ(channels, 1);
-    EXPECT_EQ(read_pfm((directory.path() / "frame.albedo.pfm").string(), channels), albedo.values);
+    EXPECT_EQ(testing::read_pfm((directory.path() / "frame.albedo.pfm").string(), channels), albedo.values);
     EXPECT_EQ(channels, 3);
 }
 
