@@ -384,6 +384,13 @@ TEST(SceneLoaderErrors, UnsupportedOutputExtensions) {
               "scene.yaml:5:14: image.data_type: .ppm images hold integer data only");
     EXPECT_EQ(load_error(with_line(4, "  output: out.pfm\n  data_type: uint8")),
               "scene.yaml:5:14: image.data_type: .pfm images hold float data only");
+    // image.alpha: a boolean, for a format that keeps alpha (PPM keeps it beside).
+    EXPECT_EQ(load_error(with_inserted(4, "  alpha: yes please")),
+              "scene.yaml:5:10: image.alpha: unknown value 'yes please' (expected true | false)");
+    EXPECT_EQ(load_error(with_line(4, "  output: out.jpg\n  alpha: true")),
+              "scene.yaml:5:10: image.alpha: .jpg images have no alpha channel (use .exr, .png or .tiff; .pfm and "
+              ".ppm get a NAME.alpha.pfm beside them)");
+    EXPECT_EQ(load_error(with_inserted(4, "  alpha: true")), "(no error)");
 }
 
 // ---- files ------------------------------------------------------------------------------
