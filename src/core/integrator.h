@@ -380,15 +380,23 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
                                                   ImmediateShadows<Query>{query});
 }
 
-// Radiance along one path; a path still going after max_depth segments adds black.
+// One path traced to its end; a path still going after max_depth segments adds black.
+template <class Query, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE PathState ended_path(const SceneView& scene, const Ray& ray, Sampler& sampler,
+                                                  int max_depth, const Query& query, Integrator integrator,
+                                                  float filter_weight) {
+    PathState path = start_path(ray, integrator, filter_weight);
+    while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
+    return path;
+}
+
+// Radiance along one path (ended_path).
 template <class Query = BvhQuery, class Sampler = PixelSampler>
 FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, Sampler& sampler, int max_depth,
                                               const Query& query = Query(),
                                               Integrator integrator = Integrator::NextEvent,
                                               float filter_weight = 1.0f) {
-    PathState path = start_path(ray, integrator, filter_weight);
-    while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
-    return path.radiance;
+    return ended_path(scene, ray, sampler, max_depth, query, integrator, filter_weight).radiance;
 }
 
 // trace_path() when the camera ray's closest-hit query has already run
@@ -451,9 +459,8 @@ FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, co
                                                       uint32_t y, Sampler& sampler, const Query& closest_hit) {
     float filter_weight;
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
-    PathState path = start_path(ray, frame.integrator, filter_weight);
-    while (path.depth < frame.max_depth && extend_path(scene, path, sampler, closest_hit)) {}
-    return path_sample(path, filter_weight);
+    return path_sample(ended_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator, filter_weight),
+                       filter_weight);
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as
