@@ -179,6 +179,8 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     device_scene_.emitter_keys = upload(scene.emitter_keys, scene.emitter_key_count, "the emitter keys");
     device_scene_.infinite_lights = upload(scene.infinite_lights, scene.infinite_light_count, "the infinite lights");
 
+    const unsigned long long no_rays[kRayTotals] = {};
+    ray_totals_ = upload(no_rays, kRayTotals, "the ray counters");
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");
         check(cudaEventCreate(&slot.kernel_start), "creating an event");
@@ -401,6 +403,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     if (split) band.chunk_samples = 1;
     band.warp_fetch = options_.warp_fetch;
     band.stop = device_stop_;
+    band.rays = ray_totals_;
     if (band.radiance) check(cudaMemsetAsync(slot.passes, 0, 2 * sizeof(uint32_t), slot.stream), "resetting a counter");
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
     for (uint64_t begin = samples.begin; begin < samples.end; begin = band.sample_end) {
@@ -574,6 +577,17 @@ uint64_t CudaRenderer::gpu_memory_used_bytes() const {
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaSetDevice(device_) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return 0;
     return uint64_t(total_bytes - free_bytes);
+}
+
+RayCounts CudaRenderer::rays_traced() const {
+    unsigned long long totals[kRayTotals] = {};
+    check(cudaSetDevice(device_), "selecting the GPU");
+    check(cudaMemcpy(totals, ray_totals_, sizeof(totals), cudaMemcpyDeviceToHost), "reading the ray counters");
+    RayCounts rays;
+    rays.camera = totals[kCameraRays];
+    rays.extension = totals[kClosestHitRays] - totals[kCameraRays];
+    rays.shadow = totals[kShadowRays];
+    return rays;
 }
 
 CudaKernelReport CudaRenderer::kernel_report() const { return report_; }

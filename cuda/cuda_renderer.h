@@ -111,6 +111,7 @@ public:
     int bands_in_flight() const override { return int(kSlots); }
     std::string description() const override;
     int threads() const override { return 1; }
+    RayCounts rays_traced() const override;
     // An SM of the exact kernel traces about as fast as 8 AVX-512 cores
     // (results/cuda.md: 1.58 G samples/s on 132 SMs; results/simd.md: about
     // 1.5 M samples/s per core): the farm's first guess, replaced once measured.
@@ -184,6 +185,7 @@ private:
     const WavefrontEntry* split_kernels_ = nullptr;  // null: none compiled for this scene and these options
     std::unique_ptr<WavefrontTracer> split_;         // made by the first frame that runs on it
     bool samples_lights_ = false;                    // the scene has lights for next-event estimation
+    unsigned long long* ray_totals_ = nullptr;       // device: kRayTotals running totals (BandLaunch::rays)
 
     CudaOptions options_;
     int device_ = 0;

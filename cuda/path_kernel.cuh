@@ -141,6 +141,22 @@ __device__ __forceinline__ bool next_run(const FrameSettings& frame, const BandL
     return true;
 }
 
+// Adds a thread's counts of rays to the device's totals (BandLaunch::rays):
+// the lanes that arrive together add theirs with one atomic per kind.
+__device__ __forceinline__ void add_to_ray_totals(unsigned long long* totals, uint32_t camera, uint32_t closest_hit,
+                                                  uint32_t shadow) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned lanes = __activemask();
+    camera = __reduce_add_sync(lanes, camera);
+    closest_hit = __reduce_add_sync(lanes, closest_hit);
+    shadow = __reduce_add_sync(lanes, shadow);
+    if (int(threadIdx.x & 31u) != __ffs(lanes) - 1) return;
+#endif
+    atomicAdd(totals + kCameraRays, (unsigned long long)camera);
+    atomicAdd(totals + kClosestHitRays, (unsigned long long)closest_hit);
+    atomicAdd(totals + kShadowRays, (unsigned long long)shadow);
+}
+
 // The closest-hit query of a kernel: the core's binary traversal, or the wide BVH's.
 template <class Traits, bool kWide>
 struct QueryOf {
@@ -176,7 +192,12 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     uint32_t item = chunk * chunk_items;
     uint32_t item_end = min(item + chunk_items, item_count);
 
-    const auto closest_hit = QueryOf<Traits, kWide>::make(band);
+    const auto query = QueryOf<Traits, kWide>::make(band);
+    // The thread's rays: every closest-hit query (camera rays among them) and
+    // shadow ray, and the paths ended (one camera ray each).
+    uint32_t closest_rays = 0, shadow_rays = 0, paths = 0;
+    const CountingQuery<std::remove_const_t<decltype(query)>, uint32_t> closest_hit{query, &closest_rays,
+                                                                                    &shadow_rays};
     PixelWork work;
     if (!begin_run<kSamples>(frame, band, item, work) &&
         !next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end,
@@ -189,6 +210,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
         const bool going = kNaiveOnly ? extend_path_with<Integrator::Naive>(scene, path, sampler, closest_hit)
                                       : extend_path(scene, path, sampler, closest_hit);
         if (going && path.depth < frame.max_depth) continue;
+        ++paths;
         // The camera sample's filter weight again (the sample's alpha), only where alpha is kept.
         const float filter_weight =
             record_has_alpha(frame.sampling.record_floats) ? frame.filter_weight(sampler) : 1.0f;
@@ -218,6 +240,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
         }
         path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     }
+    add_to_ray_totals(band.rays, paths, closest_rays, shadow_rays);
 }
 
 template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>

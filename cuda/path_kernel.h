@@ -23,6 +23,11 @@ namespace farmrt {
 // the schedule, grid, block or chunk size.
 enum class PathSchedule : uint32_t { Static = 0, Dynamic = 1 };
 
+// The device's running totals of rays traced, added to by every launch
+// (BandLaunch::rays): camera rays, closest-hit queries (camera rays and
+// extension rays: core/ray_counts.h), shadow rays.
+enum RayTotal : uint32_t { kCameraRays = 0, kClosestHitRays = 1, kShadowRays = 2, kRayTotals = 3 };
+
 // One launch: a band's pixels (row-major from row_begin, `pixel_count` of
 // them) and the samples to add to each.
 struct BandLaunch {
@@ -59,6 +64,7 @@ struct BandLaunch {
     // starts after a stop returns at once, so the rest of an abandoned band
     // costs nothing; null: never stop.
     const volatile int* stop = nullptr;
+    unsigned long long* rays = nullptr;  // device: kRayTotals running totals (RayTotal)
 };
 
 // Floats per sample in BandLaunch::radiance: RGB, and alpha where the

@@ -86,6 +86,12 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
         work.sample = run.sample;
     }
     if (in_pool) pool.slots[slot] = work;
+    // The camera rays started: one atomic per warp.
+    const unsigned lanes = __activemask();
+    const unsigned started = __ballot_sync(lanes, item < item_count);
+    if (started != 0 && int(threadIdx.x & 31u) == __ffs(lanes) - 1) {
+        atomicAdd(band.rays + kCameraRays, (unsigned long long)__popc(started));
+    }
     push_to_queue(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue, pool.counters + kRayCount);
 }
 
@@ -93,8 +99,11 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
 template <class Traits, bool kWide>
 __global__ void wavefront_intersect(const SceneView scene, const BandLaunch band, const WavefrontPool pool) {
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
-    if (first == 0) pool.counters[kShadowCount] = 0;
     const uint32_t count = pool.counters[kRayCount];
+    if (first == 0) {
+        pool.counters[kShadowCount] = 0;
+        atomicAdd(band.rays + kClosestHitRays, (unsigned long long)count);
+    }
     const auto closest_hit = QueryOf<Traits, kWide>::make(band);
     for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
         const uint32_t slot = pool.ray_queue[i];
@@ -145,6 +154,7 @@ __global__ void wavefront_shadow(const SceneView scene, const BandLaunch band, c
         pool.counters[kStopped] = band.stop != nullptr && *band.stop != 0 ? 1u : 0u;
     }
     const uint32_t count = pool.counters[kShadowCount];
+    if (first == 0) atomicAdd(band.rays + kShadowRays, (unsigned long long)count);
     const auto query = QueryOf<Traits, kWide>::make(band);
     for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
         const uint32_t slot = pool.shadow_queue[i];

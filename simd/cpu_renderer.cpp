@@ -136,6 +136,14 @@ CpuRenderer::CpuRenderer(const SceneView& scene, int threads, int tile_size, Sim
 
 CpuRenderer::~CpuRenderer() = default;
 
+RayCounts CpuRenderer::rays_traced() const {
+    RayCounts rays;
+    rays.camera = camera_rays_.load(std::memory_order_relaxed);
+    rays.extension = extension_rays_.load(std::memory_order_relaxed);
+    rays.shadow = shadow_rays_.load(std::memory_order_relaxed);
+    return rays;
+}
+
 std::string CpuRenderer::description() const {
     return std::string("cpu-") + (simd_ == SimdLevel::Off ? "scalar" : simd_level_name(simd_));
 }
@@ -151,6 +159,7 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
     for (int64_t u = 0; u < unit_count; ++u) {
         const WorkUnit& unit = units[size_t(u)];
         bool cut_short = false;
+        RayCounts rays;
         // A unit's samples in slices, so that a stop abandons the band within
         // one slice (the sums are the same: each pixel's samples are still
         // added in order, the sum stored between slices).
@@ -161,12 +170,12 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
             }
             const uint32_t end = std::min(samples.end, begin + kSamplesBetweenStopChecks);
             if (accelerator) {
-                accelerator->render_unit(scene, frame, unit, rows.begin, begin, end, sums);
+                accelerator->render_unit(scene, frame, unit, rows.begin, begin, end, sums, rays);
             } else {
                 render_unit_pixels(frame, unit, rows.begin, begin, end, sums,
                                    [&](uint32_t x, uint32_t y, uint32_t pixel_index, uint32_t sample) {
                                        PixelSampler sampler(frame.key, pixel_index, sample);
-                                       return trace_sample(scene, frame, x, y, sampler, BvhQuery());
+                                       return trace_counted_sample(scene, frame, x, y, sampler, BvhQuery(), rays);
                                    });
             }
             if (samples_done) {
@@ -175,6 +184,9 @@ void CpuRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange 
             }
         }
         unit_finished[size_t(u)] = cut_short ? 0 : 1;
+        camera_rays_.fetch_add(rays.camera, std::memory_order_relaxed);
+        extension_rays_.fetch_add(rays.extension, std::memory_order_relaxed);
+        shadow_rays_.fetch_add(rays.shadow, std::memory_order_relaxed);
     }
     // The leading rows that no unfinished tile touches (tiles go out top row first).
     uint32_t first_unfinished_row = rows.end;

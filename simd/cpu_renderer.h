@@ -5,6 +5,7 @@
 // shading compiled with the level's instruction set (same sums, bit for bit).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -37,6 +38,7 @@ public:
     // "cpu-scalar", "cpu-sse4.2", "cpu-avx2", "cpu-avx512".
     std::string description() const override;
     int threads() const override { return threads_; }
+    RayCounts rays_traced() const override;
     uint32_t rows_finished_at_stop() const override { return rows_finished_at_stop_; }
     int tile_size() const { return tile_size_; }
     SimdLevel simd_level() const { return simd_; }
@@ -53,6 +55,7 @@ private:
     SimdLevel simd_;
     bool split_tail_;
     uint32_t rows_finished_at_stop_ = 0;                  // of the last band rendered
+    std::atomic<uint64_t> camera_rays_{0}, extension_rays_{0}, shadow_rays_{0};
     std::unique_ptr<simd::WideAccelerator> accelerator_;  // a SIMD level's wide BVH and kernels
 };
 

@@ -4,6 +4,7 @@
 // before simd_level_supported() has said that the CPU can run it.
 #pragma once
 
+#include "core/ray_counts.h"
 #include "core/scene.h"
 #include "simd/simd_level.h"
 #include "simd/unit_pixels.h"
@@ -30,10 +31,11 @@ using PhiloxBlocksFunction = void (*)(const SamplerKey& key, uint32_t pixel, uin
 
 // The whole tracer for one work unit against a WideBvhView<width>: shading
 // compiled with the level's instruction set too, no call per ray. The same
-// sums, bit for bit, as the scalar path (CpuRenderer).
+// sums, bit for bit, as the scalar path (CpuRenderer). Adds the rays it
+// traces to `rays`.
 using RenderUnitFunction = void (*)(const SceneView& scene, const void* wide_bvh_view, const FrameSettings& frame,
                                     const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin,
-                                    uint32_t sample_end, float* sums);
+                                    uint32_t sample_end, float* sums, RayCounts& rays);
 
 struct Kernels {
     SimdLevel level;

@@ -60,7 +60,7 @@ struct UnitKernel {
     // bit: the same samples, the same closest hits, the same sums.
     static void render_unit(const SceneView& scene, const void* wide_bvh_view, const FrameSettings& frame,
                             const WorkUnit& unit, uint32_t row_begin, uint32_t sample_begin, uint32_t sample_end,
-                            float* sums) {
+                            float* sums, RayCounts& rays) {
         const WideBvhView<N>& bvh = *static_cast<const WideBvhView<N>*>(wide_bvh_view);
         if (Packet::usable(bvh)) {
             typename SobolLanes<Arch>::PixelSeeds seeds;
@@ -71,7 +71,7 @@ struct UnitKernel {
                         record, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
                             for (uint32_t first = begin; first < end; first += N) {
                                 add_samples_in_packet(scene, bvh, sphere_query, frame, x, y, pixel_index, first,
-                                                      std::min<uint32_t>(N, end - first), record, seeds);
+                                                      std::min<uint32_t>(N, end - first), record, seeds, rays);
                             }
                         });
                 });
@@ -87,7 +87,7 @@ struct UnitKernel {
                                }
                                LevelSampler<Arch> sampler(frame.key, pixel_index, sample, words,
                                                           uint32_t(PhiloxLanes<Arch>::kBlocks), seeds);
-                               return trace_sample(scene, frame, x, y, sampler, query);
+                               return trace_counted_sample(scene, frame, x, y, sampler, query, rays);
                            });
     }
 
@@ -98,7 +98,7 @@ struct UnitKernel {
                                                     const typename Traversal::template Query<true>& query,
                                                     const FrameSettings& frame, uint32_t x, uint32_t y,
                                                     uint32_t pixel_index, uint32_t first, uint32_t count, float* record,
-                                                    typename SobolLanes<Arch>::PixelSeeds& seeds) {
+                                                    typename SobolLanes<Arch>::PixelSeeds& seeds, RayCounts& ray_counts) {
         alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
         // The samplers live through both loops: their Sobol values, computed
         // for the camera ray, serve the rest of the path. Raw storage built in
@@ -124,10 +124,14 @@ struct UnitKernel {
             for (uint32_t i = 0; i < count; ++i)
                 found[i] = Traversal::closest_hit(&bvh, rays[i], kMinHitDistance, hits[i]);
         }
+        ray_counts.camera += count;
+        const CountingQuery<typename Traversal::template Query<true>, uint64_t> counting{query, &ray_counts.extension,
+                                                                                         &ray_counts.shadow};
         for (uint32_t i = 0; i < count; ++i) {
             add_sample_to_record(record,
                                  trace_path_from_first_hit(scene, rays[i], found[i], hits[i], *samplers[i],
-                                                           frame.max_depth, query, frame.integrator, filter_weights[i]),
+                                                           frame.max_depth, counting, frame.integrator,
+                                                           filter_weights[i]),
                                  frame.sampling.record_floats);
         }
     }

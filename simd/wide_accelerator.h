@@ -39,8 +39,8 @@ public:
     const Kernels& kernels() const { return *kernels_; }
     // The level's whole tracer for one work unit (Kernels::render_unit).
     void render_unit(const SceneView& scene, const FrameSettings& frame, const WorkUnit& unit, uint32_t row_begin,
-                     uint32_t sample_begin, uint32_t sample_end, float* sums) const {
-        kernels_->render_unit(scene, view_, frame, unit, row_begin, sample_begin, sample_end, sums);
+                     uint32_t sample_begin, uint32_t sample_end, float* sums, RayCounts& rays) const {
+        kernels_->render_unit(scene, view_, frame, unit, row_begin, sample_begin, sample_end, sums, rays);
     }
     WideBvhStats stats() const;
 

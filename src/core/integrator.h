@@ -8,6 +8,7 @@
 #include "core/lights.h"
 #include "core/occlusion.h"
 #include "core/pixel_record.h"
+#include "core/ray_counts.h"
 #include "core/render_settings.h"
 #include "core/scene.h"
 
@@ -461,6 +462,44 @@ FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, co
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
     return path_sample(ended_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator, filter_weight),
                        filter_weight);
+}
+
+// A tracer's queries (TraversalQuery and the like) that also count the rays
+// they answer: closest-hit queries in `*closest`, any-hit (shadow) queries in
+// `*shadow`. Count: the counter type (a GPU thread keeps 32-bit counts in
+// registers). The answers are the wrapped query's, so the paths, and every
+// sum, are unchanged.
+template <class Query, class Count>
+struct CountingQuery {
+    static constexpr bool kSpheresOnly = SpheresOnlyQuery<Query>::value;
+    const Query& query;
+    Count* closest;
+    Count* shadow;
+    FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
+        ++*closest;
+        return query(scene, ray, t_min, hit);
+    }
+    FARMRT_CPU_GPU FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
+        ++*shadow;
+        return query.occluded(scene, ray, t_max);
+    }
+};
+
+// trace_sample() with its rays counted into `rays`: the camera ray's
+// closest-hit query, then the rest of the path through a CountingQuery
+// (trace_path_from_first_hit, the same segments as trace_sample's loop:
+// max_depth >= 1).
+template <class Query, class Sampler>
+FARMRT_INLINE PixelSample trace_counted_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
+                                               uint32_t y, Sampler& sampler, const Query& query, RayCounts& rays) {
+    float filter_weight;
+    const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
+    Hit hit;
+    const bool found = query(scene, ray, kMinHitDistance, hit);
+    ++rays.camera;
+    return trace_path_from_first_hit(scene, ray, found, hit, sampler, frame.max_depth,
+                                     CountingQuery<Query, uint64_t>{query, &rays.extension, &rays.shadow},
+                                     frame.integrator, filter_weight);
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as

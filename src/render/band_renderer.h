@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/integrator.h"
+#include "core/ray_counts.h"
 #include "render/tuning.h"
 
 namespace farmrt {
@@ -37,6 +38,10 @@ public:
     // "cpu", later "cpu-avx2", "cuda:0 NVIDIA H100 ..." — for logs and run reports.
     virtual std::string description() const = 0;
     virtual int threads() const = 0;
+    // The rays traced by kind (core/ray_counts.h) since the renderer was
+    // made, bands cut short by a stop included: the work done, for --stats
+    // and the summary. Call it with no band outstanding.
+    virtual RayCounts rays_traced() const = 0;
 
     // Asynchronous use, for backends that work on one band while the job
     // handles another (the GPU copies a finished band back while the next

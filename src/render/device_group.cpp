@@ -246,6 +246,12 @@ bool DeviceGroup::has_gpu() const {
     return std::any_of(devices_.begin(), devices_.end(), [](const Device& d) { return d.renderer->has_gpu(); });
 }
 
+RayCounts DeviceGroup::rays_traced() const {
+    RayCounts rays;
+    for (const Device& d : devices_) rays += d.renderer->rays_traced();
+    return rays;
+}
+
 uint64_t DeviceGroup::gpu_memory_used_bytes() const {
     uint64_t total = 0;
     for (const Device& d : devices_) total += d.renderer->gpu_memory_used_bytes();

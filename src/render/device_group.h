@@ -50,6 +50,8 @@ public:
 
     std::string description() const override;
     int threads() const override;
+    // Every member's rays together.
+    RayCounts rays_traced() const override;
     double thread_equivalents() const override;
     // Enough items for every device's piece to fill it.
     uint64_t min_band_items() const override;

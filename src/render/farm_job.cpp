@@ -256,7 +256,10 @@ private:
     std::vector<RankReport> gather_reports() {
         report_.communicating = cluster_.communicating_seconds();
         report_.peak_resident_bytes = peak_resident_bytes();
-        if (renderer_) report_.gpu_memory_bytes = renderer_->gpu_memory_used_bytes();
+        if (renderer_) {
+            report_.gpu_memory_bytes = renderer_->gpu_memory_used_bytes();
+            report_.rays = renderer_->rays_traced();
+        }
         return cluster_.gather_reports(report_, command_line_.rank_timeout);
     }
 

@@ -21,6 +21,12 @@ void copy_text(char (&field)[N], const std::string& text) {
 void RankReport::set_host(const std::string& text) { copy_text(host, text); }
 void RankReport::set_backend(const std::string& text) { copy_text(backend, text); }
 
+RayCounts rays_of(const std::vector<RankReport>& ranks) {
+    RayCounts rays;
+    for (const RankReport& r : ranks) rays += r.rays;
+    return rays;
+}
+
 FarmSummary summarize(const std::vector<RankReport>& ranks, double render_seconds, double wall_seconds) {
     FarmSummary s;
     if (ranks.empty()) return s;
@@ -44,6 +50,16 @@ FarmSummary summarize(const std::vector<RankReport>& ranks, double render_second
     return s;
 }
 
+std::string rays_json(const RayCounts& rays, double seconds) {
+    JsonObject o;
+    o.add("camera", rays.camera)
+        .add("extension", rays.extension)
+        .add("shadow", rays.shadow)
+        .add("total", rays.total())
+        .add("per_second", seconds > 0 ? double(rays.total()) / seconds : 0.0);
+    return o.str();
+}
+
 std::string ranks_json(const std::vector<RankReport>& ranks) {
     std::string out = "[";
     for (size_t i = 0; i < ranks.size(); ++i) {
@@ -55,6 +71,7 @@ std::string ranks_json(const std::vector<RankReport>& ranks) {
             .add("threads", int(r.threads))
             .add("bands", r.bands)
             .add("samples", r.samples)
+            .add_raw("rays", rays_json(r.rays, r.busy))
             .add("setup_seconds", r.setup)
             .add("busy_seconds", r.busy)
             .add("waiting_seconds", r.waiting)

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ray_counts.h"
+
 namespace farmrt {
 
 // Plain bytes, so that a cluster can carry it between processes of one build.
@@ -27,6 +29,7 @@ struct RankReport {
     uint64_t requests = 0;
     uint64_t peak_resident_bytes = 0;  // the rank's high-water mark at the end (getrusage)
     uint64_t gpu_memory_bytes = 0;     // a GPU rank's device memory in use at the end
+    RayCounts rays;                    // traced by the rank's renderer (BandRenderer::rays_traced)
 
     void set_host(const std::string& text);
     void set_backend(const std::string& text);
@@ -41,7 +44,11 @@ struct FarmSummary {
     int total_threads = 0;
 };
 
+// Every rank's rays together.
+RayCounts rays_of(const std::vector<RankReport>& ranks);
 FarmSummary summarize(const std::vector<RankReport>& ranks, double render_seconds, double wall_seconds);
+// {"camera", "extension", "shadow", "total", "per_second"}: rays traced in `seconds`.
+std::string rays_json(const RayCounts& rays, double seconds);
 std::string ranks_json(const std::vector<RankReport>& ranks);
 // 64-bit FNV-1a of a byte range, chained through `hash`.
 uint64_t fnv1a(const void* data, size_t size, uint64_t hash = 1469598103934665603ull);

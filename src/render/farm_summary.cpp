@@ -27,6 +27,11 @@ uint64_t samples_traced(const JobOutcome& o) {
 
 double samples_per_second(const JobOutcome& o) { return double(samples_traced(o)) / o.phases.render; }
 
+// Rays traced per second of the render phase, every rank's together.
+double rays_per_second(const JobOutcome& o) {
+    return o.phases.render > 0 ? double(rays_of(o.reports).total()) / o.phases.render : 0.0;
+}
+
 }  // namespace
 
 void print_summary(const JobOutcome& o) {
@@ -54,20 +59,21 @@ void print_summary(const JobOutcome& o) {
     } else if (planned > 1) {
         std::fprintf(stderr,
                      "farmrt: wrote %zu frames %s (%ux%u, %u spp; %zu already complete, %zu resumed) in %s, %.3g "
-                     "samples/s on %d ranks (%d threads), %llu items, load imbalance %.3f\n",
+                     "samples/s (%.3g rays/s) on %d ranks (%d threads), %llu items, load imbalance %.3f\n",
                      o.result.frames_written, settings.output.c_str(), settings.width, settings.height, settings.spp,
-                     planned - o.frames_to_render, o.resumed_frames, duration.c_str(), samples_per_second(o), o.ranks,
+                     planned - o.frames_to_render, o.resumed_frames, duration.c_str(), samples_per_second(o),
+                     rays_per_second(o), o.ranks,
                      summary.total_threads, bands, summary.load_imbalance);
     } else if (o.ranks == 1) {
-        std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d threads\n", o.output.c_str(),
-                     settings.width, settings.height, settings.spp, duration.c_str(), samples_per_second(o),
-                     o.renderer.threads());
+        std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s (%.3g rays/s) on %d threads\n",
+                     o.output.c_str(), settings.width, settings.height, settings.spp, duration.c_str(),
+                     samples_per_second(o), rays_per_second(o), o.renderer.threads());
     } else {
         std::fprintf(stderr,
-                     "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s on %d ranks (%d threads), %s schedule, "
-                     "%llu bands, load imbalance %.3f\n",
+                     "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s (%.3g rays/s) on %d ranks (%d threads), "
+                     "%s schedule, %llu bands, load imbalance %.3f\n",
                      o.output.c_str(), settings.width, settings.height, settings.spp, duration.c_str(),
-                     samples_per_second(o), o.ranks, summary.total_threads, schedule_name(o.schedule), bands,
+                     samples_per_second(o), rays_per_second(o), o.ranks, summary.total_threads, schedule_name(o.schedule), bands,
                      summary.load_imbalance);
     }
     if (settings.noise_threshold > 0.0f && o.result.frame_sample_positions > 0) {
@@ -115,6 +121,7 @@ std::string stats_json(const JobOutcome& o) {
         .add("samples", samples_traced(o))
         .add("peak_resident_bytes", peak_resident_bytes())
         .add("samples_per_second", samples_per_second(o))
+        .add_raw("rays", rays_json(rays_of(o.reports), o.phases.render))
         .add("ranks", o.ranks)
         .add("schedule", schedule_name(o.schedule))
         .add("band_rows", o.band_rows)

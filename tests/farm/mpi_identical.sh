@@ -50,8 +50,11 @@ adaptive_reference() {
     "$farmrt" "$scene" "${adaptive[@]}" -o "$work/adaptive/reference.pfm" --stats "$work/adaptive/stats.json"
     # Not a test that cannot fail: some pixels stopped early, others did not;
     # --stats counts the samples the pixels took.
-    local taken
+    local taken camera
     taken=$(grep -o '"samples_taken": [0-9]*' "$work/adaptive/stats.json" | grep -o '[0-9]*$')
+    # One camera ray for each sample taken.
+    camera=$(grep -o '"rays": {"camera": [0-9]*' "$work/adaptive/stats.json" | head -1 | grep -o '[0-9]*$')
+    [ "$camera" = "$taken" ] || { echo "FAIL: --stats: $camera camera rays, $taken samples taken"; exit 1; }
     tail -c $((width * height * 4)) "$work/adaptive/reference.samples.pfm" | od -An -tf4 -v |
         awk -v taken="$taken" '{ for (i = 1; i <= NF; ++i) { sum += $i; if ($i < 40) early++; else full++ } }
              END { if (!early || !full) { print "FAIL: adaptive sampling: " early+0 " pixels stopped early, " full+0 " took every sample"; exit 1 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --stats under mpirun: one report, from rank 0, with every rank's figures,
-# and job figures consistent with them.
+# and job figures consistent with them; the rays traced are those of the
+# same render in one process.
 #   mpi_stats.sh FARMRT SOURCE_DIR MPIEXEC
 set -euo pipefail
 farmrt=$1 source_dir=$2 mpiexec=$3
@@ -8,9 +9,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$mpiexec" -n 3 "$farmrt" "$source_dir/configs/tiny.yaml" --width 64 --height 40 --spp 4 --quiet \
     --threads 1 --schedule dynamic -o "$work/out.pfm" --stats "$work/stats.json"
-python3 - "$work/stats.json" <<'PY'
+"$farmrt" "$source_dir/configs/tiny.yaml" --width 64 --height 40 --spp 4 --quiet --threads 2 \
+    -o "$work/one.pfm" --stats "$work/one.json"
+python3 - "$work/stats.json" "$work/one.json" <<'PY'
 import json, os, sys
 report = json.load(open(sys.argv[1]))
+one_process = json.load(open(sys.argv[2]))
 ranks = report["per_rank"]
 assert report["ranks"] == 3 and len(ranks) == 3, report["ranks"]
 assert [r["rank"] for r in ranks] == [0, 1, 2]
@@ -42,6 +46,15 @@ for key in ["wall_seconds", "render_seconds", "samples_per_second", "parallel_ef
             "communication_fraction", "schedule"]:
     assert key in report, key
 assert report["schedule"] == "dynamic"
+# Rays: each rank's by kind, adding up to the job's, which are the one-process render's.
+kinds = ["camera", "extension", "shadow"]
+rays = report["rays"]
+for kind in kinds:
+    assert sum(r["rays"][kind] for r in ranks) == rays[kind] == one_process["rays"][kind], (kind, rays, one_process)
+assert rays["camera"] == report["samples"], rays
+assert rays["extension"] > 0 and rays["shadow"] > 0, rays
+assert rays["total"] == sum(rays[kind] for kind in kinds)
+assert abs(rays["per_second"] - rays["total"] / report["render_seconds"]) <= 1e-3 * rays["per_second"], rays
 assert 0 <= report["parallel_efficiency"] <= 1.0001
 print("ok: stats of 3 ranks")
 PY
