@@ -142,18 +142,29 @@ same_bytes_alpha() {
 }
 step cli_alpha_cuda_equals_cpu same_bytes_alpha
 
+# The rays --stats counts by kind: camera extension shadow.
+rays_counted() {
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["rays"]; print(r["camera"], r["extension"], r["shadow"])' "$1"
+}
+
 # Both GPU integrators (megakernel, split kernels) give the CPU's bytes on
-# every config, with every camera projection, and with adaptive sampling.
+# every config, and count the CPU's rays; with every camera projection, and
+# with adaptive sampling.
 integrators_equal_cpu() {
   cd "$root" || return 1
   local config name integrator
   for config in configs/*.yaml; do
     name=$(basename "$config" .yaml)
-    "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet --backend cpu -o "$build/every_cpu.pfm" || return 1
+    "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet --backend cpu -o "$build/every_cpu.pfm" \
+      --stats "$build/every_cpu.json" || return 1
     for integrator in megakernel split; do
       FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet \
-        --backend cuda -o "$build/every_$integrator.pfm" || return 1
+        --backend cuda -o "$build/every_$integrator.pfm" --stats "$build/every_$integrator.json" || return 1
       cmp "$build/every_cpu.pfm" "$build/every_$integrator.pfm" || { echo "$name $integrator differs"; return 1; }
+      [ "$(rays_counted "$build/every_cpu.json")" = "$(rays_counted "$build/every_$integrator.json")" ] || {
+        echo "$name $integrator: rays $(rays_counted "$build/every_$integrator.json"), the CPU's $(rays_counted "$build/every_cpu.json")"
+        return 1
+      }
     done
   done
   # The orthographic and equirectangular cameras.
@@ -170,13 +181,19 @@ integrators_equal_cpu() {
   done
   local args=(configs/interior.yaml --width 240 --height 135 --spp 160 --min-spp 8 --noise-threshold 0.02 --quiet
               --aov samples,variance)
-  "$build/farmrt" "${args[@]}" --backend cpu -o "$build/adaptive_every_cpu.pfm" || return 1
-  for integrator in megakernel split; do
-    FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "${args[@]}" --backend cuda \
-      -o "$build/adaptive_every_$integrator.pfm" || return 1
+  "$build/farmrt" "${args[@]}" --backend cpu -o "$build/adaptive_every_cpu.pfm" \
+    --stats "$build/adaptive_every_cpu.json" || return 1
+  # Per-sample items on both integrators, and per-pixel items on the megakernel.
+  for integrator in megakernel split pixels; do
+    FARMRT_CUDA_ITEMS=$([ $integrator = pixels ] && echo pixels || echo samples) \
+      FARMRT_CUDA_INTEGRATOR=$([ $integrator = split ] && echo split || echo megakernel) \
+      "$build/farmrt" "${args[@]}" --backend cuda \
+      -o "$build/adaptive_every_$integrator.pfm" --stats "$build/adaptive_every_$integrator.json" || return 1
     for aov in "" .samples .variance; do
       cmp "$build/adaptive_every_cpu$aov.pfm" "$build/adaptive_every_$integrator$aov.pfm" || return 1
     done
+    [ "$(rays_counted "$build/adaptive_every_cpu.json")" = "$(rays_counted "$build/adaptive_every_$integrator.json")" ] ||
+      { echo "adaptive $integrator: rays differ from the CPU's"; return 1; }
   done
 }
 step integrators_equal_cpu integrators_equal_cpu
