@@ -152,7 +152,7 @@ __device__ __forceinline__ void add_to_ray_totals(unsigned long long* totals, ui
     shadow = __reduce_add_sync(lanes, shadow);
     if (int(threadIdx.x & 31u) != __ffs(lanes) - 1) return;
 #endif
-    atomicAdd(totals + kCameraRays, (unsigned long long)camera);
+    if (camera != 0) atomicAdd(totals + kCameraRays, (unsigned long long)camera);
     atomicAdd(totals + kClosestHitRays, (unsigned long long)closest_hit);
     atomicAdd(totals + kShadowRays, (unsigned long long)shadow);
 }
@@ -194,10 +194,15 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
 
     const auto query = QueryOf<Traits, kWide>::make(band);
     // The thread's rays: every closest-hit query (camera rays among them) and
-    // shadow ray, and the paths ended (one camera ray each).
+    // shadow ray, and per-pixel items' paths ended (one camera ray each;
+    // per-sample launches trace every sample of their items, counted once).
     uint32_t closest_rays = 0, shadow_rays = 0, paths = 0;
-    const CountingQuery<std::remove_const_t<decltype(query)>, uint32_t> closest_hit{query, &closest_rays,
-                                                                                    &shadow_rays};
+    if (kSamples && blockIdx.x == 0 && threadIdx.x == 0) {
+        atomicAdd(band.rays + kCameraRays,
+                  (unsigned long long)launch_pixel_count(band) * (band.sample_end - band.sample_begin));
+    }
+    const CountingQuery<std::remove_const_t<decltype(query)>, uint32_t, false> closest_hit{query, &closest_rays,
+                                                                                           &shadow_rays};
     PixelWork work;
     if (!begin_run<kSamples>(frame, band, item, work) &&
         !next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end,
@@ -210,7 +215,8 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
         const bool going = kNaiveOnly ? extend_path_with<Integrator::Naive>(scene, path, sampler, closest_hit)
                                       : extend_path(scene, path, sampler, closest_hit);
         if (going && path.depth < frame.max_depth) continue;
-        ++paths;
+        closest_rays += closest_hit_queries(path);
+        if (!kSamples) ++paths;
         // The camera sample's filter weight again (the sample's alpha), only where alpha is kept.
         const float filter_weight =
             record_has_alpha(frame.sampling.record_floats) ? frame.filter_weight(sampler) : 1.0f;

@@ -86,12 +86,6 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
         work.sample = run.sample;
     }
     if (in_pool) pool.slots[slot] = work;
-    // The camera rays started: one atomic per warp.
-    const unsigned lanes = __activemask();
-    const unsigned started = __ballot_sync(lanes, item < item_count);
-    if (started != 0 && int(threadIdx.x & 31u) == __ffs(lanes) - 1) {
-        atomicAdd(band.rays + kCameraRays, (unsigned long long)__popc(started));
-    }
     push_to_queue(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue, pool.counters + kRayCount);
 }
 
@@ -100,10 +94,7 @@ template <class Traits, bool kWide>
 __global__ void wavefront_intersect(const SceneView scene, const BandLaunch band, const WavefrontPool pool) {
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t count = pool.counters[kRayCount];
-    if (first == 0) {
-        pool.counters[kShadowCount] = 0;
-        atomicAdd(band.rays + kClosestHitRays, (unsigned long long)count);
-    }
+    if (first == 0) pool.counters[kShadowCount] = 0;
     const auto closest_hit = QueryOf<Traits, kWide>::make(band);
     for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
         const uint32_t slot = pool.ray_queue[i];
@@ -143,6 +134,20 @@ __global__ void wavefront_shade(const SceneView scene, const FrameSettings frame
     }
 }
 
+// One thread, between shade and shadow: adds the iteration's rays to the
+// totals (BandLaunch::rays): the ray queue's closest-hit queries, the camera
+// rays among them (the items generate has claimed since the last count), and
+// the shadow queue's. A kernel of its own keeps the counting out of the
+// tracing kernels' registers.
+__global__ void wavefront_count_rays(const BandLaunch band, const WavefrontPool pool) {
+    const uint32_t claimed = min(pool.counters[kNextItem], wavefront_item_count(band));
+    // Atomic: another stream's megakernel may add to the same totals.
+    atomicAdd(band.rays + kCameraRays, (unsigned long long)(claimed - pool.counters[kItemsCounted]));
+    atomicAdd(band.rays + kClosestHitRays, (unsigned long long)pool.counters[kRayCount]);
+    atomicAdd(band.rays + kShadowRays, (unsigned long long)pool.counters[kShadowCount]);
+    pool.counters[kItemsCounted] = claimed;
+}
+
 // The any-hit query of each queued shadow ray and the light it lets through,
 // added before the path's next segment as the immediate form adds it. Also
 // empties the ray queue for the next generate and reads the stop flag for it.
@@ -154,7 +159,6 @@ __global__ void wavefront_shadow(const SceneView scene, const BandLaunch band, c
         pool.counters[kStopped] = band.stop != nullptr && *band.stop != 0 ? 1u : 0u;
     }
     const uint32_t count = pool.counters[kShadowCount];
-    if (first == 0) atomicAdd(band.rays + kShadowRays, (unsigned long long)count);
     const auto query = QueryOf<Traits, kWide>::make(band);
     for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
         const uint32_t slot = pool.shadow_queue[i];
@@ -178,6 +182,7 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
     }
     wavefront_intersect<Traits, kWide><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
     wavefront_shade<<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool);
+    wavefront_count_rays<<<1, 1, 0, stream>>>(band, pool);
     wavefront_shadow<Traits, kWide><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
     return cudaGetLastError();
 }

@@ -50,7 +50,8 @@ enum WavefrontCounter : uint32_t {
     kRayCount = 1,
     kShadowCount = 2,
     kStopped = 3,
-    kWavefrontCounters = 4
+    kItemsCounted = 4,  // the work items whose camera rays are counted (BandLaunch::rays)
+    kWavefrontCounters = 5
 };
 
 // The pool: device arrays of `capacity` entries each (the queues hold slot indices).

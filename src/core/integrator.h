@@ -464,19 +464,26 @@ FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, co
                        filter_weight);
 }
 
+// The closest-hit queries an ended path made (its camera ray's among them):
+// one a segment, and one for a camera ray that left through the film.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t closest_hit_queries(const PathState& path) {
+    return path.depth > 0 ? uint32_t(path.depth) : 1u;
+}
+
 // A tracer's queries (TraversalQuery and the like) that also count the rays
-// they answer: closest-hit queries in `*closest`, any-hit (shadow) queries in
+// they answer: closest-hit queries in `*closest` (kClosestHits: the GPU
+// counts those per path, closest_hit_queries), any-hit (shadow) queries in
 // `*shadow`. Count: the counter type (a GPU thread keeps 32-bit counts in
 // registers). The answers are the wrapped query's, so the paths, and every
 // sum, are unchanged.
-template <class Query, class Count>
+template <class Query, class Count, bool kClosestHits = true>
 struct CountingQuery {
     static constexpr bool kSpheresOnly = SpheresOnlyQuery<Query>::value;
     const Query& query;
     Count* closest;
     Count* shadow;
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
-        ++*closest;
+        if (kClosestHits) ++*closest;
         return query(scene, ray, t_min, hit);
     }
     FARMRT_CPU_GPU FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
