@@ -112,8 +112,7 @@ TEST(RayCounts, EqualABruteForceCountOfTheCoresQueries) {
     const std::vector<std::vector<std::string>> cases = {
         {"image.width=24", "image.height=18", "sampling.spp=6"},
         {"image.width=24", "image.height=18", "sampling.spp=6", "sampling.integrator=naive"},
-        {"image.width=24", "image.height=18", "sampling.spp=24", "sampling.noise_threshold=0.2",
-         "sampling.min_spp=4"},
+        {"image.width=24", "image.height=18", "sampling.spp=24", "sampling.noise_threshold=0.2", "sampling.min_spp=4"},
     };
     for (const std::vector<std::string>& settings : cases) {
         const SceneDescription description = scene_of("configs/cornell.yaml", settings);
@@ -140,8 +139,7 @@ TEST(RayCounts, SameForAnyThreadsTilesBandsPassesAndSimdLevel) {
     // The Cornell box (quads: the SIMD levels' wide traversal) and the book's
     // spheres (their camera rays traced in packets).
     for (const std::string config : {"configs/cornell.yaml", "configs/spheres.yaml"}) {
-        const SceneDescription description =
-            scene_of(config, {"image.width=40", "image.height=30", "sampling.spp=8"});
+        const SceneDescription description = scene_of(config, {"image.width=40", "image.height=30", "sampling.spp=8"});
         const Rendered reference = render(description, 1, 16, "off");
         uint64_t taken = 0;
         expect_same(reference.rays, brute_force_rays(description, taken), config);
