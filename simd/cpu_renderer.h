@@ -54,7 +54,7 @@ private:
     int tile_size_;
     SimdLevel simd_;
     bool split_tail_;
-    uint32_t rows_finished_at_stop_ = 0;                  // of the last band rendered
+    uint32_t rows_finished_at_stop_ = 0;  // of the last band rendered
     std::atomic<uint64_t> camera_rays_{0}, extension_rays_{0}, shadow_rays_{0};
     std::unique_ptr<simd::WideAccelerator> accelerator_;  // a SIMD level's wide BVH and kernels
 };

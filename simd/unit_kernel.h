@@ -98,7 +98,8 @@ struct UnitKernel {
                                                     const typename Traversal::template Query<true>& query,
                                                     const FrameSettings& frame, uint32_t x, uint32_t y,
                                                     uint32_t pixel_index, uint32_t first, uint32_t count, float* record,
-                                                    typename SobolLanes<Arch>::PixelSeeds& seeds, RayCounts& ray_counts) {
+                                                    typename SobolLanes<Arch>::PixelSeeds& seeds,
+                                                    RayCounts& ray_counts) {
         alignas(64) uint64_t words[N][4 * kMaxLaneBlocks];
         // The samplers live through both loops: their Sobol values, computed
         // for the camera ray, serve the rest of the path. Raw storage built in
@@ -128,11 +129,11 @@ struct UnitKernel {
         const CountingQuery<typename Traversal::template Query<true>, uint64_t> counting{query, &ray_counts.extension,
                                                                                          &ray_counts.shadow};
         for (uint32_t i = 0; i < count; ++i) {
-            add_sample_to_record(record,
-                                 trace_path_from_first_hit(scene, rays[i], found[i], hits[i], *samplers[i],
-                                                           frame.max_depth, counting, frame.integrator,
-                                                           filter_weights[i]),
-                                 frame.sampling.record_floats);
+            add_sample_to_record(
+                record,
+                trace_path_from_first_hit(scene, rays[i], found[i], hits[i], *samplers[i], frame.max_depth, counting,
+                                          frame.integrator, filter_weights[i]),
+                frame.sampling.record_floats);
         }
     }
 };

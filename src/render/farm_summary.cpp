@@ -62,8 +62,7 @@ void print_summary(const JobOutcome& o) {
                      "samples/s (%.3g rays/s) on %d ranks (%d threads), %llu items, load imbalance %.3f\n",
                      o.result.frames_written, settings.output.c_str(), settings.width, settings.height, settings.spp,
                      planned - o.frames_to_render, o.resumed_frames, duration.c_str(), samples_per_second(o),
-                     rays_per_second(o), o.ranks,
-                     summary.total_threads, bands, summary.load_imbalance);
+                     rays_per_second(o), o.ranks, summary.total_threads, bands, summary.load_imbalance);
     } else if (o.ranks == 1) {
         std::fprintf(stderr, "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s (%.3g rays/s) on %d threads\n",
                      o.output.c_str(), settings.width, settings.height, settings.spp, duration.c_str(),
@@ -73,8 +72,8 @@ void print_summary(const JobOutcome& o) {
                      "farmrt: wrote %s (%ux%u, %u spp) in %s, %.3g samples/s (%.3g rays/s) on %d ranks (%d threads), "
                      "%s schedule, %llu bands, load imbalance %.3f\n",
                      o.output.c_str(), settings.width, settings.height, settings.spp, duration.c_str(),
-                     samples_per_second(o), rays_per_second(o), o.ranks, summary.total_threads, schedule_name(o.schedule), bands,
-                     summary.load_imbalance);
+                     samples_per_second(o), rays_per_second(o), o.ranks, summary.total_threads,
+                     schedule_name(o.schedule), bands, summary.load_imbalance);
     }
     if (settings.noise_threshold > 0.0f && o.result.frame_sample_positions > 0) {
         const double pixels =

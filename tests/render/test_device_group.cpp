@@ -48,7 +48,7 @@ public:
     }
     std::string description() const override { return "failing"; }
     int threads() const override { return 1; }
-    RayCounts rays_traced() const override { return {}; }  // it traces none
+    RayCounts rays_traced() const override { return {}; }       // it traces none
     double thread_equivalents() const override { return 100; }  // takes most pieces
 
 private:
