@@ -32,6 +32,18 @@ double rays_per_second(const JobOutcome& o) {
     return o.phases.render > 0 ? double(rays_of(o.reports).total()) / o.phases.render : 0.0;
 }
 
+// The rays traced by kind and the largest rank's peak memory, the summary's second line.
+void print_work_line(const JobOutcome& o) {
+    const RayCounts rays = rays_of(o.reports);
+    uint64_t peak = 0;
+    for (const RankReport& r : o.reports) peak = std::max(peak, r.peak_resident_bytes);
+    const std::string where = o.ranks > 1 ? " (the largest of " + std::to_string(o.ranks) + " ranks)" : "";
+    std::fprintf(stderr,
+                 "farmrt: %llu rays traced (camera %llu, extension %llu, shadow %llu); peak memory %llu MiB%s\n",
+                 (unsigned long long)rays.total(), (unsigned long long)rays.camera, (unsigned long long)rays.extension,
+                 (unsigned long long)rays.shadow, (unsigned long long)(peak >> 20), where.c_str());
+}
+
 }  // namespace
 
 void print_summary(const JobOutcome& o) {
@@ -75,6 +87,7 @@ void print_summary(const JobOutcome& o) {
                      samples_per_second(o), rays_per_second(o), o.ranks, summary.total_threads,
                      schedule_name(o.schedule), bands, summary.load_imbalance);
     }
+    if (o.frames_to_render > 0) print_work_line(o);
     if (settings.noise_threshold > 0.0f && o.result.frame_sample_positions > 0) {
         const double pixels =
             double(settings.width) * settings.height * double(std::max<size_t>(o.result.frames_written, 1));

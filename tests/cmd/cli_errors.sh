@@ -275,6 +275,10 @@ grep -q '"samples_per_second"' stats.json || fail "good render: stats.json lacks
 "$farmrt" "$good" -o good.pfm >"$work/stdout" 2>"$work/stderr" || fail "good render to .pfm: exit code $?"
 [ "$(head -c 2 good.pfm 2>/dev/null)" = "PF" ] || fail "good render: no good.pfm"
 grep -q "^farmrt: wrote good.pfm (8x6, 1 spp)" "$work/stderr" || fail "good render: no summary line: $(cat "$work/stderr")"
+# The summary's second line: the rays by kind (an 8x6 frame at 1 spp: 48
+# camera rays) and the peak memory.
+grep -Eq "^farmrt: [0-9]+ rays traced \(camera 48, extension [0-9]+, shadow [0-9]+\); peak memory [1-9][0-9]* MiB$" \
+    "$work/stderr" || fail "good render: no rays and memory line: $(cat "$work/stderr")"
 "$farmrt" "$source_dir/configs/tiny.yaml" --spp 1 -q -o tiny.ppm || fail "configs/tiny.yaml: exit code $?"
 leftovers=$(ls -A | grep -vxE 'good\.ppm|good\.pfm|stats\.json|tiny\.ppm')
 [ -n "$leftovers" ] && fail "files left behind: $leftovers"
