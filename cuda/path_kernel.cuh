@@ -201,8 +201,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
         atomicAdd(band.rays + kCameraRays,
                   (unsigned long long)launch_pixel_count(band) * (band.sample_end - band.sample_begin));
     }
-    const CountingQuery<std::remove_const_t<decltype(query)>, uint32_t, false> closest_hit{query, &closest_rays,
-                                                                                           &shadow_rays};
+    const ShadowCountingQuery<std::remove_const_t<decltype(query)>, uint32_t> counted{query, &shadow_rays};
     PixelWork work;
     if (!begin_run<kSamples>(frame, band, item, work) &&
         !next_run<kSamples>(frame, band, thread_count, chunk_count, chunk_items, item_count, chunk, item, item_end,
@@ -212,8 +211,8 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     PixelSampler sampler(frame.key, 0, 0);
     PathState path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     for (;;) {
-        const bool going = kNaiveOnly ? extend_path_with<Integrator::Naive>(scene, path, sampler, closest_hit)
-                                      : extend_path(scene, path, sampler, closest_hit);
+        const bool going = kNaiveOnly ? extend_path_with<Integrator::Naive>(scene, path, sampler, counted)
+                                      : extend_path(scene, path, sampler, counted);
         if (going && path.depth < frame.max_depth) continue;
         closest_rays += closest_hit_queries(path);
         if (!kSamples) ++paths;

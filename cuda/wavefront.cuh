@@ -95,12 +95,12 @@ __global__ void wavefront_intersect(const SceneView scene, const BandLaunch band
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t count = pool.counters[kRayCount];
     if (first == 0) pool.counters[kShadowCount] = 0;
-    const auto closest_hit = QueryOf<Traits, kWide>::make(band);
+    const auto query = QueryOf<Traits, kWide>::make(band);
     for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
         const uint32_t slot = pool.ray_queue[i];
         const Ray ray = pool.paths[slot].ray;
         WavefrontHit record;
-        record.found = closest_hit(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
+        record.found = query(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
         pool.hits[slot] = record;
     }
 }

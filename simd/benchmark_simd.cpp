@@ -92,12 +92,12 @@ const TraversalWorkload& traversal_workload(const std::string& scene_file) {
 
 // One closest-hit query per ray, per iteration: items = rays.
 template <class Query>
-void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& rays, const Query& closest_hit) {
+void trace_all(benchmark::State& state, const SceneView& scene, const RaySet& rays, const Query& query) {
     size_t hits = 0;
     for (auto _ : state) {
         for (const Ray& ray : rays.rays) {
             Hit hit;
-            hits += closest_hit(scene, ray, kMinHitDistance, hit);
+            hits += query(scene, ray, kMinHitDistance, hit);
         }
     }
     benchmark::DoNotOptimize(hits);

@@ -125,16 +125,21 @@ struct UnitKernel {
             for (uint32_t i = 0; i < count; ++i)
                 found[i] = Traversal::closest_hit(&bvh, rays[i], kMinHitDistance, hits[i]);
         }
-        ray_counts.camera += count;
-        const CountingQuery<typename Traversal::template Query<true>, uint64_t> counting{query, &ray_counts.extension,
-                                                                                         &ray_counts.shadow};
+        // The rays: the packet's camera rays, each path's further
+        // closest-hit queries once it has ended, its shadow rays as traced
+        // (counted in locals, which stay in registers, and added once).
+        uint64_t extension = 0, shadow = 0;
+        const ShadowCountingQuery<typename Traversal::template Query<true>, uint64_t> counting{query, &shadow};
         for (uint32_t i = 0; i < count; ++i) {
-            add_sample_to_record(
-                record,
-                trace_path_from_first_hit(scene, rays[i], found[i], hits[i], *samplers[i], frame.max_depth, counting,
-                                          frame.integrator, filter_weights[i]),
-                frame.sampling.record_floats);
+            const PathState path =
+                ended_path_from_first_hit(scene, rays[i], found[i], hits[i], *samplers[i], frame.max_depth, counting,
+                                          frame.integrator, filter_weights[i]);
+            extension += closest_hit_queries(path) - 1;
+            add_sample_to_record(record, path_sample(path, filter_weights[i]), frame.sampling.record_floats);
         }
+        ray_counts.camera += count;
+        ray_counts.extension += extension;
+        ray_counts.shadow += shadow;
     }
 };
 

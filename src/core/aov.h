@@ -60,11 +60,11 @@ FARMRT_CPU_GPU FARMRT_INLINE Vec3 camera_forward(const Camera& camera) {
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView& scene, const FrameSettings& frame,
                                                                  uint32_t x, uint32_t y, Sampler& sampler,
-                                                                 const Query& closest_hit) {
+                                                                 const Query& query) {
     const Ray ray = frame.camera_ray(x, y, sampler);
     FirstHitFeatures features;
     Hit hit;
-    if (!closest_hit(scene, ray, kMinHitDistance, hit)) {
+    if (!query(scene, ray, kMinHitDistance, hit)) {
         features.albedo =
             clamp_unit(background_radiance(scene.background, scene.textures, scene.texture_pixels, ray.direction));
         return features;
@@ -86,15 +86,14 @@ FARMRT_CPU_GPU FARMRT_INLINE FirstHitFeatures first_hit_features(const SceneView
 // both write the same floats.
 template <class Query>
 FARMRT_CPU_GPU FARMRT_INLINE void pixel_first_hit_features(const SceneView& scene, const FrameSettings& frame,
-                                                           uint32_t x, uint32_t y, uint32_t samples,
-                                                           const Query& closest_hit, float* albedo, float* normal,
-                                                           float* depth) {
+                                                           uint32_t x, uint32_t y, uint32_t samples, const Query& query,
+                                                           float* albedo, float* normal, float* depth) {
     Color albedo_sum(0.0f);
     Vec3 normal_sum(0.0f);
     float nearest = INFINITY;
     for (uint32_t s = 0; s < samples; ++s) {
         PixelSampler sampler(frame.key, frame.pixel_index(x, y), s);
-        const FirstHitFeatures f = first_hit_features(scene, frame, x, y, sampler, closest_hit);
+        const FirstHitFeatures f = first_hit_features(scene, frame, x, y, sampler, query);
         albedo_sum += f.albedo;
         normal_sum += f.normal;
         nearest = min_float(nearest, f.depth);

@@ -400,19 +400,29 @@ FARMRT_CPU_GPU FARMRT_INLINE Color trace_path(const SceneView& scene, Ray ray, S
     return ended_path(scene, ray, sampler, max_depth, query, integrator, filter_weight).radiance;
 }
 
-// trace_path() when the camera ray's closest-hit query has already run
-// (tracers that find the first hits of several paths together), as the
-// sample its pixel's record takes; max_depth >= 1.
+// ended_path() when the camera ray's closest-hit query has already run
+// (tracers that find the first hits of several paths together); max_depth >= 1.
+template <class Query, class Sampler>
+FARMRT_CPU_GPU FARMRT_INLINE PathState ended_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
+                                                                 const Hit& hit, Sampler& sampler, int max_depth,
+                                                                 const Query& query, Integrator integrator,
+                                                                 float filter_weight) {
+    PathState path = start_path(ray, integrator, filter_weight);
+    if (continue_path(scene, path, sampler, found, hit, query)) {
+        while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
+    }
+    return path;
+}
+
+// The sample that path takes to its pixel's record.
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
                                                                    const Hit& hit, Sampler& sampler, int max_depth,
                                                                    const Query& query, Integrator integrator,
                                                                    float filter_weight) {
-    PathState path = start_path(ray, integrator, filter_weight);
-    if (continue_path(scene, path, sampler, found, hit, query)) {
-        while (path.depth < max_depth && extend_path(scene, path, sampler, query)) {}
-    }
-    return path_sample(path, filter_weight);
+    return path_sample(
+        ended_path_from_first_hit(scene, ray, found, hit, sampler, max_depth, query, integrator, filter_weight),
+        filter_weight);
 }
 
 // What one render call needs besides the scene: the frame's camera and sampling.
@@ -457,10 +467,10 @@ struct FrameSettings {
 // One sample of pixel (x, y), its random numbers from `sampler`.
 template <class Query, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
-                                                      uint32_t y, Sampler& sampler, const Query& closest_hit) {
+                                                      uint32_t y, Sampler& sampler, const Query& query) {
     float filter_weight;
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
-    return path_sample(ended_path(scene, ray, sampler, frame.max_depth, closest_hit, frame.integrator, filter_weight),
+    return path_sample(ended_path(scene, ray, sampler, frame.max_depth, query, frame.integrator, filter_weight),
                        filter_weight);
 }
 
@@ -470,20 +480,18 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t closest_hit_queries(const PathState& path)
     return path.depth > 0 ? uint32_t(path.depth) : 1u;
 }
 
-// A tracer's queries (TraversalQuery and the like) that also count the rays
-// they answer: closest-hit queries in `*closest` (kClosestHits: the GPU
-// counts those per path, closest_hit_queries), any-hit (shadow) queries in
-// `*shadow`. Count: the counter type (a GPU thread keeps 32-bit counts in
-// registers). The answers are the wrapped query's, so the paths, and every
-// sum, are unchanged.
-template <class Query, class Count, bool kClosestHits = true>
-struct CountingQuery {
+// A tracer's queries (TraversalQuery and the like) that also count the
+// shadow (any-hit) rays they answer in `*shadow`; a path's closest-hit
+// queries are counted once it has ended (closest_hit_queries), which costs
+// the segment loop nothing. Count: the counter type (a GPU thread keeps a
+// 32-bit count in a register). The answers are the wrapped query's, so the
+// paths, and every sum, are unchanged.
+template <class Query, class Count>
+struct ShadowCountingQuery {
     static constexpr bool kSpheresOnly = SpheresOnlyQuery<Query>::value;
-    const Query& query;
-    Count* closest;
+    Query query;  // a copy: the queries are a pointer or two
     Count* shadow;
     FARMRT_CPU_GPU FARMRT_INLINE bool operator()(const SceneView& scene, const Ray& ray, float t_min, Hit& hit) const {
-        if (kClosestHits) ++*closest;
         return query(scene, ray, t_min, hit);
     }
     FARMRT_CPU_GPU FARMRT_INLINE bool occluded(const SceneView& scene, const Ray& ray, float t_max) const {
@@ -492,21 +500,20 @@ struct CountingQuery {
     }
 };
 
-// trace_sample() with its rays counted into `rays`: the camera ray's
-// closest-hit query, then the rest of the path through a CountingQuery
-// (trace_path_from_first_hit, the same segments as trace_sample's loop:
-// max_depth >= 1).
+// trace_sample() with its rays counted into `rays`: the same path, its
+// shadow rays counted as they are traced, its closest-hit queries once it
+// has ended.
 template <class Query, class Sampler>
 FARMRT_INLINE PixelSample trace_counted_sample(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                uint32_t y, Sampler& sampler, const Query& query, RayCounts& rays) {
     float filter_weight;
     const Ray ray = frame.camera_ray(x, y, sampler, filter_weight);
-    Hit hit;
-    const bool found = query(scene, ray, kMinHitDistance, hit);
+    const PathState path =
+        ended_path(scene, ray, sampler, frame.max_depth, ShadowCountingQuery<Query, uint64_t>{query, &rays.shadow},
+                   frame.integrator, filter_weight);
     ++rays.camera;
-    return trace_path_from_first_hit(scene, ray, found, hit, sampler, frame.max_depth,
-                                     CountingQuery<Query, uint64_t>{query, &rays.extension, &rays.shadow},
-                                     frame.integrator, filter_weight);
+    rays.extension += closest_hit_queries(path) - 1;
+    return path_sample(path, filter_weight);
 }
 
 // Adds samples [sample_begin, sample_end) of pixel (x, y) to its record (as
@@ -516,13 +523,12 @@ FARMRT_INLINE PixelSample trace_counted_sample(const SceneView& scene, const Fra
 template <class Query = BvhQuery>
 FARMRT_CPU_GPU FARMRT_INLINE void accumulate_pixel(const SceneView& scene, const FrameSettings& frame, uint32_t x,
                                                    uint32_t y, uint32_t sample_begin, uint32_t sample_end, float* sum,
-                                                   const Query& closest_hit = Query()) {
+                                                   const Query& query = Query()) {
     const uint32_t pixel_index = frame.pixel_index(x, y);
     for_each_sample_run(sum, frame.sampling, sample_begin, sample_end, [&](uint32_t begin, uint32_t end) {
         for (uint32_t s = begin; s < end; ++s) {
             PixelSampler sampler(frame.key, pixel_index, s);
-            add_sample_to_record(sum, trace_sample(scene, frame, x, y, sampler, closest_hit),
-                                 frame.sampling.record_floats);
+            add_sample_to_record(sum, trace_sample(scene, frame, x, y, sampler, query), frame.sampling.record_floats);
         }
     });
 }

@@ -19,7 +19,8 @@ namespace farmrt {
 namespace {
 
 // The scalar tracer's query, tallying every call it answers (independent of
-// CountingQuery: it counts where the core calls it, not where a renderer says).
+// ShadowCountingQuery and closest_hit_queries: it counts where the core calls
+// it, not where a renderer says).
 struct TallyQuery {
     uint64_t* closest_hit;
     uint64_t* any_hit;
