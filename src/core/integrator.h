@@ -414,17 +414,6 @@ FARMRT_CPU_GPU FARMRT_INLINE PathState ended_path_from_first_hit(const SceneView
     return path;
 }
 
-// The sample that path takes to its pixel's record.
-template <class Query, class Sampler>
-FARMRT_CPU_GPU FARMRT_INLINE PixelSample trace_path_from_first_hit(const SceneView& scene, const Ray& ray, bool found,
-                                                                   const Hit& hit, Sampler& sampler, int max_depth,
-                                                                   const Query& query, Integrator integrator,
-                                                                   float filter_weight) {
-    return path_sample(
-        ended_path_from_first_hit(scene, ray, found, hit, sampler, max_depth, query, integrator, filter_weight),
-        filter_weight);
-}
-
 // What one render call needs besides the scene: the frame's camera and sampling.
 struct FrameSettings {
     Camera camera;
