@@ -44,7 +44,7 @@ void DeviceGroup::render(const FrameSettings& frame, RowRange rows, SampleRange 
 
 void DeviceGroup::submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                          std::atomic<uint64_t>* samples_done) {
-    auto band = std::make_unique<Band>();
+    auto band = std::make_unique<SubmittedBand>();
     band->frame = frame;
     band->rows = rows;
     band->samples = samples;
@@ -67,7 +67,7 @@ void DeviceGroup::submit(const FrameSettings& frame, RowRange rows, SampleRange 
 float* DeviceGroup::complete_oldest() {
     std::unique_lock<std::mutex> lock(mutex_);
     if (bands_.empty()) return nullptr;
-    Band* oldest = bands_.front().get();
+    SubmittedBand* oldest = bands_.front().get();
     band_finished_.wait(lock,
                         [&] { return failure_ || (oldest->next_row == oldest->rows.end && oldest->unfinished == 0); });
     if (failure_) std::rethrow_exception(failure_);
@@ -96,7 +96,7 @@ double DeviceGroup::share_of(size_t device) const {
     return std::max(devices_[device].renderer->thread_equivalents(), 1e-3) / total_guess;
 }
 
-bool DeviceGroup::take_piece(size_t device, Band*& band, size_t& piece) {
+bool DeviceGroup::take_piece(size_t device, SubmittedBand*& band, size_t& piece) {
     uint32_t rows_left = 0;  // in every band submitted: what the other devices still have to take
     for (const auto& b : bands_) rows_left += b->rows.end - b->next_row;
     for (const auto& b : bands_) {
@@ -142,7 +142,7 @@ bool DeviceGroup::take_piece(size_t device, Band*& band, size_t& piece) {
 
 void DeviceGroup::drive(size_t device) {
     struct Submitted {
-        Band* band;
+        SubmittedBand* band;
         size_t piece;
         uint64_t samples;
     };
@@ -154,7 +154,7 @@ void DeviceGroup::drive(size_t device) {
     try {
         for (;;) {
             while (in_flight.size() < slots) {
-                Band* band = nullptr;
+                SubmittedBand* band = nullptr;
                 size_t piece = 0;
                 RowRange rows;
                 {

@@ -74,7 +74,7 @@ private:
         bool finished = false;
         uint32_t rows_kept = 0;  // finished after a stop: its leading rows that are whole
     };
-    struct Band {
+    struct SubmittedBand {
         FrameSettings frame;
         RowRange rows;
         SampleRange samples;
@@ -95,13 +95,13 @@ private:
     void drive(size_t device);
     // Under the lock: the next rows of the oldest band with rows left, for
     // `device`; false when there are none.
-    bool take_piece(size_t device, Band*& band, size_t& piece);
+    bool take_piece(size_t device, SubmittedBand*& band, size_t& piece);
     double share_of(size_t device) const;  // under the lock
 
     std::vector<Device> devices_;
     mutable std::mutex mutex_;
     std::condition_variable work_ready_, band_finished_;
-    std::deque<std::unique_ptr<Band>> bands_;  // submitted, not yet returned, oldest first
+    std::deque<std::unique_ptr<SubmittedBand>> bands_;  // submitted, not yet returned, oldest first
     bool closing_ = false;
     std::exception_ptr failure_;
     uint32_t rows_finished_at_stop_ = 0;

@@ -182,22 +182,22 @@ uint64_t FrameAccumulator::samples_taken() const {
     return total;
 }
 
-std::vector<PassItem> FrameAccumulator::next_pass(uint32_t pass_samples) const {
+std::vector<Band> FrameAccumulator::next_pass(uint32_t pass_samples) const {
     const uint32_t lowest = *std::min_element(row_counts_.begin(), row_counts_.end());
     const uint32_t target = uint32_t(std::min<uint64_t>(uint64_t(lowest) + std::max(1u, pass_samples), spp_));
-    std::vector<PassItem> items;
+    std::vector<Band> bands;
     for (uint32_t y = 0; y < height_;) {
         const uint32_t count = row_counts_[y];
         uint32_t end = y + 1;
         while (end < height_ && row_counts_[end] == count) ++end;
-        if (count < target) items.push_back(PassItem{RowRange{y, end}, SampleRange{count, target}});
+        if (count < target) bands.push_back(Band{RowRange{y, end}, SampleRange{count, target}});
         y = end;
     }
-    return items;
+    return bands;
 }
 
-void FrameAccumulator::complete(const PassItem& item) {
-    for (uint32_t y = item.rows.begin; y < item.rows.end; ++y) row_counts_[y] = item.samples.end;
+void FrameAccumulator::complete(const Band& band) {
+    for (uint32_t y = band.rows.begin; y < band.rows.end; ++y) row_counts_[y] = band.samples.end;
 }
 
 Checkpoint FrameAccumulator::checkpoint() const {

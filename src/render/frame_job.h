@@ -1,13 +1,14 @@
-// Frame sequences with progressive passes and checkpoints: the pieces that a
-// job (single process now, MPI rank 0 in mpi/) uses to render many frames.
+// Frame sequences with progressive passes and checkpoints: the pieces that
+// the farm engine (process 0 of a job) uses to render many frames.
 //
 //  - plan_frames: which frames, to which files (frame patterns, --frames,
 //    animation.frames), and which --resume may skip (complete images).
 //  - FrameAccumulator: one frame's sums and per-row sample counts; hands out
 //    the next pass's work (rows x samples) and makes checkpoints. It starts
 //    fresh or from a checkpoint; either way the final sums are the same floats.
-// The MPI layer's frame farm (render/frame_queue.h, mpi/farm_job.cpp) hands the
-// passes out to ranks, checkpoints and writes the frames.
+// The farm engine (render/frame_queue.h, render/farm_engine.cpp) deals the
+// passes out to its workers (local devices, other processes), checkpoints and
+// writes the frames.
 #pragma once
 
 #include <algorithm>
@@ -46,8 +47,10 @@ bool is_complete_image(const std::string& path, uint32_t width, uint32_t height,
 // image size, depth and sampler key (seed, frame).
 FrameSettings frame_settings_for(const SceneDescription& description, uint32_t frame);
 
-// Rows [rows.begin, rows.end) all need samples [samples.begin, samples.end).
-struct PassItem {
+// A band: rows [rows.begin, rows.end), each taking samples
+// [samples.begin, samples.end). A work item (frame_queue.h) is a band of an
+// open frame; a BandRenderer renders one.
+struct Band {
     RowRange rows;
     SampleRange samples;
 };
@@ -85,7 +88,7 @@ public:
     std::vector<float> luminance_variance() const;
     // The next pass: every run of rows whose count is below
     // min(lowest count + pass_samples, spp) is brought up to that level.
-    std::vector<PassItem> next_pass(uint32_t pass_samples) const;
+    std::vector<Band> next_pass(uint32_t pass_samples) const;
     // Records of rows [row, ...): width * record_floats floats per row.
     float* row_sums(uint32_t row) { return sums_.data() + size_t(row) * width_ * record_floats_; }
     const float* row_sums(uint32_t row) const { return sums_.data() + size_t(row) * width_ * record_floats_; }
@@ -96,8 +99,8 @@ public:
     // Each pixel's alpha (image.alpha): its alpha sum over its sample count;
     // empty where the record keeps none.
     std::vector<float> alpha() const;
-    // Records that `item` has been added to the sums.
-    void complete(const PassItem& item);
+    // Records that `band` has been added to the sums.
+    void complete(const Band& band);
     Checkpoint checkpoint() const;
 
 private:

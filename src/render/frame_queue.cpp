@@ -292,7 +292,7 @@ void FrameQueue::complete(const WorkItem& item, const float* sums) {
     FrameAccumulator& accumulator = *frame.accumulator;
     std::memcpy(accumulator.row_sums(item.rows.begin), sums,
                 size_t(item.rows.count()) * options_.width * accumulator.record_floats() * sizeof(float));
-    accumulator.complete(PassItem{item.rows, item.samples});
+    accumulator.complete(Band{item.rows, item.samples});
     for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) frame.out[row] = 0;
     --items_out_;
     samples_finished_ += uint64_t(item.rows.count()) * options_.width * item.samples.count();

@@ -1,6 +1,6 @@
 // Whole still-image jobs of the dynamic schedule, simulated through the frame
-// farm's FrameQueue as the farm engine (render/farm_engine.cpp) and the ranks (mpi/farm_worker.cpp) drive it
-// (mpi/farm_job.cpp): workers ask while rendering when nothing is queued,
+// farm's FrameQueue as the farm engine (render/farm_engine.cpp) and the ranks
+// (mpi/farm_worker.cpp) drive it: workers ask while rendering when nothing is queued,
 // "not now" is honoured until idle, an idle rank's deferred request is answered
 // when an item comes back, rank 0 keeps one item queued behind its own without
 // a round trip, and every rank reports samples per second measured as the farm

@@ -260,7 +260,7 @@ TEST(FrameQueue, TimeLimitEvensOutAResumedFrame) {
         const uint32_t samples = row < 10 ? 5 : 3;
         const std::vector<float>& from = samples == 5 ? second : first;
         std::memcpy(partial.row_sums(row), from.data() + size_t(row) * kWidth * 3, kWidth * 3 * sizeof(float));
-        partial.complete(PassItem{RowRange{row, row + 1}, SampleRange{0, samples}});
+        partial.complete(Band{RowRange{row, row + 1}, SampleRange{0, samples}});
     }
     const std::string path = (directory / "f1").string();
     write_checkpoint(path, partial.checkpoint());

@@ -179,11 +179,11 @@ std::vector<float> render_with_restarts(BandRenderer& renderer, const SceneDescr
         first = false;
         if (accumulator.done()) break;
         // Uneven passes over uneven bands, as different rank counts would make.
-        for (const PassItem& item : accumulator.next_pass(1 + random() % 5)) {
-            uint32_t row = item.rows.begin;
-            while (row < item.rows.end) {
-                const uint32_t end = std::min(item.rows.end, row + 1 + uint32_t(random() % 4));
-                const PassItem band{RowRange{row, end}, item.samples};
+        for (const Band& pass_band : accumulator.next_pass(1 + random() % 5)) {
+            uint32_t row = pass_band.rows.begin;
+            while (row < pass_band.rows.end) {
+                const uint32_t end = std::min(pass_band.rows.end, row + 1 + uint32_t(random() % 4));
+                const Band band{RowRange{row, end}, pass_band.samples};
                 renderer.render(settings, band.rows, band.samples, accumulator.row_sums(row), nullptr);
                 accumulator.complete(band);
                 row = end;

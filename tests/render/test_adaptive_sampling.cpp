@@ -174,7 +174,7 @@ TEST(AdaptiveSampling, StatisticsForTheVarianceAovLeaveTheImageUnchanged) {
     const std::vector<float> records = render(with_variance, frame, 2, 16);
     FrameAccumulator accumulator(frame.width, frame.height, kSpp, "id", kStatisticsFloats);
     std::copy(records.begin(), records.end(), accumulator.row_sums(0));
-    accumulator.complete(PassItem{RowRange{0, frame.height}, SampleRange{0, kSpp}});
+    accumulator.complete(Band{RowRange{0, frame.height}, SampleRange{0, kSpp}});
     const std::vector<float> variance = accumulator.luminance_variance();
     const size_t pixels = size_t(frame.width) * frame.height;
     for (size_t p = 0; p < pixels; ++p) {
@@ -197,7 +197,7 @@ TEST(AdaptiveSampling, CheckpointsKeepTheRecords) {
     FrameAccumulator accumulator(frame.width, frame.height, kSpp, "id", kStatisticsFloats);
     make_band_renderer(description.scene, RendererOptions{})
         ->render(frame, RowRange{0, frame.height}, SampleRange{0, 20}, accumulator.row_sums(0), nullptr);
-    accumulator.complete(PassItem{RowRange{0, frame.height}, SampleRange{0, 20}});
+    accumulator.complete(Band{RowRange{0, frame.height}, SampleRange{0, 20}});
     const std::string path = (directory.path() / "frame.checkpoint").string();
     write_checkpoint(path, accumulator.checkpoint());
 

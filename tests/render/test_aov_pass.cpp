@@ -59,7 +59,7 @@ TEST(AovPass, DepthNormalAndAlbedoMatchTheSurfacesExactly) {
     const SceneDescription description = sphere_and_wall();
     const FrameSettings frame = frame_settings_for(description, 0);
     FrameAccumulator accumulator(frame.width, frame.height, 4, "id");
-    accumulator.complete(PassItem{RowRange{0, frame.height}, SampleRange{0, 4}});
+    accumulator.complete(Band{RowRange{0, frame.height}, SampleRange{0, 4}});
     const std::vector<AovImage> images =
         render_aovs(description.scene.view(), frame, {Aov::Depth, Aov::Normal, Aov::Albedo, Aov::Samples}, accumulator);
     ASSERT_EQ(images.size(), 4u);
@@ -108,7 +108,7 @@ TEST(AovPass, SameBytesOnAnyNumberOfThreads) {
     const SceneDescription description = sphere_and_wall(64);
     const FrameSettings frame = frame_settings_for(description, 0);
     FrameAccumulator accumulator(frame.width, frame.height, 64, "id");
-    accumulator.complete(PassItem{RowRange{0, frame.height}, SampleRange{0, 64}});
+    accumulator.complete(Band{RowRange{0, frame.height}, SampleRange{0, 64}});
     const std::vector<Aov> all = {Aov::Albedo, Aov::Normal, Aov::Depth, Aov::Samples};
     std::vector<std::vector<float>> first;
     for (int threads : {1, 3}) {
@@ -129,7 +129,7 @@ TEST(AovPass, SamplesFollowATimeLimitedFrame) {
     const SceneDescription description = sphere_and_wall(64);
     const FrameSettings frame = frame_settings_for(description, 0);
     FrameAccumulator accumulator(frame.width, frame.height, 64, "id");
-    accumulator.complete(PassItem{RowRange{0, frame.height}, SampleRange{0, 12}});
+    accumulator.complete(Band{RowRange{0, frame.height}, SampleRange{0, 12}});
     accumulator.end_at(12);
     ASSERT_TRUE(accumulator.done());
     const std::vector<AovImage> images = render_aovs(description.scene.view(), frame, {Aov::Samples}, accumulator);
