@@ -442,7 +442,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                   "launching the path kernel");
         }
         if (band.radiance) {
-            check(launch_sum_sample_radiance(slot.stream, band.sums, band.radiance, pixel_count, frame.sampling,
+            check(launch_sum_sample_radiance(slot.stream, frame, band.row_begin, band.sums, band.radiance, pixel_count,
                                              band.sample_begin, launch_samples, device_stop_, slot.passes),
                   "launching the sample sums");
         }

@@ -216,15 +216,15 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
         if (going && path.depth < frame.max_depth) continue;
         closest_rays += closest_hit_queries(path);
         if (!kSamples) ++paths;
-        // The camera sample's filter weight again (the sample's alpha), only where alpha is kept.
-        const float filter_weight =
-            record_has_alpha(frame.sampling.record_floats) ? frame.filter_weight(sampler) : 1.0f;
         if (kSamples) {
             const uint32_t floats = sample_value_floats(frame.sampling);
             store_sample_value(
                 band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * floats,
-                path, filter_weight, floats);
+                path, floats);
         } else {
+            // The camera sample's filter weight again (the sample's alpha), only where alpha is kept.
+            const float filter_weight =
+                record_has_alpha(frame.sampling.record_floats) ? frame.filter_weight(sampler) : 1.0f;
             add_sample_to_record(work.sum, path_sample(path, filter_weight), frame.sampling.record_floats);
         }
         if (++work.sample == work.sample_end) {

@@ -46,7 +46,8 @@ struct BandLaunch {
     uint32_t* next_chunk = nullptr;  // device: zero before a dynamic launch
     // Per-sample work items: when set, the kernel stores each sample here,
     // (sample - sample_begin) * pixel_count + pixel groups of
-    // sample_value_floats (RGB, and alpha where the record has it), instead
+    // sample_value_floats (RGB, and where the record keeps alpha whether the
+    // path met the scene: store_sample_value), instead
     // of adding to `sums`; sum_sample_radiance then adds them to `sums` in
     // sample order. A thread takes chunk_samples samples of one
     // pixel at a time (a pixel's samples may run on several threads at once).
@@ -73,31 +74,33 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t sample_value_floats(const PixelSampling& s
     return record_has_alpha(sampling.record_floats) ? 4u : 3u;
 }
 
-// Stores an ended path's sample at `out` (sample_value_floats of them);
-// `filter_weight`: its camera sample's, read only where alpha is kept.
-FARMRT_CPU_GPU FARMRT_INLINE void store_sample_value(float* out, const PathState& path, float filter_weight,
-                                                     uint32_t floats) {
-    const PixelSample sample = path_sample(path, filter_weight);
-    out[0] = sample.radiance.x;
-    out[1] = sample.radiance.y;
-    out[2] = sample.radiance.z;
-    if (floats == 4) out[3] = sample.alpha;
+// Stores an ended path's sample at `out` (sample_value_floats of them):
+// its radiance, and where alpha is kept 1 if its camera ray met the scene
+// and 0 if it left through the film. sum_sample_radiance multiplies that by
+// the camera sample's filter weight, recomputed from (pixel, sample): the
+// path kernels keep no filter code and no sampler live for it.
+FARMRT_CPU_GPU FARMRT_INLINE void store_sample_value(float* out, const PathState& path, uint32_t floats) {
+    out[0] = path.radiance.x;
+    out[1] = path.radiance.y;
+    out[2] = path.radiance.z;
+    if (floats == 4) out[3] = left_through_film(path) ? 0.0f : 1.0f;
 }
 
 // Adds the per-sample radiance of a launch (BandLaunch::radiance, samples
 // [sample_begin, sample_begin + samples) of each pixel) to the pixels'
 // records, in sample order, as add_sample_to_record does on the CPU, those
 // that adaptive sampling left out skipped: the records are bit-identical to
-// per-pixel accumulation. With a `stop` flag (BandLaunch::stop), a launch
+// per-pixel accumulation; the band's pixels start at row `row_begin` of
+// `frame`, whose camera sample filter gives each sample's alpha. With a `stop` flag (BandLaunch::stop), a launch
 // is added whole or not at all: `passes` (device, 2 words, zero at the
 // band's start) holds the gate that one thread sets from the flag before
 // the sums, and the samples added so far. The flag only ever turns on, so
 // a gate found open means that the path kernel before it never saw a stop
 // and wrote every radiance; after a stop the band's sums hold exactly its
 // first passes[1] samples.
-cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
-                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples,
-                                       const volatile int* stop, uint32_t* passes);
+cudaError_t launch_sum_sample_radiance(cudaStream_t stream, const FrameSettings& frame, uint32_t row_begin, float* sums,
+                                       const float* radiance, uint32_t pixel_count, uint32_t sample_begin,
+                                       uint32_t samples, const volatile int* stop, uint32_t* passes);
 
 // Lists in `active_pixels` (its count in `*active_count`, zero before the
 // launch) the band pixels that adaptive sampling leaves samples of

@@ -15,10 +15,14 @@ namespace {
 // radiance triples of each sample. Compiled here, without fused multiply-add
 // or flushed denormals, as the CPU adds and decides. A pixel that adaptive
 // sampling leaves out of the launch (its record, before the launch, says so
-// as it did to the path kernel) has no radiance in it.
-__global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t pixel_count, PixelSampling sampling,
-                                    uint32_t sample_begin, uint32_t samples, const uint32_t* gate) {
+// as it did to the path kernel) has no radiance in it. A sample's alpha is
+// its camera sample's filter weight where its path met the scene
+// (store_sample_value), the weight recomputed here as the CPU computes it.
+__global__ void sum_sample_radiance(const FrameSettings frame, uint32_t row_begin, float* sums, const float* radiance,
+                                    uint32_t pixel_count, uint32_t sample_begin, uint32_t samples,
+                                    const uint32_t* gate) {
     if (gate != nullptr && *gate == 0) return;
+    const PixelSampling& sampling = frame.sampling;
     const uint32_t floats = sampling.record_floats;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
         float* record = sums + size_t(pixel) * floats;
@@ -29,9 +33,15 @@ __global__ void sum_sample_radiance(float* sums, const float* radiance, uint32_t
             continue;
         }
         const uint32_t value_floats = sample_value_floats(sampling);
+        const uint32_t pixel_index = frame.pixel_index(pixel % frame.width, row_begin + pixel / frame.width);
         for (uint32_t s = 0; s < samples; ++s) {
             const float* r = radiance + (size_t(s) * pixel_count + pixel) * value_floats;
-            add_sample_to_record(total, PixelSample{Color(r[0], r[1], r[2]), value_floats == 4 ? r[3] : 1.0f}, floats);
+            float alpha = 1.0f;
+            if (value_floats == 4) {
+                PixelSampler sampler(frame.key, pixel_index, sample_begin + s);
+                alpha = r[3] * frame.filter_weight(sampler);
+            }
+            add_sample_to_record(total, PixelSample{Color(r[0], r[1], r[2]), alpha}, floats);
         }
         path_kernel_exact::copy_record(record, total, floats);
     }
@@ -102,9 +112,9 @@ cudaError_t launch_collect_active_pixels(cudaStream_t stream, const float* sums,
     return cudaGetLastError();
 }
 
-cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const float* radiance, uint32_t pixel_count,
-                                       const PixelSampling& sampling, uint32_t sample_begin, uint32_t samples,
-                                       const volatile int* stop, uint32_t* passes) {
+cudaError_t launch_sum_sample_radiance(cudaStream_t stream, const FrameSettings& frame, uint32_t row_begin, float* sums,
+                                       const float* radiance, uint32_t pixel_count, uint32_t sample_begin,
+                                       uint32_t samples, const volatile int* stop, uint32_t* passes) {
     if (pixel_count == 0 || samples == 0) return cudaSuccess;
     const uint32_t* gate = nullptr;
     if (stop != nullptr && passes != nullptr) {
@@ -113,8 +123,8 @@ cudaError_t launch_sum_sample_radiance(cudaStream_t stream, float* sums, const f
     }
     constexpr unsigned kBlock = 256;
     const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
-    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(sums, radiance, pixel_count, sampling, sample_begin, samples,
-                                                       gate);
+    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(frame, row_begin, sums, radiance, pixel_count, sample_begin,
+                                                       samples, gate);
     return cudaGetLastError();
 }
 

@@ -63,14 +63,9 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
     if (in_pool) work = pool.slots[slot];
     if (in_pool && work.status == SlotStatus::Finished && !stopped) {
         const uint32_t floats = sample_value_floats(frame.sampling);
-        float filter_weight = 1.0f;  // the camera sample's again (its alpha), only where alpha is kept
-        if (floats == 4) {
-            PixelSampler sampler = band_pixel_sampler(frame, band, work.pixel, work.sample);
-            filter_weight = frame.filter_weight(sampler);
-        }
         store_sample_value(
             band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * floats,
-            pool.paths[slot], filter_weight, floats);
+            pool.paths[slot], floats);
     }
     if (stopped || work.status == SlotStatus::Finished) work.status = SlotStatus::Free;
     const uint32_t item_count = wavefront_item_count(band);
