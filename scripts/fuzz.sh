@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/) with clang, ASan and UBSan, and
-# runs each for SECONDS (default 60) from its committed seed corpus
+# runs each for SECONDS (default 60), as many at once as there are cores,
+# from its committed seed corpus
 # (tests/fuzz/corpus/TARGET/; new inputs found go to a scratch copy, not into
-# the repository). Exit status 1 on the first finding, whose reproducer is
-# left in BUILD_DIR/findings/.
+# the repository). Exit status 1 when any target finds something, its
+# reproducer left in BUILD_DIR/findings/.
 #   scripts/fuzz.sh [SECONDS] [BUILD_DIR] [TARGET...]
 #   (defaults: 60 s, build-fuzz, every target: scene obj image checkpoint frame_list gltf ply mtl
 #    texture output_path model_cache)
@@ -22,17 +23,28 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 mkdir -p "$build/findings"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# One target: its log in BUILD_DIR/fuzz_TARGET.log, and fuzz_TARGET.failed
+# when it found something.
+fuzz_target() {
+    local target=$1 corpus=$build/corpus/$1 dictionary=()
+    rm -rf "$corpus" "$build/fuzz_$target.failed" && mkdir -p "$corpus"
+    cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
+    [ -f "$root/tests/fuzz/dictionaries/$target.dict" ] && dictionary=(-dict="$root/tests/fuzz/dictionaries/$target.dict")
+    # -rss_limit_mb: an input that makes farmrt allocate more than 1 GiB is a finding.
+    (cd "$build/findings" && "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
+        -max_len=65536 -timeout=10 -print_final_stats=1 "${dictionary[@]}" "$corpus" 2>"$build/fuzz_$target.log") ||
+        touch "$build/fuzz_$target.failed"
+}
+# As many targets at once as there are cores, each for its full time.
+for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+    fuzz_target "$target" &
+done
+wait
 status=0
 for target in "${targets[@]}"; do
-    corpus=$build/corpus/$target
-    rm -rf "$corpus" && mkdir -p "$corpus"
-    cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
-    dictionary=()
-    [ -f "$root/tests/fuzz/dictionaries/$target.dict" ] && dictionary=(-dict="$root/tests/fuzz/dictionaries/$target.dict")
     echo "== fuzz_$target: $seconds s"
-    # -rss_limit_mb: an input that makes farmrt allocate more than 1 GiB is a finding.
-    if ! (cd "$build/findings" && "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
-            -max_len=65536 -timeout=10 -print_final_stats=1 "${dictionary[@]}" "$corpus" 2>"$build/fuzz_$target.log"); then
+    if [ -f "$build/fuzz_$target.failed" ]; then
         tail -n 40 "$build/fuzz_$target.log"
         status=1
     fi
