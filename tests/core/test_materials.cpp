@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/integrator.h"
+#include "out_of_line_path.h"
 
 namespace farmrt {
 namespace {
@@ -348,7 +349,7 @@ TEST(Emissive, EndsThePathWithItsColor) {
     scene.build_acceleration();  // again, now that the lamp's texture exists
     PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
     const Color c =
-        trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0.1f, 0.2f, -1)}, sampler, 50, BvhQuery(), Integrator::Naive);
+        trace_path_out_of_line(scene.view(), Ray{Vec3(0.0f), Vec3(0.1f, 0.2f, -1)}, sampler, 50, Integrator::Naive);
     EXPECT_EQ(c.x, 4.0f);
     EXPECT_EQ(c.y, 2.0f);
     EXPECT_EQ(c.z, 1.0f);
@@ -358,7 +359,7 @@ TEST(PathLoop, MissReturnsTheSkyGradient) {
     const Scene scene = one_sphere_scene(lambertian(), Background{});
     for (const Vec3& d : {Vec3(0, 1, 0), Vec3(0, -1, 0), Vec3(1, 0, 0), Vec3(0.3f, 0.5f, 0.2f)}) {
         PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
-        const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), d}, sampler, 50, BvhQuery(), Integrator::Naive);
+        const Color c = trace_path_out_of_line(scene.view(), Ray{Vec3(0.0f), d}, sampler, 50, Integrator::Naive);
         const float a = 0.5f * (unit_vector(d).y + 1);
         EXPECT_NEAR(c.x, (1 - a) * 1.0f + a * 0.5f, 1e-6f);
         EXPECT_NEAR(c.y, (1 - a) * 1.0f + a * 0.7f, 1e-6f);
@@ -373,16 +374,16 @@ TEST(PathLoop, PathsLongerThanMaxDepthContributeBlack) {
     const Ray at_sphere{Vec3(0.0f), Vec3(0, 0, -1)};
     for (uint32_t s = 0; s < 50; ++s) {
         PixelSampler a(SamplerKey{0, 0}, 0, s), b(SamplerKey{0, 0}, 0, s);
-        const Color one = trace_path(scene.view(), at_sphere, a, 1, BvhQuery(), Integrator::Naive);
+        const Color one = trace_path_out_of_line(scene.view(), at_sphere, a, 1, Integrator::Naive);
         EXPECT_EQ(one.x + one.y + one.z, 0.0f);
-        const Color two = trace_path(scene.view(), at_sphere, b, 2, BvhQuery(), Integrator::Naive);
+        const Color two = trace_path_out_of_line(scene.view(), at_sphere, b, 2, Integrator::Naive);
         EXPECT_FLOAT_EQ(two.x, 0.6f);
         EXPECT_FLOAT_EQ(two.y, 0.4f);
         EXPECT_FLOAT_EQ(two.z, 0.2f);
     }
     PixelSampler sampler(SamplerKey{0, 0}, 0, 0);
     const Color miss =
-        trace_path(scene.view(), Ray{Vec3(0.0f), Vec3(0, 0, 1)}, sampler, 1, BvhQuery(), Integrator::Naive);
+        trace_path_out_of_line(scene.view(), Ray{Vec3(0.0f), Vec3(0, 0, 1)}, sampler, 1, Integrator::Naive);
     EXPECT_EQ(miss.x, 1.0f);  // a miss in the first segment still sees the background
 }
 
@@ -395,7 +396,7 @@ TEST(PathLoop, FurnaceDiffuseConvexObjectReflectsAlbedoTimesBackground) {
     for (uint32_t s = 0; s < 4000; ++s) {
         PixelSampler sampler(SamplerKey{3, 0}, s, 0);
         const Vec3 d(sampler.uniform(1000) - 0.5f, sampler.uniform(1001) - 0.5f, -1);
-        const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), d}, sampler, 50, BvhQuery(), Integrator::Naive);
+        const Color c = trace_path_out_of_line(scene.view(), Ray{Vec3(0.0f), d}, sampler, 50, Integrator::Naive);
         const bool hit_value = c.x == 0.6f * 0.9f && c.y == 0.4f * 0.7f && c.z == 0.2f * 0.5f;
         const bool miss_value = c.x == 0.9f && c.y == 0.7f && c.z == 0.5f;
         exact += hit_value || miss_value;
@@ -413,7 +414,7 @@ TEST(PathLoop, FurnaceGlassSphereTransmitsTheBackgroundUnchanged) {
     for (uint32_t s = 0; s < 4000; ++s) {
         PixelSampler sampler(SamplerKey{4, 0}, s, 0);
         const Vec3 d(sampler.uniform(1000) - 0.5f, sampler.uniform(1001) - 0.5f, -1);
-        const Color c = trace_path(scene.view(), Ray{Vec3(0.0f), d}, sampler, 50, BvhQuery(), Integrator::Naive);
+        const Color c = trace_path_out_of_line(scene.view(), Ray{Vec3(0.0f), d}, sampler, 50, Integrator::Naive);
         exact += c.x == 0.25f && c.y == 0.5f && c.z == 1.0f;
     }
     EXPECT_GE(exact, 3990);
@@ -429,9 +430,9 @@ TEST(PathLoop, AccumulatePixelDropsNaNSamplesAndSumsInOrder) {
     frame.width = frame.height = frame.film_width = 8;
     frame.max_depth = 10;
     float one_pass[kStatisticsFloats] = {}, two_passes[kStatisticsFloats] = {};
-    accumulate_pixel(scene.view(), frame, 4, 4, 0, 16, one_pass);
-    accumulate_pixel(scene.view(), frame, 4, 4, 0, 5, two_passes);
-    accumulate_pixel(scene.view(), frame, 4, 4, 5, 16, two_passes);
+    accumulate_pixel_out_of_line(scene.view(), frame, 4, 4, 0, 16, one_pass);
+    accumulate_pixel_out_of_line(scene.view(), frame, 4, 4, 0, 5, two_passes);
+    accumulate_pixel_out_of_line(scene.view(), frame, 4, 4, 5, 16, two_passes);
     for (int c = 0; c < 3; ++c) {
         EXPECT_EQ(one_pass[c], two_passes[c]);
         EXPECT_TRUE(std::isfinite(one_pass[c]));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/integrator.h"
+#include "out_of_line_path.h"
 #include "io/scene_loader.h"
 #include "test_helpers.h"
 
@@ -66,7 +67,7 @@ inline Estimate estimate(const Scene& scene, const Ray& ray, Integrator integrat
     SampleMean paths;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{seed, 0}, 7, s);
-        paths.add(luminance(trace_path(view, ray, sampler, 50, BvhQuery(), integrator)));
+        paths.add(luminance(trace_path_out_of_line(view, ray, sampler, 50, integrator)));
     }
     return Estimate{paths.mean(), paths.standard_error()};
 }

@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/integrator.h"
 #include "io/scene_loader.h"
+#include "out_of_line_path.h"
 #include "render/light_estimates.h"
 #include "test_helpers.h"
 
@@ -416,7 +417,7 @@ Estimate clamped_estimate(const Scene& scene, const Ray& ray, uint32_t n, int ma
     testing::SampleMean paths;
     for (uint32_t s = 0; s < n; ++s) {
         PixelSampler sampler(SamplerKey{5, 0}, 3, s);
-        paths.add(luminance(trace_path(view, ray, sampler, max_depth, BvhQuery(), Integrator::NextEvent)));
+        paths.add(luminance(trace_path_out_of_line(view, ray, sampler, max_depth, Integrator::NextEvent)));
     }
     return Estimate{paths.mean(), paths.standard_error()};
 }
@@ -426,12 +427,12 @@ TEST(FireflyClamp, ClampsDirectLightToItsLimitAndLeavesTheRestAlone) {
     const Ray miss{Vec3(0, 0, 5), Vec3(0, 1, 0), 0.0f};  // sees the background: direct light
     PixelSampler sampler(SamplerKey{1, 0}, 0, 0);
     scene.set_sample_clamp(1.5f, 0.0f);
-    Color seen = trace_path(scene.view(), miss, sampler, 50);
+    Color seen = trace_path_out_of_line(scene.view(), miss, sampler, 50);
     EXPECT_EQ(seen.x, 1.5f);  // the largest component brought to the limit, the others in proportion
     EXPECT_EQ(seen.y, 1.0f);
     EXPECT_EQ(seen.z, 0.5f);
     scene.set_sample_clamp(0.0f, 0.1f);  // an indirect limit does not touch direct light
-    seen = trace_path(scene.view(), miss, sampler, 50);
+    seen = trace_path_out_of_line(scene.view(), miss, sampler, 50);
     EXPECT_EQ(seen.x, 3.0f);
 }
 
@@ -445,7 +446,7 @@ TEST(FireflyClamp, AnInfiniteLimitChangesNoBitAndAZeroIndirectLimitLeavesDirectL
     huge.set_sample_clamp(3e38f, 3e38f);
     for (uint32_t s = 0; s < 2000; ++s) {
         PixelSampler a(SamplerKey{2, 0}, 1, s), b(SamplerKey{2, 0}, 1, s);
-        const Color x = trace_path(off, ray, a, 50), y = trace_path(huge.view(), ray, b, 50);
+        const Color x = trace_path_out_of_line(off, ray, a, 50), y = trace_path_out_of_line(huge.view(), ray, b, 50);
         ASSERT_TRUE(x.x == y.x && x.y == y.y && x.z == y.z) << "sample " << s;
     }
     // With the indirect limit near 0 only direct light is left (what
