@@ -121,7 +121,7 @@ done
 # takes 2 s. A fixed count did not do (128 samples: the 16-core GPU host's
 # AVX-512 tracer ended the render between its first checkpoint and the
 # signal, and 512 were still too few through mpirun with 4 ranks).
-# Sanitized builds render ~20x slower: they start from a quarter of the
+# Sanitized builds render far slower (1a): they start from a quarter of the
 # pixels (CMake sets FARMRT_TEST_SANITIZED in FARMRT_SANITIZE builds).
 big=(--width 128 --height 72 --threads 2)
 big_spp=512
