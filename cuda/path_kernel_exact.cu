@@ -11,13 +11,21 @@
 namespace farmrt {
 namespace {
 
+// How many samples' values a thread of sum_sample_radiance loads before it
+// adds them. The adds run in sample order (the CPU's order), one after the
+// other; the loads need not: a batch in flight at once hides the memory's
+// latency, where one load at a time left a thin band's few threads waiting
+// on each (results/multi_gpu.md).
+constexpr uint32_t kSumBatch = 16;
+
 // One thread per pixel (grid-stride): neighbouring threads read neighbouring
-// radiance triples of each sample. Compiled here, without fused multiply-add
+// radiance values of each sample. Compiled here, without fused multiply-add
 // or flushed denormals, as the CPU adds and decides. A pixel that adaptive
 // sampling leaves out of the launch (its record, before the launch, says so
 // as it did to the path kernel) has no radiance in it. A sample's alpha is
 // its camera sample's filter weight where its path met the scene
 // (store_sample_value), the weight recomputed here as the CPU computes it.
+template <uint32_t kValueFloats>
 __global__ void sum_sample_radiance(const FrameSettings frame, uint32_t row_begin, float* sums, const float* radiance,
                                     uint32_t pixel_count, uint32_t sample_begin, uint32_t samples,
                                     const uint32_t* gate) {
@@ -32,16 +40,35 @@ __global__ void sum_sample_radiance(const FrameSettings frame, uint32_t row_begi
             adaptive_run_end(total, sampling, sample_begin, sample_begin + samples) == sample_begin) {
             continue;
         }
-        const uint32_t value_floats = sample_value_floats(sampling);
         const uint32_t pixel_index = frame.pixel_index(pixel % frame.width, row_begin + pixel / frame.width);
-        for (uint32_t s = 0; s < samples; ++s) {
-            const float* r = radiance + (size_t(s) * pixel_count + pixel) * value_floats;
-            float alpha = 1.0f;
-            if (value_floats == 4) {
-                PixelSampler sampler(frame.key, pixel_index, sample_begin + s);
-                alpha = r[3] * frame.filter_weight(sampler);
+        const float* values = radiance + size_t(pixel) * kValueFloats;
+        const size_t sample_stride = size_t(pixel_count) * kValueFloats;
+        for (uint32_t first = 0; first < samples; first += kSumBatch) {
+            const uint32_t batch = min(kSumBatch, samples - first);
+            float value[kSumBatch][4];
+#pragma unroll
+            for (uint32_t k = 0; k < kSumBatch; ++k) {
+                if (k >= batch) break;
+                const float* r = values + size_t(first + k) * sample_stride;
+                if constexpr (kValueFloats == 4) {
+                    // Read once: streamed past the caches (16-byte aligned: 4 floats a value).
+                    const float4 v = __ldcs(reinterpret_cast<const float4*>(r));
+                    value[k][0] = v.x, value[k][1] = v.y, value[k][2] = v.z, value[k][3] = v.w;
+                } else {
+                    value[k][0] = __ldcs(r), value[k][1] = __ldcs(r + 1), value[k][2] = __ldcs(r + 2);
+                    value[k][3] = 1.0f;
+                }
             }
-            add_sample_to_record(total, PixelSample{Color(r[0], r[1], r[2]), alpha}, floats);
+#pragma unroll
+            for (uint32_t k = 0; k < kSumBatch; ++k) {
+                if (k >= batch) break;
+                float alpha = 1.0f;
+                if constexpr (kValueFloats == 4) {
+                    PixelSampler sampler(frame.key, pixel_index, sample_begin + first + k);
+                    alpha = value[k][3] * frame.filter_weight(sampler);
+                }
+                add_sample_to_record(total, PixelSample{Color(value[k][0], value[k][1], value[k][2]), alpha}, floats);
+            }
         }
         path_kernel_exact::copy_record(record, total, floats);
     }
@@ -121,10 +148,16 @@ cudaError_t launch_sum_sample_radiance(cudaStream_t stream, const FrameSettings&
         open_sum_gate<<<1, 1, 0, stream>>>(stop, passes, samples);
         gate = passes;
     }
-    constexpr unsigned kBlock = 256;
+    // Small blocks: a thin band's few pixels spread over every multiprocessor.
+    constexpr unsigned kBlock = 64;
     const unsigned blocks = std::min<unsigned>((pixel_count + kBlock - 1) / kBlock, 65535u);
-    sum_sample_radiance<<<blocks, kBlock, 0, stream>>>(frame, row_begin, sums, radiance, pixel_count, sample_begin,
-                                                       samples, gate);
+    if (sample_value_floats(frame.sampling) == 4) {
+        sum_sample_radiance<4>
+            <<<blocks, kBlock, 0, stream>>>(frame, row_begin, sums, radiance, pixel_count, sample_begin, samples, gate);
+    } else {
+        sum_sample_radiance<3>
+            <<<blocks, kBlock, 0, stream>>>(frame, row_begin, sums, radiance, pixel_count, sample_begin, samples, gate);
+    }
     return cudaGetLastError();
 }
 
