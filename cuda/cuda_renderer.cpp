@@ -57,6 +57,8 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.sample_buffer_bytes) options.sample_buffer_bytes = *tuning.sample_buffer_bytes;
     if (tuning.integrator) options.integrator = *tuning.integrator;
     if (tuning.split_paths) options.split_paths = uint32_t(*tuning.split_paths);
+    if (tuning.bands_in_flight) options.bands_in_flight = *tuning.bands_in_flight;
+    if (tuning.block_size) options.block_size = *tuning.block_size;
 }
 
 int choose_cuda_device(const std::string& backend) {
@@ -181,6 +183,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
 
     const unsigned long long no_rays[kRayTotals] = {};
     ray_totals_ = upload(no_rays, kRayTotals, "the ray counters");
+    slots_.resize(size_t(std::max(1, options_.bands_in_flight)));
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");
         check(cudaEventCreate(&slot.kernel_start), "creating an event");
@@ -209,7 +212,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     if (sample_buffer_bytes_ == 0) {
         size_t free_bytes = 0, total_bytes = 0;
         check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
-        sample_buffer_bytes_ = std::max<size_t>(std::min<size_t>(size_t(1) << 30, free_bytes / 8), size_t(1) << 20);
+        sample_buffer_bytes_ = std::max<size_t>(std::min<size_t>(size_t(4) << 30, free_bytes / 8), size_t(1) << 20);
     }
     map_stop_flag();
     report_.registers_per_thread = attributes.numRegs;
@@ -345,7 +348,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     // At least a farm band's worth (16 MiB, render/band_schedule.h's limit) at
     // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
     if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
-    next_slot_ = (next_slot_ + 1) % kSlots;
+    next_slot_ = (next_slot_ + 1) % slots_.size();
     slot.user_sums = sums;
     slot.floats = floats;
     slot.rows = rows;

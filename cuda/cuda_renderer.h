@@ -8,7 +8,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -42,7 +41,13 @@ struct CudaOptions {
     // pixels still sampling): 4 beat 1 by 1.2-1.4x and 16 by up to 1.6x on
     // configs/interior.yaml (H200, results/adaptive_sampling.md).
     int adaptive_chunk_samples = 4;
-    size_t sample_buffer_bytes = 0;  // per slot; 0: 1 GiB, or an eighth of the free device memory if less
+    // Per slot; 0: 4 GiB, or an eighth of the free device memory if less.
+    // Each launch ends in a tail of 3-4 ms (its last, longest paths hold
+    // every block resident, so the other slot's launch cannot start), so a
+    // band should be one launch: a dealt band of 4096 samples of 25 rows of
+    // 1200 needs 1.9 GiB. 4 GiB against 1 GiB: 4-5% less render time on an
+    // H200 (results/multi_gpu.md).
+    size_t sample_buffer_bytes = 0;
     // Dynamic schedule: lanes of a warp that need work in the same step
     // fetch consecutive chunks with one atomic (BandLaunch::warp_fetch).
     bool warp_fetch = false;
@@ -82,6 +87,9 @@ struct CudaOptions {
     // (CudaRenderer::traces_split). The split kernels need per-sample items.
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
     uint32_t split_paths = uint32_t(1) << 20;  // the split kernels' pool of paths
+    // Bands submitted at once, each on a stream of its own with its own
+    // buffers (a slot).
+    int bands_in_flight = 2;
 };
 
 // What the kernel costs in resources, for reports and benchmarks.
@@ -108,7 +116,7 @@ public:
     void submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                 std::atomic<uint64_t>* samples_done) override;
     float* complete_oldest() override;
-    int bands_in_flight() const override { return int(kSlots); }
+    int bands_in_flight() const override { return int(slots_.size()); }
     std::string description() const override;
     int threads() const override { return 1; }
     RayCounts rays_traced() const override;
@@ -138,7 +146,6 @@ public:
     bool traces_split(const FrameSettings& frame) const;
 
 private:
-    static constexpr size_t kSlots = 2;
     struct ProgressStep {
         std::atomic<uint64_t>* counter;
         uint64_t samples;
@@ -192,7 +199,7 @@ private:
     std::string description_;
     SceneView device_scene_;
     std::vector<void*> allocations_;
-    std::array<Slot, kSlots> slots_;
+    std::vector<Slot> slots_;
     std::deque<size_t> in_flight_;  // slot indices, oldest first
     std::deque<float*> completed_;  // finished by submit() while waiting for a free slot
     size_t next_slot_ = 0;

@@ -152,10 +152,10 @@ uint32_t DynamicScheduler::floor_rows(int rank) const {
     // imbalance 1.22 at 1200x675, 4096 spp).
     const uint64_t items_per_row = uint64_t(width_) * (ability.item_is_sample ? band_samples_ : 1u);
     double rows = std::ceil(double(ability.min_band_items) / double(items_per_row));
-    // And long enough (kMinBandSeconds at the rank's speed) that the band in
+    // And long enough (min_band_seconds_ at the rank's speed) that the band in
     // flight hides the next one's request and launches: rows of a short pass
     // at 3840 pixels take a GPU about a millisecond.
-    if (row_seconds > 0) rows = std::max(rows, std::ceil(kMinBandSeconds / row_seconds));
+    if (row_seconds > 0) rows = std::max(rows, std::ceil(min_band_seconds_ / row_seconds));
     return uint32_t(std::clamp(rows, 1.0, double(max_rows_)));
 }
 

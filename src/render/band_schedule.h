@@ -58,9 +58,12 @@ enum class SpeedWeighting {
     Measured,  // a CPU rank weighs its own measured samples per second
 };
 
-// The shortest band worth handing a rank with a floor (a GPU, min_band_items):
-// shorter ones leave it waiting on the next band's request and launches.
-constexpr double kMinBandSeconds = 0.004;
+// The shortest band worth handing a rank with a floor (a GPU, min_band_items).
+// Each GPU launch ends in a tail of 3-4 ms that nothing else fills (path
+// kernel time on an H200 for one frame: 2.61 s in 46 launches, 3.45 s in
+// 256), so a band of 4 ms took twice its work. 20 ms against 4: two H200s
+// 1.45 s -> 1.40 s at 1200x675, 4096 spp (results/multi_gpu.md).
+constexpr double kMinBandSeconds = 0.02;
 
 // Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
 // out bands top to bottom; without one it is guided: each band is a third of the
@@ -102,6 +105,8 @@ public:
         pooled_.valid = false;
     }
     void set_band_divisor(double divisor) { band_divisor_ = divisor >= 1 ? divisor : 3; }
+    // The shortest band for a rank with a floor (kMinBandSeconds by default).
+    void set_min_band_seconds(double seconds) { min_band_seconds_ = seconds >= 0 ? seconds : kMinBandSeconds; }
     // False: busy ranks are never told "not now" (a round that another round
     // follows: a look-ahead band held at its end only shifts that round's rows).
     void set_endgame(bool endgame) { endgame_ = endgame; }
@@ -159,6 +164,7 @@ private:
     std::vector<double> speeds_;
     SpeedWeighting weighting_ = SpeedWeighting::Pooled;
     double band_divisor_ = 3;
+    double min_band_seconds_ = kMinBandSeconds;
     bool endgame_ = true;
     uint32_t band_samples_ = 1;
     double band_seconds_ = 0;

@@ -29,6 +29,7 @@ void apply_dealer_tuning(const DealerTuning& tuning, FrameQueueOptions& options)
     }
     if (tuning.tail_samples) options.tail_samples = *tuning.tail_samples;
     if (tuning.band_divisor) options.band_divisor = *tuning.band_divisor;
+    if (tuning.min_band_seconds) options.min_band_seconds = *tuning.min_band_seconds;
     if (tuning.endgame_every_round) options.endgame_every_round = *tuning.endgame_every_round;
 }
 
@@ -37,6 +38,7 @@ std::string dealer_json(const FrameQueueOptions& options) {
     dealer.add("weights", std::string(options.weighting == SpeedWeighting::Pooled ? "pooled" : "measured"))
         .add("tail_samples", options.tail_samples < 0 ? std::string("auto") : std::to_string(options.tail_samples))
         .add("band_divisor", options.band_divisor)
+        .add("min_band_seconds", options.min_band_seconds)
         .add("endgame", std::string(options.endgame_every_round ? "every" : "last"));
     return dealer.str();
 }

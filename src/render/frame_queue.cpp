@@ -123,6 +123,7 @@ bool FrameQueue::start_round(OpenFrame& frame) {
         std::make_unique<DynamicScheduler>(options_.height, options_.width, options_.ranks, options_.band_rows);
     frame.dealer->set_weighting(options_.weighting);
     frame.dealer->set_band_divisor(options_.band_divisor);
+    frame.dealer->set_min_band_seconds(options_.min_band_seconds);
     frame.dealer->set_endgame(options_.endgame_every_round || frame.round_target == options_.spp);
     frame.dealer->set_band_samples(frame.round_target - lowest);
     frame.dealer->set_band_seconds(options_.band_seconds);

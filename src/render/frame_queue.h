@@ -58,6 +58,7 @@ struct FrameQueueOptions {
     int tail_samples = -1;
     SpeedWeighting weighting = SpeedWeighting::Pooled;  // the dealers' (band_schedule.h)
     double band_divisor = 3;                            // the dealers' guided band: share / divisor
+    double min_band_seconds = kMinBandSeconds;          // the dealers' shortest band for a GPU
     // The dealers' end-of-round rule (busy ranks told "not now") in every
     // round, or only in a frame's last round.
     // Only the last: a look-ahead band held at the end of an earlier round

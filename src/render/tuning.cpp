@@ -85,10 +85,19 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     if (integrator == 1) tuning.gpu.integrator = GpuTuning::Integrator::Megakernel;
     if (integrator == 2) tuning.gpu.integrator = GpuTuning::Integrator::Split;
     tuning.gpu.split_paths = reader.integer("FARMRT_CUDA_PATHS", 1024, 1 << 26);
+    tuning.gpu.bands_in_flight = reader.integer("FARMRT_CUDA_BANDS", 1, 8);
+    tuning.gpu.block_size = reader.integer("FARMRT_CUDA_BLOCK", 32, 1024);
+    if (tuning.gpu.block_size && *tuning.gpu.block_size % 32 != 0) {
+        throw InputError("FARMRT_CUDA_BLOCK: expected a multiple of 32 (a warp), got '" +
+                         std::to_string(*tuning.gpu.block_size) + "'");
+    }
 
     tuning.dealer.measured_weights = reader.flag("FARMRT_FARM_WEIGHTS", "pooled", "measured");
     tuning.dealer.tail_samples = reader.integer("FARMRT_FARM_TAIL", 0, 1 << 24);
     tuning.dealer.band_divisor = reader.number("FARMRT_FARM_BAND_DIVISOR", 1, 1e6);
+    if (const std::optional<double> ms = reader.number("FARMRT_FARM_MIN_BAND_MS", 0, 10000)) {
+        tuning.dealer.min_band_seconds = *ms / 1000;
+    }
     tuning.dealer.endgame_every_round = reader.flag("FARMRT_FARM_ENDGAME", "last", "every");
     return tuning;
 }

@@ -34,13 +34,16 @@ struct GpuTuning {
     // (auto: the one measured faster for the frame's kind).
     enum class Integrator { Auto, Megakernel, Split };
     std::optional<Integrator> integrator;
-    std::optional<int> split_paths;  // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
+    std::optional<int> split_paths;      // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
+    std::optional<int> bands_in_flight;  // FARMRT_CUDA_BANDS=N (1-8): bands submitted to a GPU at once
+    std::optional<int> block_size;       // FARMRT_CUDA_BLOCK=N (32-1024, a multiple of 32): threads a block
 };
 
 struct DealerTuning {
     std::optional<bool> measured_weights;     // FARMRT_FARM_WEIGHTS=pooled|measured
     std::optional<int> tail_samples;          // FARMRT_FARM_TAIL=N (0: no tail round)
     std::optional<double> band_divisor;       // FARMRT_FARM_BAND_DIVISOR=D (>= 1)
+    std::optional<double> min_band_seconds;   // FARMRT_FARM_MIN_BAND_MS=M (0-10000): a GPU's shortest band
     std::optional<bool> endgame_every_round;  // FARMRT_FARM_ENDGAME=every|last
 };
 
