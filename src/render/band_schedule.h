@@ -58,12 +58,14 @@ enum class SpeedWeighting {
     Measured,  // a CPU rank weighs its own measured samples per second
 };
 
-// The shortest band worth handing a rank with a floor (a GPU, min_band_items).
-// Each GPU launch ends in a tail of 3-4 ms that nothing else fills (path
-// kernel time on an H200 for one frame: 2.61 s in 46 launches, 3.45 s in
-// 256), so a band of 4 ms took twice its work. 20 ms against 4: two H200s
-// 1.45 s -> 1.40 s at 1200x675, 4096 spp (results/multi_gpu.md).
-constexpr double kMinBandSeconds = 0.02;
+// The shortest band worth handing a rank with a floor (a GPU, min_band_items):
+// shorter ones leave it waiting on the next band's request and launches.
+// Each GPU launch also ends in a tail of 3-4 ms that nothing else fills
+// (CudaOptions::sample_buffer_bytes), so a 4 ms band takes about twice its
+// work; yet 20 ms, which made two H200s 4% faster at 1200x675, took the
+// thousand-node simulation from imbalance 1.033 to 1.094
+// (results/multi_gpu.md; FARMRT_FARM_MIN_BAND_MS measures others).
+constexpr double kMinBandSeconds = 0.004;
 
 // Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
 // out bands top to bottom; without one it is guided: each band is a third of the
