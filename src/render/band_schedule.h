@@ -58,14 +58,13 @@ enum class SpeedWeighting {
     Measured,  // a CPU rank weighs its own measured samples per second
 };
 
-// The shortest band worth handing a rank with a floor (a GPU, min_band_items):
-// shorter ones leave it waiting on the next band's request and launches.
-// Each GPU launch also ends in a tail of 3-4 ms that nothing else fills
-// (CudaOptions::sample_buffer_bytes), so a 4 ms band takes about twice its
-// work; yet 20 ms, which made two H200s 4% faster at 1200x675, took the
-// thousand-node simulation from imbalance 1.033 to 1.094
-// (results/multi_gpu.md; FARMRT_FARM_MIN_BAND_MS measures others).
-constexpr double kMinBandSeconds = 0.004;
+// The shortest band worth handing a rank with a floor (a GPU, min_band_items).
+// Each GPU launch ends in a tail of 3.7-4.0 ms that nothing else fills
+// (CudaOptions::sample_buffer_bytes), so a band of 4 ms took about twice its
+// work. 20 ms against 4: two H200s 2.7% and 1.4% faster at 1200x675 and
+// 3840x2160; the thousand-node simulation, its GPUs' tails modelled, 1.026
+// against 1.025 (results/multi_gpu.md; FARMRT_FARM_MIN_BAND_MS measures others).
+constexpr double kMinBandSeconds = 0.02;
 
 // Rank 0's dealer for the dynamic schedule. With a fixed band size it hands
 // out bands top to bottom; without one it is guided: each band is a third of the

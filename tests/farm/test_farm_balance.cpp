@@ -26,6 +26,9 @@
 namespace farmrt {
 namespace {
 
+// A GPU launch's tail (SimulatedFarm::launch_seconds).
+constexpr double kLaunchTailSeconds = 0.0037;
+
 struct SimulatedFarm {
     std::vector<double> row_costs;  // per row: cost units per sample (whole row)
     std::vector<double> speeds;     // per rank: cost units per second
@@ -36,6 +39,11 @@ struct SimulatedFarm {
     // faster than one of that many (a GPU's resident threads, one sample
     // each, whatever the rank reports in item_is_sample).
     std::vector<RankAbility> abilities;
+    // What each item costs such a rank beyond its samples: a GPU launch's
+    // tail, its longest paths holding the device while the next band waits
+    // (3.7-4.0 ms on an H200: results/multi_gpu.md). Without it the
+    // simulation sees only what a longer shortest band costs the balance.
+    double launch_seconds = 0;
 };
 
 struct SimulatedStill {
@@ -109,7 +117,9 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
             const double items = double(item.rows.count()) * options.width * item.samples.count();
             fill = std::max(1.0, double(farm.abilities[size_t(r)].min_band_items) / items);
         }
-        return cost / farm.speeds[size_t(r)] * fill * std::max(0.3, 1 + farm.noise * normal(random));
+        const bool gpu = !farm.abilities.empty() && farm.abilities[size_t(r)].min_band_items > 0;
+        return cost / farm.speeds[size_t(r)] * fill * std::max(0.3, 1 + farm.noise * normal(random)) +
+               (gpu ? farm.launch_seconds : 0.0);
     };
     const auto take = [&](int r, const WorkItem& item) {
         Rank& rank = ranks[size_t(r)];
@@ -329,6 +339,7 @@ Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, 
         SimulatedFarm farm;
         farm.row_costs = spheres_row_costs(random, height);
         farm.noise = 0.03;
+        farm.launch_seconds = kLaunchTailSeconds;
         const double total = std::accumulate(farm.row_costs.begin(), farm.row_costs.end(), 0.0) * spp;
         std::uniform_real_distribution<double> spread(0.97, 1.0);
         for (int r = 0; r < gpus; ++r) {
@@ -358,9 +369,9 @@ Outcome run_gpu_stills(int gpus, uint32_t width, uint32_t height, uint32_t spp, 
 }
 
 TEST(FarmBalance, GpuRanksShareAStillEvenly) {
-    // A 4 x H200 run with the floor counted in pixels (results/runs/2026-11-22_h200x4-and-h100/h200x4):
-    // imbalance 1.22 at 1200x675 4096 spp and 1.11 at 3840x2160 1024 spp,
-    // with GPU ranks waiting at the end on the dealer's floor of a band.
+    // A 4 x H200 run with the floor counted in pixels (2026-11-22): imbalance
+    // 1.22 at 1200x675 4096 spp and 1.11 at 3840x2160 1024 spp, with GPU
+    // ranks waiting at the end on the dealer's floor of a band.
     struct Case {
         int gpus;
         uint32_t width, height, spp;
@@ -396,6 +407,7 @@ FarmScale simulate_farm(int nodes, int gpus_per_node, uint32_t frames, uint32_t 
     SimulatedFarm farm;
     farm.row_costs = spheres_row_costs(random, 2160);
     farm.noise = 0.03;
+    farm.launch_seconds = kLaunchTailSeconds;  // a node's GPUs launch their pieces of a band at once
     const double cost_per_sample =
         std::accumulate(farm.row_costs.begin(), farm.row_costs.end(), 0.0) / (double(3840) * 2160);
     const double gpu_samples_per_second = 0.112e9;
