@@ -112,12 +112,12 @@ SimulatedStill simulate_still(const SimulatedFarm& farm, FrameQueueOptions optio
         double cost = 0;
         for (uint32_t row = item.rows.begin; row < item.rows.end; ++row) cost += farm.row_costs[row];
         cost *= item.samples.count();
+        const bool gpu = !farm.abilities.empty() && farm.abilities[size_t(r)].min_band_items > 0;
         double fill = 1;
-        if (!farm.abilities.empty() && farm.abilities[size_t(r)].min_band_items > 0) {
+        if (gpu) {
             const double items = double(item.rows.count()) * options.width * item.samples.count();
             fill = std::max(1.0, double(farm.abilities[size_t(r)].min_band_items) / items);
         }
-        const bool gpu = !farm.abilities.empty() && farm.abilities[size_t(r)].min_band_items > 0;
         return cost / farm.speeds[size_t(r)] * fill * std::max(0.3, 1 + farm.noise * normal(random)) +
                (gpu ? farm.launch_seconds : 0.0);
     };
