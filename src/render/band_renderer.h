@@ -63,6 +63,12 @@ public:
         completed_.pop_front();
         return sums;
     }
+    // Whether complete_oldest() would return without waiting: a caller with
+    // a band to submit submits it first (the GPU keeps its next band queued).
+    virtual bool oldest_ready() { return true; }
+    // Kernel launches so far (GPUs; a launch that renders several bands
+    // counts once): beside the items dealt, what each launch's tail costs.
+    virtual uint64_t launches() const { return 0; }
     virtual int bands_in_flight() const { return 1; }
     // After a stop cut a band short: how many of its leading rows have every
     // sample in the `sums` complete_oldest() last returned. A stop keeps

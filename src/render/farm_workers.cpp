@@ -85,6 +85,7 @@ std::string LocalWorkers::json(TimePoint start) const {
             .add("items", worker.bands_done())
             .add("samples", worker.samples_done())
             .add("busy_seconds", worker.busy_seconds());
+        if (devices_[d]->launches() > 0) device.add("launches", devices_[d]->launches());
         if (worker.bands_done() > 0) {
             device.add("first_start_seconds", seconds_between(start, worker.first_start()))
                 .add("last_end_seconds", seconds_between(start, worker.last_end()));

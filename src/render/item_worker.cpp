@@ -8,6 +8,13 @@
 #include "render/interrupt.h"
 
 namespace farmrt {
+namespace {
+
+// How often a render thread with a free slot looks whether its oldest band is
+// done while it waits for a task: a band is tens of milliseconds of GPU work.
+constexpr std::chrono::microseconds kReadyPoll{50};
+
+}  // namespace
 
 void WakeSignal::notify() {
     {
@@ -155,7 +162,18 @@ void ItemWorker::run() {
                 wake_.notify();  // the queue shrank: the main thread may ask for more
                 submit(std::move(task), in_flight, started);
             }
-            // Wait for the oldest band and hand it back at once.
+            // Wait for the oldest band and hand it back at once; while a slot
+            // is free, a task that arrives meanwhile is submitted first, so
+            // that the renderer never runs out of queued work while this
+            // thread waits (the GPU's chain takes it without a new launch).
+            if (in_flight.size() < size_t(slots_) && !renderer_.oldest_ready()) {
+                bool task = false;
+                {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    task = work_ready_.wait_for(lock, kReadyPoll, [&] { return stop_ || !queue_.empty(); });
+                }
+                if (task || !renderer_.oldest_ready()) continue;
+            }
             float* const done = renderer_.complete_oldest();
             if (done != in_flight.front().sums) {
                 throw RenderError("the renderer completed a band out of order");
