@@ -77,6 +77,10 @@ int choose_cuda_device(const std::string& backend) {
 
 namespace {
 
+// A slot's sums take at least a farm band's worth (16 MiB, render/band_schedule.h's
+// limit) at once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
+constexpr size_t kMinSumsFloats = size_t(4) << 20;
+
 bool same_point(const Vec3& a, const Vec3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 // Whether two bands' settings are one frame's: a chain launch renders every
@@ -441,7 +445,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     const size_t radiance_floats = std::max<size_t>(size_t(pixel_count) * sample_value_floats(frame.sampling),
                                                     sample_buffer_bytes_ / sizeof(float));
     if (chain_.running && (!chained || chain_.kernel != kernel || !same_frame(chain_.frame, frame) ||
-                           std::max<size_t>(floats, size_t(4) << 20) > next.capacity ||
+                           std::max(floats, kMinSumsFloats) > next.capacity ||
                            (options_.sample_items && radiance_floats > next.radiance_capacity))) {
         drain_chain();
     }
@@ -452,9 +456,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         finish(slot);
         completed_.push_back(slot.user_sums);
     }
-    // At least a farm band's worth (16 MiB, render/band_schedule.h's limit) at
-    // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
-    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
+    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max(floats, kMinSumsFloats));
     next_slot_ = (next_slot_ + 1) % slots_.size();
     slot.user_sums = sums;
     slot.floats = floats;
