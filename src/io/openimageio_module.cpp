@@ -90,6 +90,8 @@ std::string write(const OiioImageToWrite& image) {
     return "";
 }
 
+constexpr uint64_t kMaxReadRowBytes = uint64_t(1) << 20;
+
 std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& image) {
     auto input = OIIO::ImageInput::open(path);
     if (!input) return "cannot read: " + OIIO::geterror();
@@ -100,6 +102,15 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
         return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
                std::to_string(spec.nchannels) + " channels: more than the " + std::to_string(max_pixels >> 20) +
                " Mpixels farmrt reads from a file of this size";
+    }
+    // OpenImageIO converts a file's rows to floats 256 rows at a time,
+    // whatever the image's height: a row of 1 MiB (65536 RGBA float pixels)
+    // costs it 256 MiB, and a one-row image 16 M pixels wide 50 GiB.
+    const uint64_t row_bytes = uint64_t(spec.scanline_bytes(true));
+    if (row_bytes > kMaxReadRowBytes) {
+        return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
+               std::to_string(spec.nchannels) + " channels: a row of " + std::to_string(row_bytes) +
+               " bytes, more than the " + std::to_string(kMaxReadRowBytes) + " farmrt reads";
     }
     image.width = uint32_t(spec.width);
     image.height = uint32_t(spec.height);
