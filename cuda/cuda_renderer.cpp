@@ -1,11 +1,8 @@
 #include "cuda/cuda_renderer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
-#include <thread>
 
 #include "core/errors.h"
 #include "cuda/cuda_device.h"
@@ -62,7 +59,6 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.split_paths) options.split_paths = uint32_t(*tuning.split_paths);
     if (tuning.bands_in_flight) options.bands_in_flight = *tuning.bands_in_flight;
     if (tuning.block_size) options.block_size = *tuning.block_size;
-    if (tuning.chains) options.chains = *tuning.chains;
 }
 
 int choose_cuda_device(const std::string& backend) {
@@ -74,38 +70,6 @@ int choose_cuda_device(const std::string& backend) {
     if (count == 0) throw RenderError("--backend cuda: no usable GPU: " + problem);
     return local_rank % count;
 }
-
-namespace {
-
-// A slot's sums take at least a farm band's worth (16 MiB, render/band_schedule.h's
-// limit) at once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
-constexpr size_t kMinSumsFloats = size_t(4) << 20;
-
-bool same_point(const Vec3& a, const Vec3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
-
-// Whether two bands' settings are one frame's: a chain launch renders every
-// band with the settings it started with. Field by field: copies of the
-// struct need not agree in their padding.
-bool same_frame(const FrameSettings& a, const FrameSettings& b) {
-    const Camera &p = a.camera, &q = b.camera;
-    const bool camera =
-        same_point(p.center, q.center) && same_point(p.pixel00, q.pixel00) &&
-        same_point(p.pixel_delta_u, q.pixel_delta_u) && same_point(p.pixel_delta_v, q.pixel_delta_v) &&
-        same_point(p.defocus_disk_u, q.defocus_disk_u) && same_point(p.defocus_disk_v, q.defocus_disk_v) &&
-        p.has_defocus == q.has_defocus && p.projection == q.projection && same_point(p.forward, q.forward) &&
-        same_point(p.right, q.right) && same_point(p.up, q.up) && p.width == q.width && p.height == q.height;
-    const PixelFilter &f = a.filter, &g = b.filter;
-    const bool filter = f.type == g.type && f.radius == g.radius &&
-                        std::equal(std::begin(f.cumulative), std::end(f.cumulative), std::begin(g.cumulative)) &&
-                        f.negative_bins == g.negative_bins && f.weight == g.weight;
-    return camera && filter && a.width == b.width && a.height == b.height && a.region_x == b.region_x &&
-           a.region_y == b.region_y && a.film_width == b.film_width && a.max_depth == b.max_depth &&
-           a.integrator == b.integrator && a.key.seed == b.key.seed && a.key.frame == b.key.frame &&
-           a.key.type == b.key.type && a.sampling.record_floats == b.sampling.record_floats &&
-           a.sampling.noise_threshold == b.sampling.noise_threshold && a.sampling.min_samples == b.sampling.min_samples;
-}
-
-}  // namespace
 
 void CUDART_CB CudaRenderer::advance_progress(void* data) {
     const auto* step = static_cast<const ProgressStep*>(data);
@@ -244,34 +208,6 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         cudaFuncAttributes naive_attributes{};
         naive_grid_blocks_ = persistent_blocks(naive_kernel_->function, naive_attributes) * multiprocessors;
     }
-    if (options_.chains && kernel_->chain_function) {
-        cudaFuncAttributes chain_attributes{};
-        chain_grid_blocks_ = persistent_blocks(kernel_->chain_function, chain_attributes) * multiprocessors;
-        report_.chain_registers_per_thread = chain_attributes.numRegs;
-    }
-    if (options_.chains && naive_kernel_ && naive_kernel_->chain_function) {
-        cudaFuncAttributes chain_attributes{};
-        naive_chain_grid_blocks_ = persistent_blocks(naive_kernel_->chain_function, chain_attributes) * multiprocessors;
-    }
-    if (chain_grid_blocks_ > 0) {
-        check(cudaStreamCreateWithFlags(&chain_.kernel_stream, cudaStreamNonBlocking), "creating a stream");
-        check(cudaStreamCreateWithFlags(&chain_.publish_stream, cudaStreamNonBlocking), "creating a stream");
-        check(cudaEventCreateWithFlags(&chain_.ready, cudaEventDisableTiming), "creating an event");
-        check(cudaEventCreateWithFlags(&chain_.ended, cudaEventDisableTiming), "creating an event");
-        chain_.control =
-            static_cast<ChainControl*>(allocate_device_memory(sizeof(ChainControl), device_, "a chain needs"));
-        allocations_.push_back(chain_.control);
-        uint32_t* finished = nullptr;
-        check(cudaHostAlloc(reinterpret_cast<void**>(&finished), kChainRing * sizeof(uint32_t), cudaHostAllocMapped),
-              "allocating mapped host memory");
-        std::fill(finished, finished + kChainRing, 0u);
-        chain_.finished = finished;
-        check(cudaMallocHost(reinterpret_cast<void**>(&chain_.staged_entries), kChainRing * sizeof(ChainEntry)),
-              "allocating pinned host memory");
-        check(cudaMallocHost(reinterpret_cast<void**>(&chain_.staged_words), (kChainRing + 1) * sizeof(uint32_t)),
-              "allocating pinned host memory");
-        chain_.staged_words[kChainRing] = 1;  // closed
-    }
     sample_buffer_bytes_ = options_.sample_buffer_bytes;
     if (sample_buffer_bytes_ == 0) {
         size_t free_bytes = 0, total_bytes = 0;
@@ -329,20 +265,6 @@ void CudaRenderer::map_stop_flag() {
 CudaRenderer::~CudaRenderer() {
     // No throwing here: after a device error the frees may fail too.
     (void)cudaSetDevice(device_);
-    if (chain_.running) {
-        // Close it, whatever it holds: its lanes then end (a stop ends them too).
-        (void)cudaMemcpyAsync(&chain_.control->closed, &chain_.staged_words[kChainRing], sizeof(uint32_t),
-                              cudaMemcpyHostToDevice, chain_.publish_stream);
-    }
-    if (chain_.kernel_stream) (void)cudaStreamSynchronize(chain_.kernel_stream);
-    if (chain_.publish_stream) (void)cudaStreamSynchronize(chain_.publish_stream);
-    if (chain_.kernel_stream) (void)cudaStreamDestroy(chain_.kernel_stream);
-    if (chain_.publish_stream) (void)cudaStreamDestroy(chain_.publish_stream);
-    if (chain_.ready) (void)cudaEventDestroy(chain_.ready);
-    if (chain_.ended) (void)cudaEventDestroy(chain_.ended);
-    if (chain_.finished) (void)cudaFreeHost(const_cast<uint32_t*>(chain_.finished));
-    if (chain_.staged_entries) (void)cudaFreeHost(chain_.staged_entries);
-    if (chain_.staged_words) (void)cudaFreeHost(chain_.staged_words);
     split_.reset();
     for (Slot& slot : slots_) {
         if (slot.stream) (void)cudaStreamSynchronize(slot.stream);
@@ -410,45 +332,6 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     if (split && !split_) {
         split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size);
     }
-    const uint64_t band_pixels = uint64_t(rows.count()) * frame.width;
-    if (band_pixels > (uint64_t(1) << 31)) {
-        throw RenderError("a band of " + std::to_string(band_pixels) + " pixels is too large for the CUDA backend");
-    }
-    const uint32_t pixel_count = uint32_t(band_pixels);
-    const size_t floats = size_t(pixel_count) * frame.sampling.record_floats;
-    const bool naive = frame.integrator == Integrator::Naive && naive_kernel_ != nullptr;
-    const PathKernelEntry* kernel = naive ? naive_kernel_ : kernel_;
-    // The chain takes the band if it is one launch's worth (CudaOptions::chains).
-    unsigned chain_grid = unsigned(naive ? naive_chain_grid_blocks_ : chain_grid_blocks_);
-    if (options_.max_grid_blocks > 0) chain_grid = std::min(chain_grid, unsigned(options_.max_grid_blocks));
-    bool chained = chain_grid > 0 && kernel->chain_launch != nullptr && !split && options_.sample_items &&
-                   !frame.sampling.adaptive() && !options_.last_rows_first &&
-                   options_.schedule == PathSchedule::Dynamic && pixel_count > 0 && samples.count() > 0;
-    if (chained) {
-        const uint64_t value_bytes = uint64_t(sample_value_floats(frame.sampling)) * sizeof(float);
-        const uint64_t fitting =
-            std::min<uint64_t>({sample_buffer_bytes_ / (pixel_count * value_bytes), (uint64_t(1) << 31) / pixel_count,
-                                std::max<uint64_t>(1, options_.samples_per_launch / pixel_count)});
-        chained = samples.count() <= fitting;
-    }
-    // The chain renders one frame with one kernel and owns every buffer it
-    // was given: another frame or kernel, a band it cannot take, or a
-    // buffer to grow (freeing memory waits for every launch) ends it first.
-    // A chain whose launch ended (a stop, a fault) takes no more bands: its
-    // bands in flight come back (abandoned, or the fault as an error) first.
-    if (chain_.running && cudaEventQuery(chain_.ended) != cudaErrorNotReady) drain_chain();
-    // A chain starts with nothing else in flight: its persistent blocks would
-    // keep a band launched before it from its sums until the chain ends, and
-    // the chain ends only once that band is back.
-    if (chained && !chain_.running && !in_flight_.empty()) drain_chain();
-    const Slot& next = slots_[next_slot_];
-    const size_t radiance_floats = std::max<size_t>(size_t(pixel_count) * sample_value_floats(frame.sampling),
-                                                    sample_buffer_bytes_ / sizeof(float));
-    if (chain_.running && (!chained || chain_.kernel != kernel || !same_frame(chain_.frame, frame) ||
-                           std::max(floats, kMinSumsFloats) > next.capacity ||
-                           (options_.sample_items && radiance_floats > next.radiance_capacity))) {
-        drain_chain();
-    }
     Slot& slot = slots_[next_slot_];
     if (slot.busy) {
         // Every slot in flight: this one holds the oldest band; finish it to reuse the slot.
@@ -456,14 +339,20 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         finish(slot);
         completed_.push_back(slot.user_sums);
     }
-    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max(floats, kMinSumsFloats));
+    const uint64_t band_pixels = uint64_t(rows.count()) * frame.width;
+    if (band_pixels > (uint64_t(1) << 31)) {
+        throw RenderError("a band of " + std::to_string(band_pixels) + " pixels is too large for the CUDA backend");
+    }
+    const uint32_t pixel_count = uint32_t(band_pixels);
+    const size_t floats = size_t(pixel_count) * frame.sampling.record_floats;
+    // At least a farm band's worth (16 MiB, render/band_schedule.h's limit) at
+    // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
+    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
     next_slot_ = (next_slot_ + 1) % slots_.size();
     slot.user_sums = sums;
     slot.floats = floats;
     slot.rows = rows;
     slot.progress.clear();
-    slot.chained = false;
-    slot.abandoned = false;
     slot.busy = true;
     in_flight_.push_back(size_t(&slot - slots_.data()));
     *slot.samples_added = 0;
@@ -478,29 +367,6 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     // Sums are added to, not overwritten: the device continues each pixel's
     // running sum exactly where the host left it.
     std::memcpy(slot.pinned_sums, sums, floats * sizeof(float));
-    if (chained) {
-        reserve_radiance(slot, radiance_floats);
-        BandLaunch band;
-        band.row_begin = rows.begin;
-        band.pixel_count = pixel_count;
-        band.sample_begin = uint32_t(samples.begin);
-        band.sample_end = uint32_t(samples.end);
-        band.wide_nodes = wide_nodes_;
-        band.radiance = slot.radiance;
-        band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
-        band.warp_fetch = options_.warp_fetch;
-        band.rays = ray_totals_;
-        slot.chained = true;
-        slot.chain_samples = uint32_t(samples.count());
-        slot.chain_items = uint64_t(pixel_count) * samples.count();
-        slot.chain_progress = samples_done;
-        slot.published_at = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-        // After a stop a band is not published: it comes back untouched
-        // (the bands published before it still finish whole).
-        slot.abandoned = stop_requested();
-        if (!slot.abandoned) publish(slot, band, *kernel, frame, chain_grid);
-        return;
-    }
     check(cudaMemcpyAsync(slot.device_sums, slot.pinned_sums, floats * sizeof(float), cudaMemcpyHostToDevice,
                           slot.stream),
           "copying band sums to the device");
@@ -556,6 +422,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                           : (uint64_t(pixel_count) + band.chunk_pixels - 1) / band.chunk_pixels;
         const uint64_t needed_blocks =
             (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
+        const bool naive = frame.integrator == Integrator::Naive && naive_kernel_ != nullptr;
+        const PathKernelEntry* kernel = naive ? naive_kernel_ : kernel_;
         unsigned grid_blocks =
             unsigned(std::min<uint64_t>(unsigned(naive ? naive_grid_blocks_ : grid_blocks_), needed_blocks));
         if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
@@ -605,121 +473,9 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     check(cudaEventRecord(slot.copied, slot.stream), "recording an event");
 }
 
-void CudaRenderer::publish(Slot& slot, const BandLaunch& band, const PathKernelEntry& kernel,
-                           const FrameSettings& frame, unsigned grid_blocks) {
-    const bool start = !chain_.running;
-    if (start) {
-        // The control block again, once the last chain's launch has ended
-        // (closed, its lanes leave); the bands keep their numbers across
-        // chains, so a flag left by an old band never passes for a new one.
-        check(cudaStreamWaitEvent(chain_.publish_stream, chain_.ended, 0), "ordering a chain");
-        check(cudaMemsetAsync(chain_.control, 0, sizeof(ChainControl), chain_.publish_stream), "starting a chain");
-    }
-    const uint32_t sequence = chain_.published++;
-    const uint32_t entry = sequence % kChainRing;
-    ChainEntry& staged = chain_.staged_entries[entry];
-    staged = ChainEntry{};
-    staged.band.sequence = sequence;
-    staged.band.row_begin = band.row_begin;
-    staged.band.pixel_count = band.pixel_count;
-    staged.band.sample_begin = band.sample_begin;
-    staged.band.sample_end = band.sample_end;
-    staged.band.radiance = band.radiance;
-    staged.band.sums = slot.device_sums;
-    chain_.staged_words[entry] = sequence + 1;
-    // The records first, then the entry, then its publication: one stream, in order.
-    check(cudaMemcpyAsync(slot.device_sums, slot.pinned_sums, slot.floats * sizeof(float), cudaMemcpyHostToDevice,
-                          chain_.publish_stream),
-          "copying band sums to the device");
-    check(cudaMemcpyAsync(&chain_.control->entries[entry], &staged, sizeof(ChainEntry), cudaMemcpyHostToDevice,
-                          chain_.publish_stream),
-          "publishing a band");
-    check(cudaMemcpyAsync(&chain_.control->published, &chain_.staged_words[entry], sizeof(uint32_t),
-                          cudaMemcpyHostToDevice, chain_.publish_stream),
-          "publishing a band");
-    slot.chain_sequence = sequence;
-    if (!start) return;
-    BandLaunch base = band;
-    base.chain = chain_.control;
-    void* finished = nullptr;
-    check(cudaHostGetDevicePointer(&finished, const_cast<uint32_t*>(chain_.finished), 0), "mapping a chain's flags");
-    base.chain_finished = static_cast<volatile uint32_t*>(finished);
-    base.chain_first = sequence;
-    check(cudaEventRecord(chain_.ready, chain_.publish_stream), "recording an event");
-    check(cudaStreamWaitEvent(chain_.kernel_stream, chain_.ready, 0), "ordering a chain");
-    check(kernel.chain_launch(grid_blocks, unsigned(options_.block_size), chain_.kernel_stream, device_scene_, frame,
-                              base),
-          "launching the path kernel");
-    check(cudaEventRecord(chain_.ended, chain_.kernel_stream), "recording an event");
-    ++launches_;
-    chain_.running = true;
-    chain_.kernel = &kernel;
-    chain_.frame = frame;
-}
-
-void CudaRenderer::close_chain() {
-    if (!chain_.running) return;
-    check(cudaMemcpyAsync(&chain_.control->closed, &chain_.staged_words[kChainRing], sizeof(uint32_t),
-                          cudaMemcpyHostToDevice, chain_.publish_stream),
-          "closing a chain");
-    chain_.running = false;
-}
-
-void CudaRenderer::drain_chain() {
-    while (!in_flight_.empty()) {
-        Slot& slot = slots_[in_flight_.front()];
-        in_flight_.pop_front();
-        finish(slot);
-        completed_.push_back(slot.user_sums);
-    }
-    close_chain();
-}
-
-bool CudaRenderer::chain_finished(const Slot& slot) const {
-    return !slot.abandoned && chain_.finished[slot.chain_sequence % kChainRing] == slot.chain_sequence + 1;
-}
-
 bool CudaRenderer::oldest_ready() {
     if (!completed_.empty() || in_flight_.empty()) return true;
-    const Slot& slot = slots_[in_flight_.front()];
-    if (slot.chained) {
-        return slot.abandoned || chain_finished(slot) || cudaEventQuery(chain_.ended) != cudaErrorNotReady;
-    }
-    return cudaEventQuery(slot.copied) != cudaErrorNotReady;
-}
-
-void CudaRenderer::finish_chained(Slot& slot) {
-    slot.busy = false;
-    const std::string what = "rendering rows " + std::to_string(slot.rows.begin) + "-" + std::to_string(slot.rows.end) +
-                             " (a kernel fault shows here)";
-    // The chain's lanes set the band's flag in mapped memory: watched here,
-    // with the launch itself (a fault ends it, and so does a stop).
-    bool done = chain_finished(slot);
-    while (!done && !slot.abandoned) {
-        const cudaError_t state = cudaEventQuery(chain_.ended);
-        if (state == cudaSuccess) {
-            done = chain_finished(slot);
-            break;
-        }
-        if (state != cudaErrorNotReady) check(state, what.c_str());
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-        done = chain_finished(slot);
-    }
-    std::atomic_thread_fence(std::memory_order_acquire);  // the records after their flag
-    if (!done && !stop_requested()) {
-        throw RenderError("the GPU's chain launch ended before " + what.substr(0, what.find(" (")));
-    }
-    last_kernel_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - slot.published_at;
-    // A band the stop cut short adds nothing: its sums stay as they came.
-    samples_finished_at_stop_ = done ? slot.chain_samples : 0;
-    if (!done) return;
-    if (slot.chain_progress) slot.chain_progress->fetch_add(slot.chain_items, std::memory_order_relaxed);
-    check(cudaMemcpyAsync(slot.pinned_sums, slot.device_sums, slot.floats * sizeof(float), cudaMemcpyDeviceToHost,
-                          slot.stream),
-          "copying band sums back");
-    check(cudaStreamSynchronize(slot.stream), what.c_str());
-    std::memcpy(slot.user_sums, slot.pinned_sums, slot.floats * sizeof(float));
+    return cudaEventQuery(slots_[in_flight_.front()].copied) != cudaErrorNotReady;
 }
 
 float* CudaRenderer::complete_oldest() {
@@ -732,16 +488,10 @@ float* CudaRenderer::complete_oldest() {
     Slot& slot = slots_[in_flight_.front()];
     in_flight_.pop_front();
     finish(slot);
-    // Nothing left in flight: the chain ends here (a band submitted later starts another).
-    if (in_flight_.empty()) close_chain();
     return slot.user_sums;
 }
 
 void CudaRenderer::finish(Slot& slot) {
-    if (slot.chained) {
-        finish_chained(slot);
-        return;
-    }
     slot.busy = false;
     const std::string what = "rendering rows " + std::to_string(slot.rows.begin) + "-" + std::to_string(slot.rows.end) +
                              " (a kernel fault shows here)";

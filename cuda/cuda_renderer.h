@@ -90,20 +90,12 @@ struct CudaOptions {
     // Bands submitted at once, each on a stream of its own with its own
     // buffers (a slot).
     int bands_in_flight = 2;
-    // Bands of one frame rendered by one launch of the megakernel that
-    // outlives them (a chain: BandLaunch::chain), so that a launch's tail is
-    // paid once a chain, not once a band. Exact math, per-sample items, no
-    // adaptive sampling, a band within one launch's radiance buffer; other
-    // bands launch one by one. Off until measured on whole frames
-    // (FARMRT_CUDA_CHAIN=1; results/multi_gpu.md).
-    bool chains = false;
 };
 
 // What the kernel costs in resources, for reports and benchmarks.
 struct CudaKernelReport {
     int registers_per_thread = 0;
-    int chain_registers_per_thread = 0;  // the chain kernel's (0: no chains)
-    int local_bytes_per_thread = 0;      // stack frame (the BVH traversal stack)
+    int local_bytes_per_thread = 0;  // stack frame (the BVH traversal stack)
     int blocks_per_sm = 0;
     int block_size = 0;
     double occupancy = 0;  // resident warps / maximum warps per multiprocessor
@@ -180,28 +172,6 @@ private:
         size_t floats = 0;
         RowRange rows;
         bool busy = false;
-        // A band of the chain (Chain): its number there, its samples and where to count them.
-        bool chained = false;
-        bool abandoned = false;  // submitted after a stop: not published
-        uint32_t chain_sequence = 0;
-        uint32_t chain_samples = 0;
-        uint64_t chain_items = 0;  // pixels x samples
-        std::atomic<uint64_t>* chain_progress = nullptr;
-        double published_at = 0;  // seconds on the steady clock
-    };
-    // The chain launch running, if any, and what the host publishes to it.
-    struct Chain {
-        cudaStream_t kernel_stream = nullptr;   // the launch
-        cudaStream_t publish_stream = nullptr;  // the bands, in order, while it runs
-        cudaEvent_t ready = nullptr, ended = nullptr;
-        ChainControl* control = nullptr;        // device
-        volatile uint32_t* finished = nullptr;  // mapped host memory: per ring entry, last finished band + 1
-        ChainEntry* staged_entries = nullptr;   // pinned: each publication's entry
-        uint32_t* staged_words = nullptr;       // pinned: kChainRing published counts, then 1 (closed)
-        bool running = false;
-        uint32_t published = 0;
-        const PathKernelEntry* kernel = nullptr;
-        FrameSettings frame;
     };
 
     static void CUDART_CB advance_progress(void* data);
@@ -210,14 +180,6 @@ private:
     void reserve(Slot& slot, size_t floats);
     void reserve_radiance(Slot& slot, size_t floats);
     void finish(Slot& slot);
-    void finish_chained(Slot& slot);
-    bool chain_finished(const Slot& slot) const;
-    // Publishes `band` to the chain (started first if none runs).
-    void publish(Slot& slot, const BandLaunch& band, const PathKernelEntry& kernel, const FrameSettings& frame,
-                 unsigned grid_blocks);
-    // Completes every band in flight (into completed_), then closes the chain.
-    void drain_chain();
-    void close_chain();
     void check(cudaError_t error, const char* what) const;
     PathKernelVariant variant(const SceneView& scene, bool wide_bvh) const;
     bool rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
@@ -225,8 +187,6 @@ private:
     const PathKernelEntry* kernel_ = nullptr;
     const PathKernelEntry* naive_kernel_ = nullptr;  // Integrator::Naive frames; null: kernel_ runs them
     int naive_grid_blocks_ = 0;
-    int chain_grid_blocks_ = 0, naive_chain_grid_blocks_ = 0;  // the chain kernels' persistent grids
-    Chain chain_;
     const volatile int* device_stop_ = nullptr;  // the stop flag, mapped (null: not available)
     void map_stop_flag();
     int persistent_blocks(const void* kernel, cudaFuncAttributes& attributes) const;
@@ -249,7 +209,7 @@ private:
     size_t sample_buffer_bytes_ = 0;  // per slot (CudaOptions::sample_buffer_bytes resolved)
     CudaKernelReport report_;
     uint32_t samples_finished_at_stop_ = 0;  // of the last band completed
-    uint64_t launches_ = 0;  // path kernel launches (a chain is one; the split kernels' are not counted)
+    uint64_t launches_ = 0;                  // path kernel launches (the split kernels' are not counted)
     double last_kernel_seconds_ = 0;
 };
 

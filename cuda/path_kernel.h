@@ -66,62 +66,6 @@ struct BandLaunch {
     // costs nothing; null: never stop.
     const volatile int* stop = nullptr;
     unsigned long long* rays = nullptr;  // device: kRayTotals running totals (RayTotal)
-    // A chain launch (ChainControl): the kernel takes band after band as the
-    // host publishes them, and this launch's own band fields are unused.
-    struct ChainControl* chain = nullptr;
-    volatile uint32_t* chain_finished = nullptr;  // mapped host memory: per ring entry, its last finished band + 1
-    uint32_t chain_first = 0;                     // the chain's first band (bands are numbered across chains)
-};
-
-// A chain: one launch of the path kernel that renders the bands the host
-// publishes while it runs, so that a launch's tail (its last, longest paths
-// holding every block resident: 3.7-4.0 ms on an H200, results/multi_gpu.md)
-// is paid once a chain rather than once a band. Lanes that run out of one
-// band's samples go on with the next band's; the band whose paths are all
-// traced is summed by the same launch (each pixel's samples in sample order,
-// into the band's records, as sum_sample_radiance adds them), and its entry's
-// finished flag (mapped host memory) then tells the host, which copies the
-// records back. Exact math only
-// (the sums are compiled with the path kernel's flags).
-// Ring entries: more than the bands a renderer keeps in flight (at most 8),
-// so that an entry is reused only long after its band finished.
-constexpr uint32_t kChainRing = 16;
-
-// What changes from band to band.
-struct ChainBand {
-    uint32_t sequence = 0;  // the band's number in the chain
-    uint32_t row_begin = 0;
-    uint32_t pixel_count = 0;
-    uint32_t sample_begin = 0, sample_end = 0;
-    float* radiance = nullptr;  // device: (sample - sample_begin) * pixel_count + pixel, sample_value_floats each
-    float* sums = nullptr;      // device: the band's pixel records, added to in place
-};
-
-// A ring entry: band `sequence` lives in entry sequence % kChainRing. The
-// host writes an entry (counters zero) before it publishes the band, and
-// reuses it only after that band finished.
-struct ChainEntry {
-    ChainBand band;
-    uint32_t next_chunk = 0;  // the band's next path work item
-    uint32_t items_done = 0;  // path work items traced
-    uint32_t sums_done = 0;   // pixels summed
-    uint32_t pad = 0;
-};
-
-// Device memory, zero when the chain starts. The host writes `entries`,
-// `published` and `closed` through a stream of its own (copies in order: an
-// entry before its publication); lanes read them past the L1 cache.
-struct ChainControl {
-    uint32_t published;  // bands published
-    uint32_t closed;     // no band follows the published ones
-    // The bands whose paths are all traced and whose pixels are not all
-    // handed out for summing: bit e for entry e (a hint; see chain_take_sum).
-    uint32_t sums_pending;
-    uint32_t pad;
-    // Entry e's pixels to sum: (sequence + 1) << 32 | next pixel, set by the
-    // lane that completes the band's paths (zero: none yet).
-    unsigned long long sum_cursor[kChainRing];
-    ChainEntry entries[kChainRing];
 };
 
 // Floats per sample in BandLaunch::radiance: RGB, and alpha where the
@@ -209,10 +153,6 @@ struct PathKernelEntry {
     PathKernelVariant variant;
     const void* function;
     PathKernelLauncher launch;
-    // The same kernel as a chain (BandLaunch::chain); null where none is
-    // compiled (fast math, per-pixel items).
-    const void* chain_function = nullptr;
-    PathKernelLauncher chain_launch = nullptr;
 };
 
 // The compiled variants of each translation unit.

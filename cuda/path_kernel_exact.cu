@@ -1,7 +1,6 @@
 // The path kernel without fused multiply-add (compiled with -fmad=false):
 // every operation rounds as on the CPU, so GPU sums equal CPU sums bit for bit.
 #define FARMRT_PATH_KERNEL_VARIANT path_kernel_exact
-#define FARMRT_PATH_KERNEL_CHAINS 1
 #include "cuda/path_kernel.cuh"
 #include "cuda/wavefront.cuh"
 
@@ -11,6 +10,13 @@
 
 namespace farmrt {
 namespace {
+
+// How many samples' values a thread of sum_sample_radiance loads before it
+// adds them. The adds run in sample order (the CPU's order), one after the
+// other; the loads need not: a batch in flight at once hides the memory's
+// latency, where one load at a time left a thin band's few threads waiting
+// on each (results/multi_gpu.md).
+constexpr uint32_t kSumBatch = 16;
 
 // One thread per pixel (grid-stride): neighbouring threads read neighbouring
 // radiance values of each sample. Compiled here, without fused multiply-add
@@ -35,9 +41,35 @@ __global__ void sum_sample_radiance(const FrameSettings frame, uint32_t row_begi
             continue;
         }
         const uint32_t pixel_index = frame.pixel_index(pixel % frame.width, row_begin + pixel / frame.width);
-        path_kernel_exact::add_pixel_samples<kValueFloats, 16, false>(
-            frame, pixel_index, total, radiance + size_t(pixel) * kValueFloats, size_t(pixel_count) * kValueFloats,
-            sample_begin, samples);
+        const float* values = radiance + size_t(pixel) * kValueFloats;
+        const size_t sample_stride = size_t(pixel_count) * kValueFloats;
+        for (uint32_t first = 0; first < samples; first += kSumBatch) {
+            const uint32_t batch = min(kSumBatch, samples - first);
+            float value[kSumBatch][4];
+#pragma unroll
+            for (uint32_t k = 0; k < kSumBatch; ++k) {
+                if (k >= batch) break;
+                const float* r = values + size_t(first + k) * sample_stride;
+                if constexpr (kValueFloats == 4) {
+                    // Read once: streamed past the caches (16-byte aligned: 4 floats a value).
+                    const float4 v = __ldcs(reinterpret_cast<const float4*>(r));
+                    value[k][0] = v.x, value[k][1] = v.y, value[k][2] = v.z, value[k][3] = v.w;
+                } else {
+                    value[k][0] = __ldcs(r), value[k][1] = __ldcs(r + 1), value[k][2] = __ldcs(r + 2);
+                    value[k][3] = 1.0f;
+                }
+            }
+#pragma unroll
+            for (uint32_t k = 0; k < kSumBatch; ++k) {
+                if (k >= batch) break;
+                float alpha = 1.0f;
+                if constexpr (kValueFloats == 4) {
+                    PixelSampler sampler(frame.key, pixel_index, sample_begin + first + k);
+                    alpha = value[k][3] * frame.filter_weight(sampler);
+                }
+                add_sample_to_record(total, PixelSample{Color(value[k][0], value[k][1], value[k][2]), alpha}, floats);
+            }
+        }
         path_kernel_exact::copy_record(record, total, floats);
     }
 }

@@ -165,7 +165,7 @@ void ItemWorker::run() {
             // Wait for the oldest band and hand it back at once; while a slot
             // is free, a task that arrives meanwhile is submitted first, so
             // that the renderer never runs out of queued work while this
-            // thread waits (the GPU's chain takes it without a new launch).
+            // thread waits (a GPU's next band is then queued behind its last).
             if (in_flight.size() < size_t(slots_) && !renderer_.oldest_ready()) {
                 bool task = false;
                 {

@@ -87,7 +87,6 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     tuning.gpu.split_paths = reader.integer("FARMRT_CUDA_PATHS", 1024, 1 << 26);
     tuning.gpu.bands_in_flight = reader.integer("FARMRT_CUDA_BANDS", 1, 8);
     tuning.gpu.block_size = reader.integer("FARMRT_CUDA_BLOCK", 32, 1024);
-    tuning.gpu.chains = reader.flag("FARMRT_CUDA_CHAIN", "0", "1");
     if (tuning.gpu.block_size && *tuning.gpu.block_size % 32 != 0) {
         throw InputError("FARMRT_CUDA_BLOCK: expected a multiple of 32 (a warp), got '" +
                          std::to_string(*tuning.gpu.block_size) + "'");

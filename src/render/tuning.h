@@ -37,7 +37,6 @@ struct GpuTuning {
     std::optional<int> split_paths;      // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
     std::optional<int> bands_in_flight;  // FARMRT_CUDA_BANDS=N (1-8): bands submitted to a GPU at once
     std::optional<int> block_size;       // FARMRT_CUDA_BLOCK=N (32-1024, a multiple of 32): threads a block
-    std::optional<bool> chains;          // FARMRT_CUDA_CHAIN=0|1: bands of a frame in one launch
 };
 
 struct DealerTuning {

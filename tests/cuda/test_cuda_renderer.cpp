@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -281,153 +282,6 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
     }
 }
 
-// Bands of one frame submitted back to back share one launch of the
-// megakernel (a chain: CudaOptions::chains): the CPU's bytes for any band
-// height and any number of bands in flight, the book's estimator and next-event
-// estimation, and a frame change in the middle of the stream (it ends the
-// chain and starts another). The launch count shows that the bands did share.
-TEST(CudaGpu, ChainedBandsMatchTheCpu) {
-    REQUIRE_GPU();
-    for (const char* name : {"tiny.yaml", "spheres.yaml"}) {
-        SCOPED_TRACE(name);
-        TestScene scene = load_test_scene(name, 67, 29, 11);
-        const RenderSettings& s = scene.description.settings;
-        const std::vector<float> cpu = render_cpu(scene);
-        TestScene other = scene;  // another frame: another seed, other random numbers
-        other.frame = frame_settings_for(scene.description, 1);
-        const std::vector<float> other_cpu = render_cpu(other);
-        CudaOptions options;
-        options.integrator = GpuTuning::Integrator::Megakernel;
-        options.chains = true;
-        for (const int in_flight : {1, 2, 3}) {
-            options.bands_in_flight = in_flight;
-            CudaRenderer gpu(scene.description.scene.view(), options);
-            ASSERT_GT(gpu.kernel_report().chain_registers_per_thread, 0) << "no chain kernel compiled";
-            // Every slot's buffers first: a slot's first band allocates them,
-            // and allocating while a chain runs ends the chain.
-            std::vector<float> scratch(size_t(s.width) * 3 * size_t(in_flight), 0.0f);
-            for (int slot = 0; slot < in_flight; ++slot) {
-                gpu.submit(scene.frame, RowRange{uint32_t(slot), uint32_t(slot) + 1}, SampleRange{0, 1},
-                           scratch.data() + size_t(slot) * s.width * 3, nullptr);
-            }
-            while (gpu.complete_oldest() != nullptr) {}
-            for (const uint32_t band : {1u, 3u, 7u}) {
-                SCOPED_TRACE("bands in flight " + std::to_string(in_flight) + ", band of " + std::to_string(band) +
-                             " rows");
-                const uint64_t launches_before = gpu.launches();
-                std::vector<float> sums(cpu.size(), 0.0f), other_sums(cpu.size(), 0.0f);
-                // Two passes over the frame, then the other frame, with no wait between.
-                for (const SampleRange samples : {SampleRange{0, 4}, SampleRange{4, s.spp}}) {
-                    for (uint32_t row = 0; row < s.height; row += band) {
-                        const RowRange rows{row, std::min(s.height, row + band)};
-                        gpu.submit(scene.frame, rows, samples, sums.data() + size_t(row) * s.width * 3, nullptr);
-                    }
-                }
-                for (uint32_t row = 0; row < s.height; row += band) {
-                    const RowRange rows{row, std::min(s.height, row + band)};
-                    gpu.submit(other.frame, rows, SampleRange{0, s.spp}, other_sums.data() + size_t(row) * s.width * 3,
-                               nullptr);
-                }
-                while (gpu.complete_oldest() != nullptr) {}
-                EXPECT_TRUE(same_bits(cpu, sums)) << differing_values(cpu, sums) << " values differ";
-                EXPECT_TRUE(same_bits(other_cpu, other_sums))
-                    << differing_values(other_cpu, other_sums) << " values differ";
-                EXPECT_EQ(gpu.launches() - launches_before, 2u) << "one chain a frame";
-            }
-        }
-        // The same bands without chains: a launch each, the same bytes.
-        options.chains = false;
-        options.bands_in_flight = 2;
-        CudaRenderer unchained(scene.description.scene.view(), options);
-        std::vector<float> sums(cpu.size(), 0.0f);
-        for (uint32_t row = 0; row < s.height; row += 3) {
-            const RowRange rows{row, std::min(s.height, row + 3)};
-            unchained.submit(scene.frame, rows, SampleRange{0, s.spp}, sums.data() + size_t(row) * s.width * 3,
-                             nullptr);
-        }
-        while (unchained.complete_oldest() != nullptr) {}
-        EXPECT_TRUE(same_bits(cpu, sums));
-        EXPECT_EQ(unchained.launches(), uint64_t((s.height + 2) / 3));
-        EXPECT_EQ(unchained.kernel_report().chain_registers_per_thread, 0);
-    }
-}
-
-// A band too large for one launch (launched one pass at a time), then bands
-// the chain takes, with no wait between: the chain starts once the first is
-// back (its persistent blocks would keep that band's sums waiting), and
-// every band is the CPU's bytes.
-TEST(CudaGpu, ChainStartsAfterBandsLaunchedOneByOne) {
-    REQUIRE_GPU();
-    const TestScene scene = load_test_scene("spheres.yaml", 64, 24, 40);
-    const RenderSettings& s = scene.description.settings;
-    const std::vector<float> cpu = render_cpu(scene);
-    CudaOptions options;
-    options.integrator = GpuTuning::Integrator::Megakernel;
-    options.chains = true;
-    options.sample_buffer_bytes = size_t(s.width) * 8 * 3 * sizeof(float) * 20;  // 8 rows: 20 samples a launch
-    CudaRenderer gpu(scene.description.scene.view(), options);
-    std::vector<float> sums(cpu.size(), 0.0f);
-    gpu.submit(scene.frame, RowRange{0, 8}, SampleRange{0, s.spp}, sums.data(), nullptr);  // two passes
-    for (uint32_t row = 8; row < s.height; ++row) {
-        gpu.submit(scene.frame, RowRange{row, row + 1}, SampleRange{0, s.spp}, sums.data() + size_t(row) * s.width * 3,
-                   nullptr);
-    }
-    while (gpu.complete_oldest() != nullptr) {}
-    EXPECT_TRUE(same_bits(cpu, sums)) << differing_values(cpu, sums) << " values differ";
-    EXPECT_LT(gpu.launches(), uint64_t(s.height - 8)) << "the one-row bands did not share a launch";
-}
-
-// A stop while a chain renders: every band comes back either whole (the
-// CPU's bytes of its rows) or untouched, with samples_finished_at_stop()
-// saying which, and the launch ends (no band is left waiting).
-TEST(CudaGpu, StopEndsAChainWithEveryBandWholeOrUntouched) {
-    REQUIRE_GPU();
-    // Bands of about half a millisecond on an H100.
-    const uint32_t width = 256, height = 48, spp = 2000;
-    const TestScene scene = load_test_scene("spheres.yaml", width, height, spp);
-    CudaOptions options;
-    options.integrator = GpuTuning::Integrator::Megakernel;
-    options.chains = true;
-    CudaRenderer gpu(scene.description.scene.view(), options);
-    std::vector<float> sums(size_t(width) * height * 3, 0.0f);
-    std::atomic<uint64_t> done{0};
-    std::thread stopper([&done, width] {
-        while (done.load() < uint64_t(width) * 4 * spp) std::this_thread::yield();
-        request_stop();
-    });
-    // Each band completed before the next is submitted once the slots are
-    // full (samples_finished_at_stop() is the last completed band's).
-    std::vector<uint32_t> kept;
-    for (uint32_t row = 0; row < height; ++row) {
-        if (row >= uint32_t(gpu.bands_in_flight())) {
-            gpu.complete_oldest();
-            kept.push_back(gpu.samples_finished_at_stop());
-        }
-        gpu.submit(scene.frame, RowRange{row, row + 1}, SampleRange{0, spp}, sums.data() + size_t(row) * width * 3,
-                   &done);
-    }
-    while (gpu.complete_oldest() != nullptr) kept.push_back(gpu.samples_finished_at_stop());
-    stopper.join();
-    withdraw_stop_request();
-    ASSERT_EQ(kept.size(), size_t(height));
-    const std::vector<float> cpu = render_cpu(scene);
-    uint32_t whole = 0;
-    for (uint32_t row = 0; row < height; ++row) {
-        const size_t begin = size_t(row) * width * 3, end = begin + size_t(width) * 3;
-        const std::vector<float> got(sums.begin() + long(begin), sums.begin() + long(end));
-        if (kept[row] == spp) {
-            ++whole;
-            const std::vector<float> want(cpu.begin() + long(begin), cpu.begin() + long(end));
-            EXPECT_TRUE(same_bits(want, got)) << "row " << row;
-        } else {
-            EXPECT_EQ(kept[row], 0u) << "row " << row;
-            EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](float v) { return v == 0.0f; })) << "row " << row;
-        }
-    }
-    EXPECT_GE(whole, 4u);
-    EXPECT_LT(whole, height) << "every band ended before the stop: nothing to test";
-}
-
 TEST(CudaGpu, AsynchronousBandsCompleteInOrderAndCountProgress) {
     REQUIRE_GPU();
     const TestScene scene = load_test_scene("tiny.yaml", 40, 12, 5);
@@ -447,6 +301,36 @@ TEST(CudaGpu, AsynchronousBandsCompleteInOrderAndCountProgress) {
     // An empty band completes too.
     gpu.submit(scene.frame, RowRange{3, 3}, SampleRange{0, 5}, bands[4].data(), nullptr);
     EXPECT_EQ(gpu.complete_oldest(), bands[4].data());
+}
+
+// oldest_ready() says whether complete_oldest() would return at once: true
+// with nothing in flight, true once the oldest band is back (so a render
+// thread that polls it never blocks), and the band is then the oldest.
+// launches() counts the megakernel's launches: one a band, or one for each
+// run of samples that fits CudaOptions::samples_per_launch.
+TEST(CudaGpu, OldestReadyOnceTheBandIsBackAndLaunchesCounted) {
+    REQUIRE_GPU();
+    const TestScene scene = load_test_scene("tiny.yaml", 40, 12, 5);
+    CudaOptions options;
+    options.integrator = GpuTuning::Integrator::Megakernel;
+    CudaRenderer gpu(scene.description.scene.view(), options);
+    EXPECT_TRUE(gpu.oldest_ready());
+    EXPECT_EQ(gpu.launches(), 0u);
+    std::vector<float> sums(40 * 3 * 3, 0.0f);
+    gpu.submit(scene.frame, RowRange{0, 3}, SampleRange{0, 5}, sums.data(), nullptr);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!gpu.oldest_ready() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    ASSERT_TRUE(gpu.oldest_ready()) << "a 120-pixel band not back within 20 s";
+    EXPECT_EQ(gpu.complete_oldest(), sums.data());
+    EXPECT_EQ(gpu.launches(), 1u);
+    options.samples_per_launch = 40 * 3 * 2;  // two samples of a 3-row band per launch
+    CudaRenderer split_up(scene.description.scene.view(), options);
+    split_up.submit(scene.frame, RowRange{0, 3}, SampleRange{0, 5}, sums.data(), nullptr);
+    EXPECT_EQ(split_up.complete_oldest(), sums.data());
+    EXPECT_TRUE(split_up.oldest_ready());
+    EXPECT_EQ(split_up.launches(), 3u);
 }
 
 // A stop in the middle of a band keeps the launches whose sums were added
