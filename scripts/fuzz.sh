@@ -23,15 +23,19 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 mkdir -p "$build/findings"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Sanitizer reports go to files of their own (BUILD_DIR/fuzz_TARGET.sanitizer.PID): a
+# reader that captures stderr around a library call (image_output.cpp) would
+# otherwise swallow a report made inside that call.
 # One target: its log in BUILD_DIR/fuzz_TARGET.log, and fuzz_TARGET.failed
 # when it found something.
 fuzz_target() {
     local target=$1 corpus=$build/corpus/$1 dictionary=()
-    rm -rf "$corpus" "$build/fuzz_$target.failed" && mkdir -p "$corpus"
+    rm -rf "$corpus" "$build/fuzz_$target.failed" "$build/fuzz_$target.sanitizer".* && mkdir -p "$corpus"
     cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
     [ -f "$root/tests/fuzz/dictionaries/$target.dict" ] && dictionary=(-dict="$root/tests/fuzz/dictionaries/$target.dict")
     # -rss_limit_mb: an input that makes farmrt allocate more than 1 GiB is a finding.
-    (cd "$build/findings" && "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
+    (cd "$build/findings" && ASAN_OPTIONS=$ASAN_OPTIONS:log_path="$build/fuzz_$target.sanitizer" \
+        UBSAN_OPTIONS=$UBSAN_OPTIONS:log_path="$build/fuzz_$target.sanitizer" "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=1024 \
         -max_len=65536 -timeout=10 -print_final_stats=1 "${dictionary[@]}" "$corpus" 2>"$build/fuzz_$target.log") ||
         touch "$build/fuzz_$target.failed"
 }
@@ -46,6 +50,7 @@ for target in "${targets[@]}"; do
     echo "== fuzz_$target: $seconds s"
     if [ -f "$build/fuzz_$target.failed" ]; then
         tail -n 40 "$build/fuzz_$target.log"
+        for report in "$build/fuzz_$target.sanitizer".*; do [ -f "$report" ] && head -n 40 "$report"; done
         status=1
     fi
     grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$build/fuzz_$target.log" | tr '\n' ' '
