@@ -66,8 +66,8 @@ public:
     // Whether complete_oldest() would return without waiting: a caller with
     // a band to submit submits it first (the GPU keeps its next band queued).
     virtual bool oldest_ready() { return true; }
-    // Kernel launches so far (GPUs; a launch that renders several bands
-    // counts once): beside the items dealt, what each launch's tail costs.
+    // Kernel launches so far (GPUs): beside the items dealt, they show what
+    // the launches' tails cost (a band too large for one launch takes several).
     virtual uint64_t launches() const { return 0; }
     virtual int bands_in_flight() const { return 1; }
     // After a stop cut a band short: how many of its leading rows have every
