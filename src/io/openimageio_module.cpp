@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -90,7 +92,17 @@ std::string write(const OiioImageToWrite& image) {
     return "";
 }
 
-constexpr uint64_t kMaxReadRowBytes = uint64_t(1) << 20;
+// The most OpenImageIO may hold at once while it reads an image for farmrt
+// (beside the floats farmrt keeps): rows or tiles as stored, and as floats.
+constexpr uint64_t kMaxReadChunkBytes = uint64_t(256) << 20;
+// OpenImageIO converts a file's rows to floats 256 rows at a time, whatever
+// the image's height.
+constexpr uint64_t kMaxReadRowBytes = kMaxReadChunkBytes / 256;
+
+std::string image_size(const OIIO::ImageSpec& spec) {
+    return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
+           std::to_string(spec.nchannels) + " channels";
+}
 
 std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& image) {
     auto input = OIIO::ImageInput::open(path);
@@ -99,18 +111,34 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
     // The header's size, checked before anything is allocated.
     if (spec.width <= 0 || spec.height <= 0 || spec.nchannels <= 0 || spec.nchannels > 64 ||
         uint64_t(spec.width) * uint64_t(spec.height) > max_pixels) {
-        return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
-               std::to_string(spec.nchannels) + " channels: more than the " + std::to_string(max_pixels >> 20) +
+        return image_size(spec) + ": more than the " + std::to_string(max_pixels >> 20) +
                " Mpixels farmrt reads from a file of this size";
     }
-    // OpenImageIO converts a file's rows to floats 256 rows at a time,
-    // whatever the image's height: a row of 1 MiB (65536 RGBA float pixels)
-    // costs it 256 MiB, and a one-row image 16 M pixels wide 50 GiB.
+    // A row of 1 MiB (65536 RGBA float pixels) costs OpenImageIO 256 MiB;
+    // a one-row image 16 M pixels wide asked it for 50 GiB.
     const uint64_t row_bytes = uint64_t(spec.scanline_bytes(true));
     if (row_bytes > kMaxReadRowBytes) {
-        return "image of " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " pixels and " +
-               std::to_string(spec.nchannels) + " channels: a row of " + std::to_string(row_bytes) +
-               " bytes, more than the " + std::to_string(kMaxReadRowBytes) + " farmrt reads";
+        return image_size(spec) + ": a row of " + std::to_string(row_bytes) + " bytes, more than the " +
+               std::to_string(kMaxReadRowBytes) + " farmrt reads";
+    }
+    // Tiled files: OpenImageIO reads a whole tile (as stored, and as floats)
+    // and a row of whole tiles at once, whatever the image's size: a TIFF of
+    // 234 bytes, 16 x 16 pixels in one tile of 16384 x 16384, asked it for 6 GiB.
+    if (spec.tile_width > 0) {
+        // In doubles: a header's tile sizes multiply past 64 bits.
+        const double tile_pixels =
+            double(spec.tile_width) * double(std::max(1, spec.tile_height)) * double(std::max(1, spec.tile_depth));
+        const double pixel_bytes = double(spec.pixel_bytes(true));
+        const double tiles_across = std::ceil(double(spec.width) / double(spec.tile_width));
+        const double at_once = std::max(tile_pixels * std::max(double(spec.nchannels) * sizeof(float), pixel_bytes),
+                                        tiles_across * tile_pixels * pixel_bytes);
+        if (at_once > double(kMaxReadChunkBytes)) {
+            char bytes[32];
+            std::snprintf(bytes, sizeof(bytes), "%.0f", at_once);
+            return image_size(spec) + " in tiles of " + std::to_string(spec.tile_width) + "x" +
+                   std::to_string(spec.tile_height) + ": " + bytes + " bytes read at once, more than the " +
+                   std::to_string(kMaxReadChunkBytes) + " farmrt reads";
+        }
     }
     image.width = uint32_t(spec.width);
     image.height = uint32_t(spec.height);

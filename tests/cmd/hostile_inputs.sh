@@ -79,6 +79,20 @@ expect_error "a 60-byte HDR of one row 16 M pixels wide as an environment" \
     ".*wide\.hdr: image of 16384242x1 pixels and 3 channels: a row of 196610904 bytes, more than the 1048576 farmrt reads" \
     "$tiny" -q -o o.ppm --set "background={environment: {file: $hostile/wide.hdr}}"
 
+# A TIFF of 234 bytes: 16 x 16 float pixels in one tile of 16384 x 16384, whose
+# bytes are missing (OpenImageIO allocates whole tiles: 6 GiB before it read any).
+python3 - "$hostile/big_tile.tif" <<'PY'
+import struct, sys
+entries = [(256, 4, 1, 16), (257, 4, 1, 16), (258, 3, 3, 158), (259, 3, 1, 1), (262, 3, 1, 2), (277, 3, 1, 3),
+           (284, 3, 1, 1), (322, 4, 1, 16384), (323, 4, 1, 16384), (324, 4, 1, 170), (325, 4, 1, 64), (339, 3, 3, 164)]
+ifd = struct.pack('<H', len(entries)) + b''.join(struct.pack('<HHII', *e) for e in entries) + struct.pack('<I', 0)
+data = struct.pack('<3H', 32, 32, 32) + struct.pack('<3H', 3, 3, 3) + bytes(64)  # bits at 158, sample format at 164
+open(sys.argv[1], 'wb').write(b'II*\0' + struct.pack('<I', 8) + ifd + data)
+PY
+expect_error "a 234-byte TIFF of one 16384 x 16384 tile as an environment" \
+    ".*big_tile\.tif: image of 16x16 pixels and 3 channels in tiles of 16384x16384: [0-9]+ bytes read at once, more than the 268435456 farmrt reads" \
+    "$tiny" -q -o o.ppm --set "background={environment: {file: $hostile/big_tile.tif}}"
+
 # ---- model kinds farmrt does not read, said as such ---------------------------------------
 printf '{"asset": {"version": "1.0"}, "meshes": {}}' >"$hostile/old.gltf"
 expect_error "a glTF 1.0 file" ".*old\.gltf: a glTF 1\.0 file: farmrt reads glTF 2\.0 .*" "$hostile/old.gltf" -q -o o.png
