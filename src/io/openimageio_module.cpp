@@ -124,6 +124,10 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
     // Tiled files: OpenImageIO reads a whole tile (as stored, and as floats)
     // and a row of whole tiles at once, whatever the image's size: a TIFF of
     // 234 bytes, 16 x 16 pixels in one tile of 16384 x 16384, asked it for 6 GiB.
+    if (spec.tile_width != 0 && (spec.tile_width < 0 || spec.tile_height <= 0 || spec.tile_depth <= 0)) {
+        return image_size(spec) + " in tiles of " + std::to_string(spec.tile_width) + "x" +
+               std::to_string(spec.tile_height) + "x" + std::to_string(spec.tile_depth) + ": not a tile size";
+    }
     if (spec.tile_width > 0) {
         // In doubles: a header's tile sizes multiply past 64 bits.
         const double tile_pixels =
@@ -147,8 +151,12 @@ std::string read(const std::string& path, uint64_t max_pixels, OiioImageRead& im
     image.floating_point = spec.format.is_floating_point();
     image.description = spec.get_string_attribute("ImageDescription");
     image.values.resize(size_t(spec.width) * spec.height * size_t(channels));
-    if (!input->read_image(0, 0, 0, channels, OIIO::TypeDesc::FLOAT, image.values.data())) {
-        return input->geterror();
+    try {
+        if (!input->read_image(0, 0, 0, channels, OIIO::TypeDesc::FLOAT, image.values.data())) {
+            return input->geterror();
+        }
+    } catch (const std::exception& error) {  // OpenImageIO's own sizes overflowing (std::length_error)
+        return std::string("cannot read: ") + error.what();
     }
     return "";
 }
