@@ -37,10 +37,20 @@ struct CudaOptions {
     // (fewer launches, fewer tails) beat smaller ones.
     bool sample_items = true;
     int chunk_samples = 1;
-    // With adaptive sampling (launches of at most 16 samples, over the
-    // pixels still sampling): 4 beat 1 by 1.2-1.4x and 16 by up to 1.6x on
-    // configs/interior.yaml (H200, results/adaptive_sampling.md).
+    // With adaptive sampling (launches over the pixels still sampling):
+    // 4 beat 1 by 1.2-1.4x and 16 by up to 1.6x on configs/interior.yaml
+    // (H200, results/adaptive_sampling.md).
     int adaptive_chunk_samples = 4;
+    // With adaptive sampling, a launch traces the pixels still sampling past
+    // their next decision, by up to this share (percent) of the samples the
+    // band has positioned before it (speculative_run_end). A pixel that
+    // stops at a decision inside the launch wastes its samples after it (the
+    // sums leave them out: the same bytes); a launch that ended at every
+    // decision waited for its longest path every 16 samples, with the GPU
+    // idling behind a wave of the few pixels left. On configs/interior.yaml
+    // (H200, results/cuda.md), split kernels, 50 against 0: 2.7x less render
+    // time at 480x270, 1.16x at 1920x1080; 100 wasted more at 1920x1080.
+    int adaptive_lookahead_percent = 50;
     // Per slot; 0: 4 GiB, or an eighth of the free device memory if less.
     // Each launch ends in a tail of 3-4 ms (its last, longest paths hold
     // every block resident, so the other slot's launch cannot start), so a

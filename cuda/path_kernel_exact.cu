@@ -20,11 +20,13 @@ constexpr uint32_t kSumBatch = 16;
 
 // One thread per pixel (grid-stride): neighbouring threads read neighbouring
 // radiance values of each sample. Compiled here, without fused multiply-add
-// or flushed denormals, as the CPU adds and decides. A pixel that adaptive
-// sampling leaves out of the launch (its record, before the launch, says so
-// as it did to the path kernel) has no radiance in it. A sample's alpha is
-// its camera sample's filter weight where its path met the scene
-// (store_sample_value), the weight recomputed here as the CPU computes it.
+// or flushed denormals, as the CPU adds and decides. With adaptive sampling
+// the launch may have traced past decisions (speculative_run_end): the
+// samples are added run by run, each decision made on the record as the CPU
+// makes it, and those after the decision where the pixel stops are left out.
+// A pixel that had stopped before the launch has no radiance in it. A
+// sample's alpha is its camera sample's filter weight where its path met the
+// scene (store_sample_value), the weight recomputed here as the CPU computes it.
 template <uint32_t kValueFloats>
 __global__ void sum_sample_radiance(const FrameSettings frame, uint32_t row_begin, float* sums, const float* radiance,
                                     uint32_t pixel_count, uint32_t sample_begin, uint32_t samples,
@@ -32,45 +34,49 @@ __global__ void sum_sample_radiance(const FrameSettings frame, uint32_t row_begi
     if (gate != nullptr && *gate == 0) return;
     const PixelSampling& sampling = frame.sampling;
     const uint32_t floats = sampling.record_floats;
+    const uint32_t sample_end = sample_begin + samples;
     for (uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x; pixel < pixel_count; pixel += gridDim.x * blockDim.x) {
         float* record = sums + size_t(pixel) * floats;
         float total[kMaxRecordFloats];
         path_kernel_exact::copy_record(total, record, floats);
-        if (sampling.adaptive() &&
-            adaptive_run_end(total, sampling, sample_begin, sample_begin + samples) == sample_begin) {
-            continue;
-        }
         const uint32_t pixel_index = frame.pixel_index(pixel % frame.width, row_begin + pixel / frame.width);
         const float* values = radiance + size_t(pixel) * kValueFloats;
         const size_t sample_stride = size_t(pixel_count) * kValueFloats;
-        for (uint32_t first = 0; first < samples; first += kSumBatch) {
-            const uint32_t batch = min(kSumBatch, samples - first);
-            float value[kSumBatch][4];
+        uint32_t run_begin = sample_begin;
+        for (;;) {
+            const uint32_t run_end = adaptive_run_end(total, sampling, run_begin, sample_end);
+            if (run_end == run_begin) break;
+            for (uint32_t first = run_begin; first < run_end; first += kSumBatch) {
+                const uint32_t batch = min(kSumBatch, run_end - first);
+                float value[kSumBatch][4];
 #pragma unroll
-            for (uint32_t k = 0; k < kSumBatch; ++k) {
-                if (k >= batch) break;
-                const float* r = values + size_t(first + k) * sample_stride;
-                if constexpr (kValueFloats == 4) {
-                    // Read once: streamed past the caches (16-byte aligned: 4 floats a value).
-                    const float4 v = __ldcs(reinterpret_cast<const float4*>(r));
-                    value[k][0] = v.x, value[k][1] = v.y, value[k][2] = v.z, value[k][3] = v.w;
-                } else {
-                    value[k][0] = __ldcs(r), value[k][1] = __ldcs(r + 1), value[k][2] = __ldcs(r + 2);
-                    value[k][3] = 1.0f;
+                for (uint32_t k = 0; k < kSumBatch; ++k) {
+                    if (k >= batch) break;
+                    const float* r = values + size_t(first - sample_begin + k) * sample_stride;
+                    if constexpr (kValueFloats == 4) {
+                        // Read once: streamed past the caches (16-byte aligned: 4 floats a value).
+                        const float4 v = __ldcs(reinterpret_cast<const float4*>(r));
+                        value[k][0] = v.x, value[k][1] = v.y, value[k][2] = v.z, value[k][3] = v.w;
+                    } else {
+                        value[k][0] = __ldcs(r), value[k][1] = __ldcs(r + 1), value[k][2] = __ldcs(r + 2);
+                        value[k][3] = 1.0f;
+                    }
+                }
+#pragma unroll
+                for (uint32_t k = 0; k < kSumBatch; ++k) {
+                    if (k >= batch) break;
+                    float alpha = 1.0f;
+                    if constexpr (kValueFloats == 4) {
+                        PixelSampler sampler(frame.key, pixel_index, first + k);
+                        alpha = value[k][3] * frame.filter_weight(sampler);
+                    }
+                    add_sample_to_record(total, PixelSample{Color(value[k][0], value[k][1], value[k][2]), alpha},
+                                         floats);
                 }
             }
-#pragma unroll
-            for (uint32_t k = 0; k < kSumBatch; ++k) {
-                if (k >= batch) break;
-                float alpha = 1.0f;
-                if constexpr (kValueFloats == 4) {
-                    PixelSampler sampler(frame.key, pixel_index, sample_begin + first + k);
-                    alpha = value[k][3] * frame.filter_weight(sampler);
-                }
-                add_sample_to_record(total, PixelSample{Color(value[k][0], value[k][1], value[k][2]), alpha}, floats);
-            }
+            run_begin = run_end;
         }
-        path_kernel_exact::copy_record(record, total, floats);
+        if (run_begin != sample_begin) path_kernel_exact::copy_record(record, total, floats);
     }
 }
 

@@ -184,8 +184,9 @@ integrators_equal_cpu() {
   "$build/farmrt" "${args[@]}" --backend cpu -o "$build/adaptive_every_cpu.pfm" \
     --stats "$build/adaptive_every_cpu.json" || return 1
   # Per-sample items on both integrators, and per-pixel items on the megakernel.
+  # Launches that end at every decision (no lookahead) trace the CPU's rays.
   for integrator in megakernel split pixels; do
-    FARMRT_CUDA_ITEMS=$([ $integrator = pixels ] && echo pixels || echo samples) \
+    FARMRT_CUDA_LOOKAHEAD=0 FARMRT_CUDA_ITEMS=$([ $integrator = pixels ] && echo pixels || echo samples) \
       FARMRT_CUDA_INTEGRATOR=$([ $integrator = split ] && echo split || echo megakernel) \
       "$build/farmrt" "${args[@]}" --backend cuda \
       -o "$build/adaptive_every_$integrator.pfm" --stats "$build/adaptive_every_$integrator.json" || return 1
@@ -211,7 +212,14 @@ same_bytes_adaptive() {
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
       OMPI_MCA_mca_base_param_files="$root/mpi/openmpi-mca-params.conf" \
       mpirun -n 3 "$build/farmrt" "${args[@]}" --backend auto --threads 4 -o "$build/adaptive_mixed.pfm" || return 1
-  for run in cuda cuda_pixels mixed; do
+  # Launches that look far past decisions (speculative_run_end), on both integrators.
+  local lookahead
+  for lookahead in 100 400; do
+    FARMRT_CUDA_LOOKAHEAD=$lookahead "$build/farmrt" "${args[@]}" --backend cuda -o "$build/adaptive_ahead$lookahead.pfm" &&
+      FARMRT_CUDA_LOOKAHEAD=$lookahead FARMRT_CUDA_INTEGRATOR=split "$build/farmrt" "${args[@]}" --backend cuda \
+        -o "$build/adaptive_split_ahead$lookahead.pfm" || return 1
+  done
+  for run in cuda cuda_pixels mixed ahead100 ahead400 split_ahead100 split_ahead400; do
     for aov in "" .samples .variance; do cmp "$build/adaptive_cpu$aov.pfm" "$build/adaptive_$run$aov.pfm" || return 1; done
   done
   # The book's estimator (the naive-only kernels) too; fast math runs (its bytes are its own).

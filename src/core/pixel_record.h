@@ -155,6 +155,26 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t adaptive_run_end(const float* record, cons
     return next < sample_end ? next : sample_end;
 }
 
+// The end of a run of sample positions [begin, end) traced at once for
+// every pixel still sampling at `begin` (a GPU launch): the next decision
+// after `begin` (or `end`), then the furthest later decision (or `end`) at
+// most `lookahead_percent` percent of `begin` samples past `begin`. Samples past a
+// decision are speculative: a pixel that stops there leaves them out of its
+// record (for_each_sample_run), so the bytes never change, and the share
+// bounds what they can waste against what the pixel has already taken.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t speculative_run_end(const PixelSampling& sampling, uint32_t begin, uint32_t end,
+                                                          uint32_t lookahead_percent) {
+    const uint64_t reach = uint64_t(begin) * lookahead_percent / 100;
+    uint32_t run_end = next_decision(sampling, begin);
+    while (run_end < end) {
+        uint32_t next = next_decision(sampling, run_end);
+        if (next > end) next = end;
+        if (next - begin > reach) break;
+        run_end = next;
+    }
+    return run_end < end ? run_end : end;
+}
+
 // Calls add_run(begin, end) for each run of the samples in [sample_begin,
 // sample_end) that adaptive sampling leaves the pixel, in order; add_run adds
 // them to `record`, which the next decision reads.

@@ -25,8 +25,12 @@ struct CpuTuning {
 };
 
 struct GpuTuning {
-    std::optional<bool> sample_items;           // FARMRT_CUDA_ITEMS=samples|pixels
-    std::optional<int> chunk_samples;           // FARMRT_CUDA_CHUNK_SAMPLES=N (1-1024)
+    std::optional<bool> sample_items;  // FARMRT_CUDA_ITEMS=samples|pixels
+    std::optional<int> chunk_samples;  // FARMRT_CUDA_CHUNK_SAMPLES=N (1-1024)
+    // FARMRT_CUDA_LOOKAHEAD=P (0-400): with adaptive sampling, how far a launch
+    // traces past the pixels' next decision, in percent of the samples the
+    // band has already positioned (0: every launch ends at a decision).
+    std::optional<int> adaptive_lookahead;
     std::optional<bool> exact_wide_bvh;         // FARMRT_CUDA_EXACT_WIDE=0|1
     std::optional<bool> warp_fetch;             // FARMRT_CUDA_WARP_FETCH=0|1
     std::optional<size_t> sample_buffer_bytes;  // FARMRT_CUDA_SAMPLE_BUFFER_MIB=N (1-65536)

@@ -131,6 +131,81 @@ TEST(AdaptiveSampling, PixelsStopAtTheFirstDecisionTheirOwnSamplesAllow) {
     EXPECT_LE(marginal, 2u);
 }
 
+// speculative_run_end against its definition, brute force: the stops are
+// the decisions inside (begin, end) and end; the run ends at the first stop,
+// or at the furthest stop within the lookahead's reach.
+TEST(AdaptiveSampling, SpeculativeRunsEndAtTheFurthestStopWithinTheLookahead) {
+    for (const uint32_t min_samples : {2u, 8u, 16u, 37u}) {
+        PixelSampling sampling;
+        sampling.record_floats = kStatisticsFloats;
+        sampling.noise_threshold = 0.01f;
+        sampling.min_samples = min_samples;
+        for (const uint32_t lookahead : {0u, 10u, 25u, 100u, 400u}) {
+            for (const uint32_t end : {min_samples + 1, 100u, 1000u, 1024u}) {
+                for (uint32_t begin = 0; begin < end; ++begin) {
+                    const uint64_t reach = uint64_t(begin) * lookahead / 100;
+                    uint32_t expected = 0;
+                    for (uint32_t p = begin + 1; p <= end; ++p) {
+                        const bool stop = p == end || (p >= min_samples && (p - min_samples) % kDecisionInterval == 0);
+                        if (!stop) continue;
+                        if (expected == 0 || p - begin <= reach) expected = p;
+                    }
+                    ASSERT_EQ(speculative_run_end(sampling, begin, end, lookahead), expected)
+                        << "min " << min_samples << " lookahead " << lookahead << " run [" << begin << ", " << end
+                        << ")";
+                }
+            }
+        }
+    }
+}
+
+// The GPU's adaptive launches, emulated: each traces every pixel still
+// sampling at its start to speculative_run_end, past decisions, and the sums
+// add each pixel's samples run by run (for_each_sample_run), leaving out
+// those after the decision where it stops: the records are the CPU's bytes,
+// in fewer launches the further the lookahead reaches.
+TEST(AdaptiveSampling, SpeculativeLaunchesGiveTheSameRecords) {
+    const SceneDescription description = adaptive_scene();
+    const FrameSettings frame = frame_settings_for(description, 0);
+    const std::vector<float> expected = render(description, frame, 2, 16);
+    const uint32_t floats = frame.sampling.record_floats;
+    uint32_t launches_without_lookahead = 0;
+    for (const uint32_t lookahead : {0u, 150u, 400u}) {
+        std::vector<float> records(expected.size(), 0.0f);
+        uint32_t launches = 0, wasted = 0;
+        for (uint32_t begin = 0; begin < kSpp; ++launches) {
+            const uint32_t end = speculative_run_end(frame.sampling, begin, kSpp, lookahead);
+            for (uint32_t y = 0; y < frame.height; ++y) {
+                for (uint32_t x = 0; x < frame.width; ++x) {
+                    float* record = &records[(size_t(y) * frame.width + x) * floats];
+                    if (adaptive_run_end(record, frame.sampling, begin, end) == begin) continue;
+                    std::vector<PixelSample> traced;  // the launch's samples of the pixel, [begin, end)
+                    for (uint32_t s = begin; s < end; ++s) {
+                        PixelSampler sampler(frame.key, frame.pixel_index(x, y), s);
+                        traced.push_back(trace_sample(description.scene.view(), frame, x, y, sampler, BvhQuery()));
+                    }
+                    uint32_t added = 0;
+                    for_each_sample_run(record, frame.sampling, begin, end, [&](uint32_t first, uint32_t last) {
+                        for (uint32_t s = first; s < last; ++s) add_sample_to_record(record, traced[s - begin], floats);
+                        added += last - first;
+                    });
+                    wasted += end - begin - added;
+                }
+            }
+            begin = end;
+        }
+        EXPECT_TRUE(same_bits(records, expected)) << "lookahead " << lookahead;
+        if (lookahead == 0) {
+            EXPECT_EQ(wasted, 0u);
+            launches_without_lookahead = launches;
+        } else {
+            EXPECT_LT(launches, launches_without_lookahead) << "lookahead " << lookahead;
+            // Some pixels stopped inside a launch: samples traced and left out.
+            EXPECT_GT(wasted, 0u) << "lookahead " << lookahead;
+        }
+    }
+}
+
 TEST(AdaptiveSampling, SameRecordsForAnyThreadsTilesBandsAndPasses) {
     const SceneDescription description = adaptive_scene();
     const FrameSettings frame = frame_settings_for(description, 0);

@@ -71,6 +71,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_FALSE(tuning_of({}).gpu.integrator.has_value());
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_PATHS", "4096"}}).gpu.split_paths, 4096);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BANDS", "3"}}).gpu.bands_in_flight, 3);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LOOKAHEAD", "0"}}).gpu.adaptive_lookahead, 0);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BLOCK", "64"}}).gpu.block_size, 64);
     EXPECT_DOUBLE_EQ(*tuning_of({{"FARMRT_FARM_MIN_BAND_MS", "20"}}).dealer.min_band_seconds, 0.02);
     for (const auto& [name, value] :
@@ -81,7 +82,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
           std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"}, std::pair{"FARMRT_FARM_ENDGAME", "never"},
           std::pair{"FARMRT_CUDA_INTEGRATOR", "wavefront"}, std::pair{"FARMRT_CUDA_PATHS", "100"},
           std::pair{"FARMRT_CUDA_BANDS", "0"}, std::pair{"FARMRT_CUDA_BLOCK", "48"},
-          std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"}}) {
+          std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"}, std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"}}) {
         try {
             tuning_of({{name, value}});
             ADD_FAILURE() << name << "=" << value << " was accepted";
