@@ -7,6 +7,30 @@
 #include "cuda/path_kernel.cuh"
 #include "cuda/wavefront.h"
 
+// Register caps (nvcc's __maxnreg__, CUDA 12.4 and later). The shade kernel
+// takes 110-118 registers uncapped, 4 blocks of 128 threads a
+// multiprocessor; at 96 (5 blocks; a few spills in the exact variant) it
+// measured 4% faster on cornell.yaml, 3% on models.yaml, 2% on adaptive
+// interior.yaml (one H200, results/cuda.md); at 80 Cornell gained 9% but
+// models.yaml lost (its principled material spills), and capping intersect
+// and shadow too gained nothing more. -DFARMRT_WAVEFRONT_SHADE_REGISTERS=N
+// and -DFARMRT_WAVEFRONT_QUERY_REGISTERS=N (intersect and shadow) measure others.
+#if !defined(FARMRT_WAVEFRONT_SHADE_REGISTERS)
+#define FARMRT_WAVEFRONT_SHADE_REGISTERS 96
+#endif
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+#define FARMRT_WAVEFRONT_SHADE_CAP __maxnreg__(FARMRT_WAVEFRONT_SHADE_REGISTERS)
+#if defined(FARMRT_WAVEFRONT_QUERY_REGISTERS)
+#define FARMRT_WAVEFRONT_QUERY_CAP __maxnreg__(FARMRT_WAVEFRONT_QUERY_REGISTERS)
+#endif
+#endif
+#if !defined(FARMRT_WAVEFRONT_SHADE_CAP)
+#define FARMRT_WAVEFRONT_SHADE_CAP
+#endif
+#if !defined(FARMRT_WAVEFRONT_QUERY_CAP)
+#define FARMRT_WAVEFRONT_QUERY_CAP
+#endif
+
 namespace farmrt {
 namespace FARMRT_PATH_KERNEL_VARIANT {
 
@@ -86,7 +110,8 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
 
 // The closest hit of each queued ray. Also empties the shadow queue for shade.
 template <class Traits, bool kWide>
-__global__ void wavefront_intersect(const SceneView scene, const BandLaunch band, const WavefrontPool pool) {
+__global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView scene, const BandLaunch band,
+                                                               const WavefrontPool pool) {
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t count = pool.counters[kRayCount];
     if (first == 0) pool.counters[kShadowCount] = 0;
@@ -103,8 +128,8 @@ __global__ void wavefront_intersect(const SceneView scene, const BandLaunch band
 // The shared core's segment for each queued path; the light sample's shadow
 // ray joins the shadow queue, and a path that ends is marked finished
 // (generate hands in its radiance after its shadow ray has been traced).
-__global__ void wavefront_shade(const SceneView scene, const FrameSettings frame, const BandLaunch band,
-                                const WavefrontPool pool) {
+__global__ void FARMRT_WAVEFRONT_SHADE_CAP wavefront_shade(const SceneView scene, const FrameSettings frame,
+                                                           const BandLaunch band, const WavefrontPool pool) {
     const uint32_t count = pool.counters[kRayCount];
     // Whole warps step together, so that the queue's ballots see every lane.
     const uint32_t stride = gridDim.x * blockDim.x;
@@ -147,7 +172,8 @@ __global__ void wavefront_count_rays(const BandLaunch band, const WavefrontPool 
 // added before the path's next segment as the immediate form adds it. Also
 // empties the ray queue for the next generate and reads the stop flag for it.
 template <class Traits, bool kWide>
-__global__ void wavefront_shadow(const SceneView scene, const BandLaunch band, const WavefrontPool pool) {
+__global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_shadow(const SceneView scene, const BandLaunch band,
+                                                            const WavefrontPool pool) {
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     if (first == 0) {
         pool.counters[kRayCount] = 0;
