@@ -68,7 +68,7 @@ int run(int argc, char** argv) {
                      "       [--blocks-per-sm 0,...] [--bands 0,...] [--repeat R] [--device D]\n"
                      "       [--geometry specialized,general] [--quorum 8,...] [--fused on,off] [--min-blocks 0,...]\n"
                      "       [--leaf-size 4,...] [--gpu-leaf-size 1,0,...] [--order last-rows-first,first-rows-first]\n"
-                     "       [--wide on,off] [--items samples,pixels] [--exact-wide off,on] [--warp-fetch off,on] "
+                     "       [--wide on,off] [--items samples,pixels] [--exact-wide auto,on,off] [--warp-fetch off,on] "
                      "[--chunk-samples 1,...] [--sample-buffer-mib 256,...]\n"
                      "       (kernel variants beyond the defaults need -DFARMRT_CUDA_EXPERIMENTS=ON)\n");
         return 2;
@@ -79,8 +79,8 @@ int run(int argc, char** argv) {
     std::vector<int> blocks = {128}, chunks = {1}, bands = {0}, blocks_per_sm = {0};
     std::vector<std::string> geometries = {"specialized"}, fused = {"on"}, orders = {"first-rows-first"},
                              wides = {"on"};
-    std::vector<int> gpu_leaf_sizes = {CudaOptions().fast_leaf_size};
-    std::vector<std::string> items = {"samples"}, exact_wides = {"off"}, warp_fetches = {"off"};
+    std::vector<int> gpu_leaf_sizes = {CudaOptions().gpu_leaf_size};
+    std::vector<std::string> items = {"samples"}, exact_wides = {"auto"}, warp_fetches = {"off"};
     std::vector<int> chunk_samples = {CudaOptions().chunk_samples};
     std::vector<int> sample_buffers = {int(CudaOptions().sample_buffer_bytes >> 20)};
     std::vector<int> quorums = {kLeafQuorum}, min_blocks = {CudaOptions().min_blocks},
@@ -200,13 +200,16 @@ int run(int argc, char** argv) {
                                                                             options.leaf_quorum = quorum;
                                                                             options.fused_slabs = fuse == "on";
                                                                             options.min_blocks = bound;
-                                                                            options.fast_leaf_size = gpu_leaf;
+                                                                            options.gpu_leaf_size = gpu_leaf;
                                                                             options.last_rows_first =
                                                                                 order != "first-rows-first";
                                                                             options.wide_bvh = wide == "on";
-                                                                            options.exact_wide_bvh = exact_wide == "on";
-                                                                            if (options.exact_wide_bvh &&
-                                                                                options.fast_math)
+                                                                            if (exact_wide != "auto")
+                                                                                options.exact_wide_bvh =
+                                                                                    exact_wide == "on";
+                                                                            // Exact math's switch: fast math runs once.
+                                                                            if (options.fast_math &&
+                                                                                exact_wide != exact_wides.front())
                                                                                 continue;
                                                                             options.schedule =
                                                                                 schedule == "static"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 
 #include "core/errors.h"
 #include "cuda/cuda_device.h"
@@ -21,13 +22,19 @@ const PathKernelEntry* find_path_kernel(const PathKernelVariant& variant) {
     return nullptr;
 }
 
+// Whether this scene's closest hits are found on the 4-wide BVH (where its
+// tree fits the encoding). Never for instances (their refs carry no bounds here).
+bool CudaRenderer::traverses_wide_bvh(const SceneView& scene) const {
+    const bool meshes = scene.quad_count > 0 || scene.triangle_count > 0;
+    const bool wanted = options_.fast_math || options_.exact_wide_bvh.value_or(meshes);
+    return wanted && options_.wide_bvh && options_.specialize_geometry && scene.instance_count == 0;
+}
+
 bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
                                        std::vector<PrimitiveRef>& refs) const {
-    // Only the fast kernel: the exact kernel traverses the CPU's BVH so that
-    // it tests primitives in the CPU's order (bit-identical hits). Not for a
-    // linear list (one leaf: a baseline that must stay one) nor for instances
-    // (their refs carry no bounds here).
-    if (!options_.fast_math || options_.fast_leaf_size <= 0 || scene.node_count <= 1 || scene.instance_count > 0) {
+    // Only where the wide BVH is traversed. Not for a linear list (one leaf:
+    // a baseline that must stay one).
+    if (!traverses_wide_bvh(scene) || options_.gpu_leaf_size <= 0 || scene.node_count <= 1) {
         return false;
     }
     std::vector<Aabb> bounds(scene.primitive_count);
@@ -40,8 +47,12 @@ bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNo
         case PrimitiveType::Instance: return false;
         }
     }
+    if (options_.split_leaves) {
+        return split_bvh_leaves(scene.nodes, scene.node_count, scene.primitives, bounds, options_.gpu_leaf_size, nodes,
+                                refs);
+    }
     BvhBuildOptions build;
-    build.max_leaf_size = options_.fast_leaf_size;
+    build.max_leaf_size = options_.gpu_leaf_size;
     Bvh bvh = build_bvh(bounds, build);
     nodes = std::move(bvh.nodes);
     refs.resize(scene.primitive_count);
@@ -54,6 +65,8 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.chunk_samples) options.chunk_samples = options.adaptive_chunk_samples = *tuning.chunk_samples;
     if (tuning.adaptive_lookahead) options.adaptive_lookahead_percent = *tuning.adaptive_lookahead;
     if (tuning.exact_wide_bvh) options.exact_wide_bvh = *tuning.exact_wide_bvh;
+    if (tuning.gpu_leaf_size) options.gpu_leaf_size = *tuning.gpu_leaf_size;
+    if (tuning.split_leaves) options.split_leaves = *tuning.split_leaves;
     if (tuning.warp_fetch) options.warp_fetch = *tuning.warp_fetch;
     if (tuning.sample_buffer_bytes) options.sample_buffer_bytes = *tuning.sample_buffer_bytes;
     if (tuning.integrator) options.integrator = *tuning.integrator;
@@ -94,20 +107,33 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     const bool has_triangles = scene.triangle_count > 0 || scene.instance_count > 0;
     const bool fast_math_declined = options_.fast_math && has_triangles;
     if (fast_math_declined) options_.fast_math = false;
-    // The GPU's own acceleration structures (fast math): a BVH with smaller
-    // leaves, and the 4-wide BVH collapsed from it.
+    // The GPU's own acceleration structures: a BVH with smaller leaves, and
+    // the 4-wide BVH collapsed from it (exact math too, by default). Made on
+    // the host while the device's context is created: on a million
+    // triangles each takes a tenth of a second or more.
     std::vector<BvhNode> own_nodes;
     std::vector<PrimitiveRef> own_refs;
     std::vector<WideBvhNode> wide;
-    const bool own_bvh = rebuild_bvh_for_gpu(scene, own_nodes, own_refs);
-    // Exact math (exact_wide_bvh): the 4-wide BVH collapsed from the CPU's own
-    // BVH, spheres only (the kernel compiled for it).
-    const bool exact_wide =
-        !options_.fast_math && options_.exact_wide_bvh && scene.quad_count == 0 && scene.triangle_count == 0;
-    const bool use_wide = (options_.fast_math || exact_wide) && options_.wide_bvh && options_.specialize_geometry &&
-                          scene.instance_count == 0 &&
-                          (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
-                                   : build_wide_bvh(scene.nodes, scene.node_count, wide));
+    bool own_bvh = false, use_wide = false;
+    std::future<void> structures = std::async(std::launch::async, [&] {
+        own_bvh = rebuild_bvh_for_gpu(scene, own_nodes, own_refs);
+        use_wide =
+            traverses_wide_bvh(scene) && (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
+                                                  : build_wide_bvh(scene.nodes, scene.node_count, wide));
+    });
+    check(cudaSetDevice(device_), "selecting the device");
+    // Wait for the GPU by sleeping, not spinning: a GPU rank must not take a
+    // core from the CPU ranks of a hybrid job. Fails harmlessly when the
+    // device was already initialised by this process.
+    unsigned current_flags = 0;
+    check(cudaGetDeviceFlags(&current_flags), "reading device flags");
+    if ((current_flags & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync) {
+        const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+        if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) check(flags, "setting device flags");
+        (void)cudaGetLastError();
+    }
+    check(cudaFree(nullptr), "creating the context");
+    structures.get();
     // The kernel specialised to this scene and these options.
     const PathKernelVariant wanted = variant(scene, use_wide);
     kernel_ = find_path_kernel(wanted);
@@ -130,18 +156,6 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                           (wanted.fast_math ? " (fast math)" : " (exact math)") +
                           ": experimental variants need -DFARMRT_CUDA_EXPERIMENTS=ON");
     }
-    check(cudaSetDevice(device_), "selecting the device");
-    // Wait for the GPU by sleeping, not spinning: a GPU rank must not take a
-    // core from the CPU ranks of a hybrid job. Fails harmlessly when the
-    // device was already initialised by this process.
-    unsigned current_flags = 0;
-    check(cudaGetDeviceFlags(&current_flags), "reading device flags");
-    if ((current_flags & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync) {
-        const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
-        if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) check(flags, "setting device flags");
-        (void)cudaGetLastError();
-    }
-    check(cudaFree(nullptr), "creating the context");
     const bool split_by_default = traces_split(FrameSettings{});
     description_ = gpu_description(device_) + (options_.fast_math ? ", fast math" : ", exact math") +
                    (fast_math_declined ? " (fast math declined: the scene has triangles)" : "") +
@@ -222,7 +236,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     report_.block_size = options_.block_size;
     report_.occupancy = double(blocks_per_sm * options_.block_size) / max_threads_per_sm;
     report_.multiprocessors = multiprocessors;
-    report_.gpu_bvh_leaf_size = own_bvh ? options_.fast_leaf_size : 0;
+    report_.gpu_bvh_leaf_size = own_bvh ? options_.gpu_leaf_size : 0;
 }
 
 // Persistent threads: as many blocks of `kernel` as fit on a multiprocessor at once.

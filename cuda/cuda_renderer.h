@@ -10,6 +10,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/scene.h"
@@ -76,21 +77,26 @@ struct CudaOptions {
     // (64 registers for the fast kernels with the wide BVH and the exact
     // spheres kernel with per-sample items, none otherwise).
     int min_blocks = -1;
-    // Fast math only: the GPU traverses its own BVH with leaves of at most
-    // this many primitives (fewer primitive tests per ray, less divergence in
-    // the leaf loop); 0 = the scene's BVH (the CPU's). Not for instances.
-    int fast_leaf_size = 1;
-    // Fast math only: a 4-wide BVH collapsed from the binary one (not for
-    // instances; scenes whose BVH does not fit its encoding keep the binary one).
+    // The GPU traverses its own BVH with leaves of at most this many
+    // primitives (fewer primitive tests per ray, less divergence in the leaf
+    // loop) wherever it traverses the 4-wide BVH; 0 = the scene's BVH (the
+    // CPU's). Not for instances. Exact math keeps the CPU's bytes on any
+    // tree: the closest hit is the smallest (t, key) among hits inside their
+    // primitive's own box (core/closest_hit.h), whatever the visiting order.
+    int gpu_leaf_size = 1;
+    // How that BVH is made: the scene's with its leaves split
+    // (split_bvh_leaves: one pass, milliseconds for a million triangles), or
+    // built again (build_bvh: a second SAH build, 0.3 s for a million).
+    bool split_leaves = true;
+    // A 4-wide BVH collapsed from the binary one (not for instances; scenes
+    // whose BVH does not fit its encoding keep the binary one).
     bool wide_bvh = true;
-    // Exact math too (spheres-only scenes; -DFARMRT_CUDA_EXPERIMENTS=ON): the
-    // 4-wide BVH collapsed from the CPU's BVH (its leaves). Same intersection
-    // code and (t, key) hit rule as the CPU, another visiting order: 7% faster
-    // on the H100, but not bit-identical where a sphere's computed hit lies
-    // before its box (seen once at 1200x675x16 on spheres.yaml: the ground
-    // sphere, radius 1000, below the glass sphere), so the CPU's order culls
-    // it and another order does not.
-    bool exact_wide_bvh = false;
+    // Exact math too: the 4-wide BVH (and gpu_leaf_size). Unset: for scenes
+    // with quads or triangles (on one H200: models.yaml 1.19x, the
+    // million-triangle scene 1.12x, cornell.yaml 1.05x), not for spheres
+    // alone (the book's scene 0.4-1% slower). Shadow rays and the AOVs' first
+    // hits keep the binary traversal (over the same leaves).
+    std::optional<bool> exact_wide_bvh;
     bool last_rows_first = false;  // BandLaunch::last_rows_first (measured slower on spheres.yaml)
     // The path tracer: the megakernel (path_kernel.cuh) or the split kernels
     // (wavefront.h), or per frame the one measured faster for its kind
@@ -110,7 +116,7 @@ struct CudaKernelReport {
     int block_size = 0;
     double occupancy = 0;  // resident warps / maximum warps per multiprocessor
     int multiprocessors = 0;
-    int gpu_bvh_leaf_size = 0;  // the GPU's own BVH's leaf size (CudaOptions::fast_leaf_size); 0 = the scene's BVH
+    int gpu_bvh_leaf_size = 0;  // the GPU's own BVH's leaf size (CudaOptions::gpu_leaf_size); 0 = the scene's BVH
 };
 
 class CudaRenderer : public BandRenderer {
@@ -192,6 +198,7 @@ private:
     void finish(Slot& slot);
     void check(cudaError_t error, const char* what) const;
     PathKernelVariant variant(const SceneView& scene, bool wide_bvh) const;
+    bool traverses_wide_bvh(const SceneView& scene) const;
     bool rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
                              std::vector<PrimitiveRef>& refs) const;
     const PathKernelEntry* kernel_ = nullptr;

@@ -182,11 +182,17 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, false, 0, false, true, true>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, 0, false, true, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, false, true, true>(false),
-#if defined(FARMRT_CUDA_EXPERIMENTS)
-        // The 4-wide BVH over the CPU's leaves (CudaOptions::exact_wide_bvh),
-        // capped and not: 7% faster on the H100 but not bit-identical (a
-        // sphere's computed hit can lie before its box: results/cuda.md).
+        // The 4-wide BVH (CudaOptions::exact_wide_bvh, the default), capped
+        // at 64 registers as the fast kernels are; the book's estimator alone too.
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(false),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, true, true>(false),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true, true, true>(false),
+        // Per-pixel work items on the 4-wide BVH.
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, false>(false),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true, false>(false),
+#if defined(FARMRT_CUDA_EXPERIMENTS)
+        // The 4-wide BVH uncapped, for comparison.
         entry<KernelGeometry::Spheres, kLeafQuorum, false, 0, true>(false),
 #endif
     };
@@ -200,6 +206,8 @@ const WavefrontEntry* wavefront_exact_entries(size_t& count) {
         wavefront_entry<KernelGeometry::General, false, false>(false),
         wavefront_entry<KernelGeometry::NoInstances, false, false>(false),
         wavefront_entry<KernelGeometry::Spheres, false, false>(false),
+        wavefront_entry<KernelGeometry::NoInstances, true, false>(false),
+        wavefront_entry<KernelGeometry::Spheres, true, false>(false),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

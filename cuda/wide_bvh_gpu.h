@@ -1,13 +1,13 @@
-// A 4-wide BVH for the GPU's fast-math kernel: the core's binary BVH
-// (src/core/bvh.h) collapsed so that a ray takes about half as many traversal
-// steps, each testing four child boxes with the same code in every lane of a
-// warp, and testing the primitives of leaf children in the same step (no
-// separate leaf steps, so no interior/leaf divergence). Boxes, primitive
-// tests and the closest-hit rule are the shared core's (RayBoxTester,
-// TraversalTraits::intersect, the smallest (t, key) hit); only the order in
-// which boxes are visited differs from intersect_closest, so the hit is the
-// same except where two surfaces tie within rounding: fast math only (the
-// exact kernel keeps the CPU's order and bits).
+// A 4-wide BVH for the GPU: the core's binary BVH (src/core/bvh.h)
+// collapsed so that a ray takes about half as many traversal steps, each
+// testing four child boxes with the same code in every lane of a warp, and
+// testing the primitives of leaf children in the same step (no separate leaf
+// steps, so no interior/leaf divergence). Boxes, primitive tests and the
+// closest-hit rule are the shared core's (RayBoxTester,
+// TraversalTraits::intersect, the smallest (t, key) hit among hits inside
+// their primitive's own box); only the order in which boxes are visited
+// differs from intersect_closest, and the rule does not depend on it: exact
+// math finds the CPU's hits bit for bit.
 #pragma once
 
 #include <vector>
@@ -42,6 +42,18 @@ constexpr int kWideBvhStackSize = 96;
 // four. Returns false (and nothing) when the tree does not fit the encoding
 // or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive).
 bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideBvhNode>& wide);
+
+// The GPU's own binary BVH, made from the scene's in one pass instead of a
+// second build: the same tree, with every leaf of more than `max_leaf_size`
+// primitives split into a subtree (its primitives ordered along their
+// centroids' longest axis and halved until each leaf fits), so that each
+// primitive is culled by a box of its own. `refs` and `primitive_bounds` are
+// per slot of the scene's primitive order; a split leaf's primitives are
+// reordered within its own slots. Returns false (and nothing) when the
+// deeper tree would not fit the traversal stack (kBvhMaxDepth).
+bool split_bvh_leaves(const BvhNode* nodes, uint32_t node_count, const PrimitiveRef* refs,
+                      const std::vector<Aabb>& primitive_bounds, int max_leaf_size, std::vector<BvhNode>& split_nodes,
+                      std::vector<PrimitiveRef>& split_refs);
 
 // Closest hit in (t_min, hit.t) through the wide BVH. Per step: the four
 // children's entries (the core's slab test), sorted; interior children pushed

@@ -78,6 +78,8 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     tuning.gpu.chunk_samples = reader.integer("FARMRT_CUDA_CHUNK_SAMPLES", 1, 1024);
     tuning.gpu.adaptive_lookahead = reader.integer("FARMRT_CUDA_LOOKAHEAD", 0, 400);
     tuning.gpu.exact_wide_bvh = reader.flag("FARMRT_CUDA_EXACT_WIDE", "0", "1");
+    tuning.gpu.gpu_leaf_size = reader.integer("FARMRT_CUDA_LEAF_SIZE", 0, 16);
+    tuning.gpu.split_leaves = reader.flag("FARMRT_CUDA_GPU_BVH", "rebuild", "split");
     tuning.gpu.warp_fetch = reader.flag("FARMRT_CUDA_WARP_FETCH", "0", "1");
     if (const std::optional<int> mib = reader.integer("FARMRT_CUDA_SAMPLE_BUFFER_MIB", 1, 65536)) {
         tuning.gpu.sample_buffer_bytes = size_t(*mib) << 20;

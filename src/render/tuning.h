@@ -32,6 +32,8 @@ struct GpuTuning {
     // band has already positioned (0: every launch ends at a decision).
     std::optional<int> adaptive_lookahead;
     std::optional<bool> exact_wide_bvh;         // FARMRT_CUDA_EXACT_WIDE=0|1
+    std::optional<int> gpu_leaf_size;           // FARMRT_CUDA_LEAF_SIZE=N (0-16; 0: the scene's BVH)
+    std::optional<bool> split_leaves;           // FARMRT_CUDA_GPU_BVH=rebuild|split
     std::optional<bool> warp_fetch;             // FARMRT_CUDA_WARP_FETCH=0|1
     std::optional<size_t> sample_buffer_bytes;  // FARMRT_CUDA_SAMPLE_BUFFER_MIB=N (1-65536)
     // FARMRT_CUDA_INTEGRATOR=auto|megakernel|split: the GPU's path tracer

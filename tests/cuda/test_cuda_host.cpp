@@ -17,6 +17,7 @@
 #include "core/stop_flag.h"
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_renderer.h"
+#include "cuda/wavefront.h"
 #include "cuda/wide_bvh_gpu.h"
 #include "io/scene_loader.h"
 #include "render/render_job.h"
@@ -109,6 +110,22 @@ TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
             variant.min_blocks = kRegisterCap64;
             EXPECT_NE(find_path_kernel(variant), nullptr) << int(geometry) << " fused " << fused;
         }
+    }
+    // Exact math on the wide BVH (the default): every kernel a frame may ask
+    // for, the book's estimator's, per-pixel items' and the split kernels.
+    for (const KernelGeometry geometry : {KernelGeometry::NoInstances, KernelGeometry::Spheres}) {
+        PathKernelVariant variant;
+        variant.geometry = geometry;
+        variant.wide_bvh = true;
+        variant.min_blocks = kRegisterCap64;
+        EXPECT_NE(find_path_kernel(variant), nullptr) << int(geometry);
+        EXPECT_NE(find_wavefront(variant), nullptr) << int(geometry);
+        PathKernelVariant naive = variant;
+        naive.naive_only = true;
+        EXPECT_NE(find_path_kernel(naive), nullptr) << int(geometry);
+        PathKernelVariant per_pixel = variant;
+        per_pixel.sample_items = false;
+        EXPECT_NE(find_path_kernel(per_pixel), nullptr) << int(geometry);
     }
     // The exact spheres kernel with per-sample items, capped at 64 registers
     // (the default), and the per-pixel kernels CudaOptions::sample_items = false picks.

@@ -72,6 +72,9 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_PATHS", "4096"}}).gpu.split_paths, 4096);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BANDS", "3"}}).gpu.bands_in_flight, 3);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LOOKAHEAD", "0"}}).gpu.adaptive_lookahead, 0);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LEAF_SIZE", "0"}}).gpu.gpu_leaf_size, 0);
+    EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_EXACT_WIDE", "0"}}).gpu.exact_wide_bvh.value());
+    EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_GPU_BVH", "rebuild"}}).gpu.split_leaves.value());
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BLOCK", "64"}}).gpu.block_size, 64);
     EXPECT_DOUBLE_EQ(*tuning_of({{"FARMRT_FARM_MIN_BAND_MS", "20"}}).dealer.min_band_seconds, 0.02);
     for (const auto& [name, value] :
@@ -82,7 +85,9 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
           std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"}, std::pair{"FARMRT_FARM_ENDGAME", "never"},
           std::pair{"FARMRT_CUDA_INTEGRATOR", "wavefront"}, std::pair{"FARMRT_CUDA_PATHS", "100"},
           std::pair{"FARMRT_CUDA_BANDS", "0"}, std::pair{"FARMRT_CUDA_BLOCK", "48"},
-          std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"}, std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"}}) {
+          std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"}, std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"},
+          std::pair{"FARMRT_CUDA_LEAF_SIZE", "17"}, std::pair{"FARMRT_CUDA_EXACT_WIDE", "yes"},
+          std::pair{"FARMRT_CUDA_GPU_BVH", "sah"}}) {
         try {
             tuning_of({{name, value}});
             ADD_FAILURE() << name << "=" << value << " was accepted";
