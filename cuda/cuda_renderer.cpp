@@ -30,13 +30,13 @@ bool CudaRenderer::traverses_wide_bvh(const SceneView& scene) const {
     return wanted && options_.wide_bvh && options_.specialize_geometry && scene.instance_count == 0;
 }
 
-bool CudaRenderer::rebuild_bvh_for_gpu(const SceneView& scene, std::vector<BvhNode>& nodes,
-                                       std::vector<PrimitiveRef>& refs) const {
-    // Only where the wide BVH is traversed. Not for a linear list (one leaf:
-    // a baseline that must stay one).
-    if (!traverses_wide_bvh(scene) || options_.gpu_leaf_size <= 0 || scene.node_count <= 1) {
-        return false;
-    }
+bool CudaRenderer::make_gpu_bvh(const SceneView& scene, std::vector<BvhNode>& nodes,
+                                std::vector<PrimitiveRef>& refs) const {
+    // For fast math, and where exact math traverses the 4-wide BVH. Not for
+    // a linear list (one leaf: a baseline that must stay one) nor for
+    // instances (their refs carry no bounds here).
+    if (options_.gpu_leaf_size <= 0 || scene.node_count <= 1 || scene.instance_count > 0) return false;
+    if (!options_.fast_math && !traverses_wide_bvh(scene)) return false;
     std::vector<Aabb> bounds(scene.primitive_count);
     for (uint32_t i = 0; i < scene.primitive_count; ++i) {
         const PrimitiveRef ref = scene.primitives[i];
@@ -116,7 +116,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     std::vector<WideBvhNode> wide;
     bool own_bvh = false, use_wide = false;
     std::future<void> structures = std::async(std::launch::async, [&] {
-        own_bvh = rebuild_bvh_for_gpu(scene, own_nodes, own_refs);
+        own_bvh = make_gpu_bvh(scene, own_nodes, own_refs);
         use_wide =
             traverses_wide_bvh(scene) && (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
                                                   : build_wide_bvh(scene.nodes, scene.node_count, wide));

@@ -182,8 +182,9 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, false, 0, false, true, true>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, 0, false, true, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, false, true, true>(false),
-        // The 4-wide BVH (CudaOptions::exact_wide_bvh, the default), capped
-        // at 64 registers as the fast kernels are; the book's estimator alone too.
+        // The 4-wide BVH (CudaOptions::exact_wide_bvh: the default for scenes
+        // with quads or triangles), capped at 64 registers as the fast
+        // kernels are; the book's estimator alone too.
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, true, true>(false),

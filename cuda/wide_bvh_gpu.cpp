@@ -181,7 +181,8 @@ bool split_bvh_leaves(const BvhNode* nodes, uint32_t node_count, const Primitive
                       std::vector<PrimitiveRef>& split_refs) {
     split_nodes.clear();
     split_refs.assign(refs, refs + primitive_bounds.size());
-    if (node_count == 0 || max_leaf_size < 1) return false;
+    if (node_count == 0 || primitive_bounds.empty() || max_leaf_size < 1)
+        return false;  // (an empty scene's one empty leaf)
     LeafSplitter splitter(nodes, refs, primitive_bounds, max_leaf_size, split_nodes, split_refs);
     size_t total = 0;  // reserved exactly: no reallocation of a large tree
     for (uint32_t i = 0; i < node_count; ++i) total += nodes[i].is_leaf() ? splitter.count(nodes[i].count) : 1;
