@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# A million-triangle imported model lit by an environment map and a lamp:
-# the 1M-triangle PLY torus of scripts/generate/dense_ply.py in a metallic
-# principled material on a diffuse floor, under configs/textures/sky.pfm and
-# an emissive sphere (next-event estimation samples both). Each farmrt given
-# renders it at 960x540 on the GPU (--backend cuda), exact and fast math,
-# under each GPU integrator named (FARMRT_CUDA_INTEGRATOR; a build without the
-# variable runs its only one), interleaved, REPEAT times; prints the render
+# A million-triangle imported model lit by an environment map and a lamp
+# (scripts/generate/env_model.sh). Each farmrt given renders it at 960x540
+# on the GPU (--backend cuda), exact and fast math, under each GPU
+# integrator named (FARMRT_CUDA_INTEGRATOR; a build without the variable
+# runs its only one), interleaved, REPEAT times; prints the render
 # phase (--stats) and the whole command, medians, and whether the exact
 # images of the builds are the same bytes.
 #
@@ -18,23 +16,7 @@ repeat=${2:?usage}
 spp=${3:?usage}
 shift 3
 mkdir -p "$out"
-[ -f "$out/torus_1m.ply" ] || python3 "$root/scripts/generate/dense_ply.py" "$out/torus_1m.ply" 1000000
-cat > "$out/env_model.yaml" <<YAML
-# Written by scripts/bench/env_model.sh.
-image: {width: 960, height: 540, output: env_model.pfm}
-sampling: {spp: 64, max_depth: 16, seed: 0}
-camera: {lookfrom: [0, 2.2, 4.2], lookat: [0, 0.35, 0], vup: [0, 1, 0], vfov: 40}
-background:
-  environment: {file: $root/configs/textures/sky.pfm, intensity: 0.5, rotation: -30}
-materials:
-  floor: {type: lambertian, albedo: [0.6, 0.6, 0.6]}
-  copper: {type: principled, base_color: [0.95, 0.64, 0.54], metallic: 1, roughness: 0.35}
-  lamp: {type: emissive, color: [12, 10, 8]}
-objects:
-  - {type: quad, Q: [-20, 0, -20], u: [40, 0, 0], v: [0, 0, 40], material: floor}
-  - {type: model, file: $out/torus_1m.ply, material: copper, transform: {rotate_x: 20, translate: [0, 0.6, 0]}}
-  - {type: sphere, center: [-1.8, 2.2, 1.5], radius: 0.3, material: lamp}
-YAML
+"$root/scripts/generate/env_model.sh" "$out"
 times=$out/times.txt
 : > "$times"
 for ((rep = 0; rep < repeat; ++rep)); do

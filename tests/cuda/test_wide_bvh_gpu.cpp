@@ -174,12 +174,7 @@ TEST(GpuBvh, ExactTraversalFindsTheCpuHitsOnMixedScenes) {
 TEST(GpuBvh, ExactTraversalFindsTheCpuHitsForGrazingRays) {
     using Traits = TraversalTraits<false, true, kLeafQuorum, false>;  // exact math, spheres only
     SceneRandom random(31);
-    Scene scene;
-    scene.materials.push_back(Material{});
-    for (int i = 0; i < 2000; ++i) {
-        const Vec3 center(random.uniform(-80.0f, 80.0f), 0.2f, random.uniform(-80.0f, 80.0f));
-        scene.spheres.push_back(Sphere{center, i % 50 == 0 ? 1.0f : 0.2f, Vec3(0.0f), 0});
-    }
+    Scene scene = grazing_sphere_scene(random);
     scene.spheres.push_back(Sphere{Vec3(0, -1000, 0), 1000.0f, Vec3(0.0f), 0});  // the book's ground
     const std::vector<GpuTree> trees = gpu_trees(scene);
     const SceneView cpu = scene.view();
@@ -187,14 +182,10 @@ TEST(GpuBvh, ExactTraversalFindsTheCpuHitsForGrazingRays) {
         SceneRandom rays(32);
         int grazing = 0;
         for (int i = 0; i < 20000; ++i) {
-            const Sphere& target = scene.spheres[size_t(rays.integer(0, 1999))];
-            const Vec3 origin(rays.uniform(-3.0f, 3.0f), rays.uniform(0.3f, 0.45f), rays.uniform(-3.0f, 3.0f));
-            const Vec3 aim =
-                target.center + Vec3(rays.uniform(-0.01f, 0.01f), target.radius * rays.uniform(0.999f, 1.0001f),
-                                     rays.uniform(-0.01f, 0.01f));
-            const Ray ray{origin, aim - origin, 0.0f};
+            const Sphere* target = nullptr;
+            const Ray ray = grazing_ray(rays, scene, target);
             float t;
-            grazing += intersect_sphere(target, ray, kMinHitDistance, kInfinity, t);
+            grazing += intersect_sphere(*target, ray, kMinHitDistance, kInfinity, t);
             expect_cpu_hit<Traits>(cpu, tree, ray, kMinHitDistance, Hit{}, "ray " + std::to_string(i));
             if (HasFatalFailure()) return;
         }

@@ -97,6 +97,30 @@ inline Scene random_mixed_scene(uint32_t seed, int count) {
     return scene;
 }
 
+// 2000 small spheres (every 50th of radius 1) spread over a plane far
+// around the origin, for rays that graze their tops (grazing_ray).
+inline Scene grazing_sphere_scene(SceneRandom& random) {
+    Scene scene;
+    scene.materials.push_back(Material{});
+    for (int i = 0; i < 2000; ++i) {
+        const Vec3 center(random.uniform(-80.0f, 80.0f), 0.2f, random.uniform(-80.0f, 80.0f));
+        scene.spheres.push_back(Sphere{center, i % 50 == 0 ? 1.0f : 0.2f, Vec3(0.0f), 0});
+    }
+    return scene;
+}
+
+// A ray from near the origin aimed within a hair of the top of one of
+// grazing_sphere_scene's spheres (`target`), where the float sphere test
+// rounds some hits outside the sphere's box.
+inline Ray grazing_ray(SceneRandom& random, const Scene& scene, const Sphere*& target) {
+    target = &scene.spheres[size_t(random.integer(0, 1999))];
+    const Ray ray{Vec3(random.uniform(-3.0f, 3.0f), random.uniform(0.3f, 0.45f), random.uniform(-3.0f, 3.0f)),
+                  target->center + Vec3(random.uniform(-0.01f, 0.01f), target->radius * random.uniform(0.999f, 1.0001f),
+                                        random.uniform(-0.01f, 0.01f)),
+                  0.0f};
+    return Ray{ray.origin, ray.direction - ray.origin, 0.0f};
+}
+
 struct RandomQuery {
     Ray ray;
     float t_min;

@@ -291,12 +291,7 @@ TEST_P(SimdLevelTest, SameClosestHitsWithLinearListAndLeafSizes) {
 TEST_P(SimdLevelTest, SameClosestHitsForGrazingRays) {
     SKIP_UNLESS_SUPPORTED(GetParam());
     SceneRandom random(31);
-    Scene scene;
-    scene.materials.push_back(Material{});
-    for (int i = 0; i < 2000; ++i) {
-        const Vec3 center(random.uniform(-80.0f, 80.0f), 0.2f, random.uniform(-80.0f, 80.0f));
-        scene.spheres.push_back(Sphere{center, i % 50 == 0 ? 1.0f : 0.2f, Vec3(0.0f), 0});
-    }
+    Scene scene = grazing_sphere_scene(random);
     Scene linear = scene;
     scene.build_acceleration();
     linear.build_linear_list();
@@ -309,15 +304,10 @@ TEST_P(SimdLevelTest, SameClosestHitsForGrazingRays) {
     }
     int grazing = 0;
     for (int i = 0; i < 20000; ++i) {
-        const Sphere& target = scene.spheres[size_t(random.integer(0, 1999))];
-        const Ray ray{
-            Vec3(random.uniform(-3.0f, 3.0f), random.uniform(0.3f, 0.45f), random.uniform(-3.0f, 3.0f)),
-            target.center + Vec3(random.uniform(-0.01f, 0.01f), target.radius * random.uniform(0.999f, 1.0001f),
-                                 random.uniform(-0.01f, 0.01f)),
-            0.0f};
-        const Ray aimed{ray.origin, ray.direction - ray.origin, 0.0f};
+        const Sphere* target = nullptr;
+        const Ray aimed = grazing_ray(random, scene, target);
         float t;
-        grazing += intersect_sphere(target, aimed, kMinHitDistance, kInfinity, t);
+        grazing += intersect_sphere(*target, aimed, kMinHitDistance, kInfinity, t);
         Hit expected;
         const bool expected_found = intersect_closest(linear_view, aimed, kMinHitDistance, expected);
         Hit binary;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Before (each of BEFORE: .deps/exp/COMMIT.tar.gz, a git archive) and after
 # (this tree), built side by side, then spheres.yaml (4096 spp, 1200x675), cornell.yaml and
-# models.yaml (1024 spp) and the 1M-triangle scene of scripts/bench/env_model.sh
+# models.yaml (1024 spp) and the 1M-triangle scene of scripts/generate/env_model.sh
 # (256 spp), exact math, interleaved, three times: render phase, set-up and
 # whole command, medians; the images compared with the first BEFORE's (cmp).
 #   BEFORE="36160b1 cd4f8b2" before_after.sh
@@ -12,7 +12,7 @@ export LD_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PAT
 deps=(-DCMAKE_PREFIX_PATH=$root/.deps/root/usr -DCMAKE_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu)
 s=$SECONDS
 for b in $befores; do mkdir -p /tmp/src_$b && tar -xzf .deps/exp/$b.tar.gz -C /tmp/src_$b; done
-( python3 scripts/generate/dense_ply.py /tmp/torus_1m.ply 1000000 > /tmp/ply.log 2>&1 ) &
+( python3 scripts/generate/dense_ply.py /tmp/torus_1m.ply 1000000 > /tmp/ply.log 2>&1 ) &  # for env_model.sh below
 for v in $befores after; do
   src=$root; [ $v = after ] || src=/tmp/src_$v
   ( cmake -S $src -B /tmp/b_$v -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_BUILD_TESTS=OFF -DFARMRT_WITH_OPENIMAGEIO=OFF \
@@ -21,21 +21,7 @@ for v in $befores after; do
 done
 wait
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; echo "before $befores, after $(git -C $root log -1 --format=%h 2>/dev/null)"; } > $out/machine.txt
-cat > /tmp/env_model.yaml <<YAML
-image: {width: 960, height: 540, output: env_model.pfm}
-sampling: {spp: 64, max_depth: 16, seed: 0}
-camera: {lookfrom: [0, 2.2, 4.2], lookat: [0, 0.35, 0], vup: [0, 1, 0], vfov: 40}
-background:
-  environment: {file: $root/configs/textures/sky.pfm, intensity: 0.5, rotation: -30}
-materials:
-  floor: {type: lambertian, albedo: [0.6, 0.6, 0.6]}
-  copper: {type: principled, base_color: [0.95, 0.64, 0.54], metallic: 1, roughness: 0.35}
-  lamp: {type: emissive, color: [12, 10, 8]}
-objects:
-  - {type: quad, Q: [-20, 0, -20], u: [40, 0, 0], v: [0, 0, 40], material: floor}
-  - {type: model, file: /tmp/torus_1m.ply, material: copper, transform: {rotate_x: 20, translate: [0, 0.6, 0]}}
-  - {type: sphere, center: [-1.8, 2.2, 1.5], radius: 0.3, material: lamp}
-YAML
+scripts/generate/env_model.sh /tmp > /tmp/scene.log 2>&1
 field() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@" 2>/dev/null || echo nan; }
 for rep in 1 2 3; do for c in spheres:4096 cornell:1024 models:1024 env:256; do for v in $befores after; do
   IFS=: read -r scene spp <<< "$c"

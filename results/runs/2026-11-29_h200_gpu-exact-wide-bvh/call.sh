@@ -2,7 +2,7 @@
 # Exact math on the 4-wide BVH against the binary one, in one build of this
 # tree (the variants are environment switches): the book's scene (megakernel),
 # cornell.yaml and models.yaml (split kernels), the 1M-triangle torus of
-# scripts/bench/env_model.sh and interior.yaml adaptive (0.01), interleaved,
+# scripts/generate/env_model.sh and interior.yaml adaptive (0.01), interleaved,
 # three times; render phase and the backend's set-up (--stats) and whole
 # command, medians (the first call's output has no set-up column); every exact
 # variant's image against the binary BVH's (cmp).
@@ -22,7 +22,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 deps=(-DCMAKE_PREFIX_PATH=$root/.deps/root/usr -DCMAKE_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu)
 s=$SECONDS
-( python3 scripts/generate/dense_ply.py /tmp/torus_1m.ply 1000000 > /tmp/ply.log 2>&1 ) &
+( python3 scripts/generate/dense_ply.py /tmp/torus_1m.ply 1000000 > /tmp/ply.log 2>&1 ) &  # for env_model.sh below
 cmake -S $root -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_BUILD_TESTS=OFF -DFARMRT_WITH_OPENIMAGEIO=OFF \
   -DFARMRT_WITH_ASSIMP=OFF -DFARMRT_CUDA_RESOURCE_USAGE=ON "${deps[@]}" > /tmp/cfg.log 2>&1 &&
   ninja -C /tmp/b farmrt > /tmp/build.log 2>&1
@@ -30,21 +30,7 @@ echo "build rc=$? at $((SECONDS-s)) s"
 wait
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; git -C $root log -1 --format=%h 2>/dev/null; } > $out/machine.txt
 grep -B1 -A2 'Function properties for .*\(path_kernel_capped\|wavefront_intersect\)' /tmp/build.log | grep -E 'Function|registers|spill' > $out/registers.txt
-sed "s|\$root|$root|g; s|\$out/torus_1m.ply|/tmp/torus_1m.ply|" > /tmp/env_model.yaml <<YAML
-image: {width: 960, height: 540, output: env_model.pfm}
-sampling: {spp: 64, max_depth: 16, seed: 0}
-camera: {lookfrom: [0, 2.2, 4.2], lookat: [0, 0.35, 0], vup: [0, 1, 0], vfov: 40}
-background:
-  environment: {file: $root/configs/textures/sky.pfm, intensity: 0.5, rotation: -30}
-materials:
-  floor: {type: lambertian, albedo: [0.6, 0.6, 0.6]}
-  copper: {type: principled, base_color: [0.95, 0.64, 0.54], metallic: 1, roughness: 0.35}
-  lamp: {type: emissive, color: [12, 10, 8]}
-objects:
-  - {type: quad, Q: [-20, 0, -20], u: [40, 0, 0], v: [0, 0, 40], material: floor}
-  - {type: model, file: /tmp/torus_1m.ply, material: copper, transform: {rotate_x: 20, translate: [0, 0.6, 0]}}
-  - {type: sphere, center: [-1.8, 2.2, 1.5], radius: 0.3, material: lamp}
-YAML
+scripts/generate/env_model.sh /tmp > /tmp/scene.log 2>&1
 declare -A env=([binary]="FARMRT_CUDA_EXACT_WIDE=0" [wide1]="" [wide_cpu]="FARMRT_CUDA_LEAF_SIZE=0" [wide2]="FARMRT_CUDA_LEAF_SIZE=2"
   [fast]="" [rebuild1]="FARMRT_CUDA_GPU_BVH=rebuild" [fast_rebuild]="FARMRT_CUDA_GPU_BVH=rebuild")
 variants=${VARIANTS:-binary wide1 wide_cpu wide2 fast}
