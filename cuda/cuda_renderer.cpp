@@ -37,16 +37,8 @@ bool CudaRenderer::make_gpu_bvh(const SceneView& scene, std::vector<BvhNode>& no
     // instances (their refs carry no bounds here).
     if (options_.gpu_leaf_size <= 0 || scene.node_count <= 1 || scene.instance_count > 0) return false;
     if (!options_.fast_math && !traverses_wide_bvh(scene)) return false;
-    std::vector<Aabb> bounds(scene.primitive_count);
-    for (uint32_t i = 0; i < scene.primitive_count; ++i) {
-        const PrimitiveRef ref = scene.primitives[i];
-        switch (ref.type()) {
-        case PrimitiveType::Sphere: bounds[i] = bounds_of(scene.spheres[ref.index()]); break;
-        case PrimitiveType::Quad: bounds[i] = bounds_of(scene.quads[ref.index()]); break;
-        case PrimitiveType::Triangle: bounds[i] = bounds_of(scene.triangles[ref.index()]); break;
-        case PrimitiveType::Instance: return false;
-        }
-    }
+    std::vector<Aabb> bounds;
+    if (!geometry_bounds(scene, scene.primitives, scene.primitive_count, bounds)) return false;
     if (options_.split_leaves) {
         return split_bvh_leaves(scene.nodes, scene.node_count, scene.primitives, bounds, options_.gpu_leaf_size, nodes,
                                 refs);

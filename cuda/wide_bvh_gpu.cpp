@@ -86,6 +86,20 @@ bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideB
     return true;
 }
 
+bool geometry_bounds(const SceneView& scene, const PrimitiveRef* refs, size_t count, std::vector<Aabb>& bounds) {
+    bounds.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+        const PrimitiveRef ref = refs[i];
+        switch (ref.type()) {
+        case PrimitiveType::Sphere: bounds[i] = bounds_of(scene.spheres[ref.index()]); break;
+        case PrimitiveType::Quad: bounds[i] = bounds_of(scene.quads[ref.index()]); break;
+        case PrimitiveType::Triangle: bounds[i] = bounds_of(scene.triangles[ref.index()]); break;
+        case PrimitiveType::Instance: return false;
+        }
+    }
+    return true;
+}
+
 namespace {
 
 class LeafSplitter {

@@ -43,6 +43,10 @@ constexpr int kWideBvhStackSize = 96;
 // or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive).
 bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideBvhNode>& wide);
 
+// Each ref's primitive's box, in the refs' order (the input of the GPU's own
+// trees). Returns false when a ref is an instance (its box needs its tree).
+bool geometry_bounds(const SceneView& scene, const PrimitiveRef* refs, size_t count, std::vector<Aabb>& bounds);
+
 // The GPU's own binary BVH, made from the scene's in one pass instead of a
 // second build: the same tree, with every leaf of more than `max_leaf_size`
 // primitives split into a subtree (its primitives ordered along their

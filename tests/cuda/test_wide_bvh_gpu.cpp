@@ -22,14 +22,7 @@ namespace {
 // Each ref's primitive's box (the scenes here have no instances).
 std::vector<Aabb> bounds_of_refs(const Scene& scene, const std::vector<PrimitiveRef>& refs) {
     std::vector<Aabb> bounds;
-    for (const PrimitiveRef ref : refs) {
-        switch (ref.type()) {
-        case PrimitiveType::Sphere: bounds.push_back(bounds_of(scene.spheres[ref.index()])); break;
-        case PrimitiveType::Quad: bounds.push_back(bounds_of(scene.quads[ref.index()])); break;
-        case PrimitiveType::Triangle: bounds.push_back(bounds_of(scene.triangles[ref.index()])); break;
-        case PrimitiveType::Instance: ADD_FAILURE() << "an instance"; break;
-        }
-    }
+    EXPECT_TRUE(geometry_bounds(scene.view(), refs.data(), refs.size(), bounds));
     return bounds;
 }
 
