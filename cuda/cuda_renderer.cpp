@@ -63,6 +63,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.sample_buffer_bytes) options.sample_buffer_bytes = *tuning.sample_buffer_bytes;
     if (tuning.integrator) options.integrator = *tuning.integrator;
     if (tuning.split_paths) options.split_paths = uint32_t(*tuning.split_paths);
+    if (tuning.shading) options.shading = *tuning.shading;
     if (tuning.bands_in_flight) options.bands_in_flight = *tuning.bands_in_flight;
     if (tuning.block_size) options.block_size = *tuning.block_size;
 }
@@ -148,12 +149,19 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                           (wanted.fast_math ? " (fast math)" : " (exact math)") +
                           ": experimental variants need -DFARMRT_CUDA_EXPERIMENTS=ON");
     }
+    surface_types_ = surface_types_of(scene.materials, scene.material_count);
     const bool split_by_default = traces_split(FrameSettings{});
     description_ = gpu_description(device_) + (options_.fast_math ? ", fast math" : ", exact math") +
                    (fast_math_declined ? " (fast math declined: the scene has triangles)" : "") +
                    (split_by_default ? ", split kernels" : ", megakernel");
     if (options_.integrator == GpuTuning::Integrator::Auto && split_by_default) {
         description_ += " (megakernel for the book's estimator)";
+    }
+    if (split_by_default) {
+        const GpuTuning::Shading how = shading();
+        description_ += how == GpuTuning::Shading::Sorted       ? ", a shading queue per material type"
+                        : how == GpuTuning::Shading::SceneTypes ? ", shading for the scene's material types"
+                                                                : ", one shading kernel for every material";
     }
 
     // The scene as flat device arrays: the same layout the CPU reads.
@@ -337,7 +345,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     // (before any slot is taken: a failure leaves the renderer as it was).
     const bool split = traces_split(frame);
     if (split && !split_) {
-        split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size);
+        split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size,
+                                                   surface_types_);
     }
     Slot& slot = slots_[next_slot_];
     if (slot.busy) {
@@ -448,7 +457,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         }
         if (split) {
             // After a stop the launch's sums are thrown away (the gate): no paths to trace.
-            if (band.stop == nullptr || !stop_requested()) split_->trace(slot.stream, device_scene_, frame, band);
+            if (band.stop == nullptr || !stop_requested())
+                split_->trace(slot.stream, device_scene_, frame, band, shading());
         } else {
             check(kernel->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
                   "launching the path kernel");
@@ -533,6 +543,22 @@ bool CudaRenderer::traces_split(const FrameSettings& frame) const {
     // launches look past decisions (CudaOptions::adaptive_lookahead_percent):
     // interior.yaml 1.3-2.0x the megakernel's speed at the same lookahead.
     return frame.integrator == Integrator::NextEvent && samples_lights_;
+}
+
+GpuTuning::Shading CudaRenderer::shading() const {
+    if (options_.shading != GpuTuning::Shading::Auto) return options_.shading;
+    // Measured on one H200 against one kernel for every type (results/cuda.md):
+    // a scene of one surface type gains its own kernel's fewer registers and
+    // needs no sorting (cornell.yaml 1.07x); where the principled material
+    // is one of several, sorting spares the others its registers (the
+    // million triangles 1.29x, models.yaml 1.00x). Sorting several of the
+    // book's types gained little or lost (lights.yaml 1.07x, emissive.yaml
+    // 1.01x, interior.yaml 0.89-0.91x): each type's kernel is one more launch
+    // an iteration.
+    const bool several_types = (surface_types_ & (surface_types_ - 1)) != 0;
+    return several_types && (surface_types_ & material_type_bit(MaterialType::Principled)) != 0
+               ? GpuTuning::Shading::Sorted
+               : GpuTuning::Shading::SceneTypes;
 }
 
 PathKernelVariant CudaRenderer::variant(const SceneView& scene, bool wide_bvh) const {

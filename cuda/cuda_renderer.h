@@ -104,6 +104,9 @@ struct CudaOptions {
     // (CudaRenderer::traces_split). The split kernels need per-sample items.
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
     uint32_t split_paths = uint32_t(1) << 20;  // the split kernels' pool of paths
+    // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
+    // the one measured faster for the scene's types (CudaRenderer::shading).
+    GpuTuning::Shading shading = GpuTuning::Shading::Auto;
     // Bands submitted at once, each on a stream of its own with its own
     // buffers (a slot).
     int bands_in_flight = 2;
@@ -163,6 +166,7 @@ public:
     size_t sample_buffer_bytes() const { return sample_buffer_bytes_; }
     // Whether `frame` runs on the split kernels (CudaOptions::integrator).
     bool traces_split(const FrameSettings& frame) const;
+    GpuTuning::Shading shading() const;
 
 private:
     struct ProgressStep {
@@ -211,6 +215,7 @@ private:
     const WavefrontEntry* split_kernels_ = nullptr;  // null: none compiled for this scene and these options
     std::unique_ptr<WavefrontTracer> split_;         // made by the first frame that runs on it
     bool samples_lights_ = false;                    // the scene has lights for next-event estimation
+    MaterialTypes surface_types_ = 0;                // the split kernels' shading kernels (surface_types_of)
     unsigned long long* ray_totals_ = nullptr;       // device: kRayTotals running totals (BandLaunch::rays)
 
     CudaOptions options_;

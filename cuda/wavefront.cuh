@@ -15,14 +15,23 @@
 // models.yaml lost (its principled material spills), and capping intersect
 // and shadow too gained nothing more. -DFARMRT_WAVEFRONT_SHADE_REGISTERS=N
 // and -DFARMRT_WAVEFRONT_QUERY_REGISTERS=N (intersect and shadow) measure others.
+// The kernels that shade one of the book's material types (Lambertian, metal
+// or dielectric, each with emitters and misses) take 80-88 registers
+// uncapped; at 64 (8 blocks a multiprocessor instead of 5, a few spills)
+// they measured 8% faster on cornell.yaml, as fast on models.yaml, 2% faster
+// on the million triangles and lights.yaml, than at 96 (one H200,
+// results/cuda.md). -DFARMRT_WAVEFRONT_BASIC_SHADE_REGISTERS=N measures others.
 #if !defined(FARMRT_WAVEFRONT_SHADE_REGISTERS)
 #define FARMRT_WAVEFRONT_SHADE_REGISTERS 96
 #endif
+#if !defined(FARMRT_WAVEFRONT_BASIC_SHADE_REGISTERS)
+#define FARMRT_WAVEFRONT_BASIC_SHADE_REGISTERS 64
+#endif
 #define FARMRT_HAS_MAXNREG (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
 #if FARMRT_HAS_MAXNREG
-#define FARMRT_WAVEFRONT_SHADE_CAP __maxnreg__(FARMRT_WAVEFRONT_SHADE_REGISTERS)
+#define FARMRT_WAVEFRONT_SHADE_CAP(kTypes) __maxnreg__(ShadeRegisters<kTypes>::value)
 #else
-#define FARMRT_WAVEFRONT_SHADE_CAP
+#define FARMRT_WAVEFRONT_SHADE_CAP(kTypes)
 #endif
 #if FARMRT_HAS_MAXNREG && defined(FARMRT_WAVEFRONT_QUERY_REGISTERS)
 #define FARMRT_WAVEFRONT_QUERY_CAP __maxnreg__(FARMRT_WAVEFRONT_QUERY_REGISTERS)
@@ -32,6 +41,13 @@
 
 namespace farmrt {
 namespace FARMRT_PATH_KERNEL_VARIANT {
+
+template <MaterialTypes kTypes>
+struct ShadeRegisters {
+    static constexpr int value = (kTypes & material_type_bit(MaterialType::Principled)) != 0
+                                     ? FARMRT_WAVEFRONT_SHADE_REGISTERS
+                                     : FARMRT_WAVEFRONT_BASIC_SHADE_REGISTERS;
+};
 
 // Appends `value` to a queue where `push`, one atomic per warp; the lanes
 // keep their order within the warp (neighbouring slots stay neighbours).
@@ -107,29 +123,52 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
     push_to_queue(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue, pool.counters + kRayCount);
 }
 
-// The closest hit of each queued ray. Also empties the shadow queue for shade.
+// The closest hit of each queued ray. With the shading queues, the path
+// joins the queue of its hit's material type (misses and emitters: the
+// emitter queue). Also empties the shadow queue for shade.
 template <class Traits, bool kWide>
 __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView scene, const BandLaunch band,
                                                                const WavefrontPool pool) {
-    const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t count = pool.counters[kRayCount];
-    if (first == 0) pool.counters[kShadowCount] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0) pool.counters[kShadowCount] = 0;
     const auto query = QueryOf<Traits, kWide>::make(band);
-    for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
-        const uint32_t slot = pool.ray_queue[i];
-        const Ray ray = pool.paths[slot].ray;
-        WavefrontHit record;
-        record.found = query(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
-        pool.hits[slot] = record;
+    // Whole warps step together, so that the queues' ballots see every lane.
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += stride) {
+        const uint32_t i = base + (threadIdx.x & 31u);
+        uint32_t slot = 0;
+        uint32_t type = kMaterialTypeCount;  // none: no path in this lane
+        if (i < count) {
+            slot = pool.ray_queue[i];
+            const Ray ray = pool.paths[slot].ray;
+            WavefrontHit record;
+            record.found = query(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
+            pool.hits[slot] = record;
+            if (pool.shade_queues != nullptr) {
+                type = record.found != 0 ? uint32_t(scene.materials[hit_material(scene, record.hit)].type)
+                                         : pool.emitter_queue;
+                if (type == uint32_t(MaterialType::Emissive)) type = pool.emitter_queue;
+            }
+        }
+        if (pool.shade_queues == nullptr) continue;
+#pragma unroll
+        for (uint32_t t = 0; t < kMaterialTypeCount; ++t) {
+            push_to_queue(type == t, slot, pool.shade_queues + size_t(t) * pool.capacity,
+                          pool.counters + kShadeCounts + t);
+        }
     }
 }
 
-// The shared core's segment for each queued path; the light sample's shadow
-// ray joins the shadow queue, and a path that ends is marked finished
-// (generate hands in its radiance after its shadow ray has been traced).
-__global__ void FARMRT_WAVEFRONT_SHADE_CAP wavefront_shade(const SceneView scene, const FrameSettings frame,
-                                                           const BandLaunch band, const WavefrontPool pool) {
-    const uint32_t count = pool.counters[kRayCount];
+// The shared core's segment for each path of a queue (the ray queue, or a
+// shading queue whose hits all have a material of a type in kTypes); the
+// light sample's shadow ray joins the shadow queue, and a path that ends is
+// marked finished (generate hands in its radiance after its shadow ray has
+// been traced).
+template <MaterialTypes kTypes>
+__global__ void FARMRT_WAVEFRONT_SHADE_CAP(kTypes)
+    wavefront_shade(const SceneView scene, const FrameSettings frame, const BandLaunch band, const WavefrontPool pool,
+                    const uint32_t* queue, uint32_t counter) {
+    const uint32_t count = pool.counters[counter];
     // Whole warps step together, so that the queue's ballots see every lane.
     const uint32_t stride = gridDim.x * blockDim.x;
     for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += stride) {
@@ -137,20 +176,36 @@ __global__ void FARMRT_WAVEFRONT_SHADE_CAP wavefront_shade(const SceneView scene
         bool pending = false;
         uint32_t slot = 0;
         if (i < count) {
-            slot = pool.ray_queue[i];
+            slot = queue[i];
             const WavefrontSlot work = pool.slots[slot];
             const WavefrontHit record = pool.hits[slot];
             PathState path = pool.paths[slot];
             PixelSampler sampler = band_pixel_sampler(frame, band, work.pixel, work.sample);
             DeferredShadow shadow;
-            const bool going =
-                continue_path_deferring_shadow(scene, path, sampler, record.found != 0, record.hit, shadow, pending);
+            const bool going = continue_path_deferring_shadow<kTypes>(scene, path, sampler, record.found != 0,
+                                                                      record.hit, shadow, pending);
             if (pending) pool.shadows[slot] = shadow;
             if (!(going && path.depth < frame.max_depth)) pool.slots[slot].status = SlotStatus::Finished;
             pool.paths[slot] = path;
         }
         push_to_queue(pending, slot, pool.shadow_queue, pool.counters + kShadowCount);
     }
+}
+
+// The shading kernel of surface type kType (and emitters and misses).
+template <MaterialType kType>
+constexpr MaterialTypes kShadedWith = material_type_bit(kType) | material_type_bit(MaterialType::Emissive);
+
+// Shades the paths of `queue` (kShadeCounts + kType's counter, or the ray queue's) as kType.
+template <MaterialType kType>
+void launch_shade(const WavefrontGrids& grids, cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
+                  const BandLaunch& band, const WavefrontPool& pool) {
+    constexpr uint32_t t = uint32_t(kType);
+    if ((grids.shaded_types & material_type_bit(kType)) == 0) return;
+    const bool sorted = pool.shade_queues != nullptr;
+    wavefront_shade<kShadedWith<kType>><<<grids.shade_by_type[t], grids.block_size, 0, stream>>>(
+        scene, frame, band, pool, sorted ? pool.shade_queues + size_t(t) * pool.capacity : pool.ray_queue,
+        sorted ? kShadeCounts + t : uint32_t(kRayCount));
 }
 
 // One thread, between shade and shadow: adds the iteration's rays to the
@@ -176,6 +231,7 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_shadow(const SceneView scen
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     if (first == 0) {
         pool.counters[kRayCount] = 0;
+        for (uint32_t t = 0; t < kMaterialTypeCount; ++t) pool.counters[kShadeCounts + t] = 0;
         pool.counters[kStopped] = band.stop != nullptr && *band.stop != 0 ? 1u : 0u;
     }
     const uint32_t count = pool.counters[kShadowCount];
@@ -201,7 +257,23 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
         if (copied != cudaSuccess) return copied;
     }
     wavefront_intersect<Traits, kWide><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
-    wavefront_shade<<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool);
+    const MaterialTypes types = grids.shaded_types;
+    const bool one_type = (types & (types - 1)) == 0;
+    if (pool.shade_queues == nullptr && !one_type) {
+        if ((types & ~kBookMaterialTypes) == 0) {
+            wavefront_shade<kBookMaterialTypes><<<grids.shade_book, grids.block_size, 0, stream>>>(
+                scene, frame, band, pool, pool.ray_queue, kRayCount);
+        } else {
+            wavefront_shade<kAllMaterialTypes>
+                <<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool, pool.ray_queue, kRayCount);
+        }
+    } else {
+        launch_shade<MaterialType::Lambertian>(grids, stream, scene, frame, band, pool);
+        launch_shade<MaterialType::Metal>(grids, stream, scene, frame, band, pool);
+        launch_shade<MaterialType::Dielectric>(grids, stream, scene, frame, band, pool);
+        launch_shade<MaterialType::Emissive>(grids, stream, scene, frame, band, pool);
+        launch_shade<MaterialType::Principled>(grids, stream, scene, frame, band, pool);
+    }
     wavefront_count_rays<<<1, 1, 0, stream>>>(band, pool);
     wavefront_shadow<Traits, kWide><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
     return cudaGetLastError();
@@ -218,7 +290,14 @@ WavefrontEntry wavefront_entry(bool fast_math) {
     e.variant.wide_bvh = kWide;
     e.generate = reinterpret_cast<const void*>(&wavefront_generate);
     e.intersect = reinterpret_cast<const void*>(&wavefront_intersect<Traits, kWide>);
-    e.shade = reinterpret_cast<const void*>(&wavefront_shade);
+    e.shade = reinterpret_cast<const void*>(&wavefront_shade<kAllMaterialTypes>);
+    e.shade_book = reinterpret_cast<const void*>(&wavefront_shade<kBookMaterialTypes>);
+    e.shade_by_type[0] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(0)>>);
+    e.shade_by_type[1] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(1)>>);
+    e.shade_by_type[2] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(2)>>);
+    e.shade_by_type[3] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(3)>>);
+    e.shade_by_type[4] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(4)>>);
+    static_assert(kMaterialTypeCount == 5, "a shading kernel per material type");
     e.shadow = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide>);
     e.iterate = &wavefront_iterate<Traits, kWide>;
     return e;

@@ -8,7 +8,13 @@
 //   intersect  the closest hit of each queued ray;
 //   shade      the shared core's segment (continue_path_deferring_shadow):
 //              emission, the light sample, the BSDF sample; a light sample's
-//              shadow ray joins the shadow queue;
+//              shadow ray joins the shadow queue. The kernel is compiled
+//              for the scene's material types, so that no material pays
+//              for another's registers; or intersect sorts the paths into
+//              a queue per surface type (Lambertian, metal, dielectric,
+//              principled), each shaded by a kernel compiled for that type
+//              and for emitters and misses, whose segments only add light
+//              (as pbrt-v4's and Cycles' do): a warp runs one material's code;
 //   shadow     the any-hit query of each queued shadow ray, and the light it lets through.
 // Each kernel is small (no traversal stack beside the material's state), so
 // more warps are resident than in the megakernel, and shadow rays are traced
@@ -51,8 +57,13 @@ enum WavefrontCounter : uint32_t {
     kShadowCount = 2,
     kStopped = 3,
     kItemsCounted = 4,  // the work items whose camera rays are counted (BandLaunch::rays)
-    kWavefrontCounters = 5
+    kShadeCounts = 5,   // kMaterialTypeCount words: the shading queues' lengths
+    kWavefrontCounters = kShadeCounts + kMaterialTypeCount
 };
+
+// The surface types a scene's paths are shaded with (WavefrontGrids::shaded_types):
+// the types of its materials but emitters, or Emissive alone for a scene of emitters.
+MaterialTypes surface_types_of(const Material* materials, uint32_t count);
 
 // The pool: device arrays of `capacity` entries each (the queues hold slot indices).
 struct WavefrontPool {
@@ -63,6 +74,11 @@ struct WavefrontPool {
     DeferredShadow* shadows = nullptr;
     uint32_t* ray_queue = nullptr;
     uint32_t* shadow_queue = nullptr;
+    // kMaterialTypeCount queues of `capacity` entries, one per surface type
+    // (queue t at shade_queues + t * capacity), where a scene has several;
+    // null: one shading kernel, over the ray queue.
+    uint32_t* shade_queues = nullptr;
+    uint32_t emitter_queue = 0;    // the queue of misses and emitters' hits: one of the scene's surface types
     uint32_t* counters = nullptr;  // kWavefrontCounters words
 };
 
@@ -70,7 +86,14 @@ struct WavefrontPool {
 // kernels are grid-stride loops over a queue whose length only the device knows.
 struct WavefrontGrids {
     unsigned generate = 1, intersect = 1, shade = 1, shadow = 1;
+    unsigned shade_by_type[kMaterialTypeCount] = {1, 1, 1, 1, 1};
     unsigned block_size = 128;
+    // The types the shading kernels are compiled for. Sorted
+    // (WavefrontPool::shade_queues): each type's kernel (shade_by_type) over
+    // its queue; else one kernel over the ray queue: a single type's, the
+    // book's types' (shade_book) or every type's (shade).
+    MaterialTypes shaded_types = kAllMaterialTypes;
+    unsigned shade_book = 1;
 };
 
 // One iteration: generate, intersect, shade, shadow. With `ray_count_copy`
@@ -86,7 +109,9 @@ struct WavefrontEntry {
     PathKernelVariant variant;
     const void* generate;
     const void* intersect;
-    const void* shade;
+    const void* shade;                              // every material type
+    const void* shade_book;                         // kBookMaterialTypes
+    const void* shade_by_type[kMaterialTypeCount];  // type t, emitters and misses
     const void* shadow;
     WavefrontIteration iterate;
 };

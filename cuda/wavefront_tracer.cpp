@@ -48,8 +48,16 @@ unsigned WavefrontTracer::resident_blocks(const void* kernel) const {
     return unsigned(blocks * multiprocessors);
 }
 
-WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size)
-    : device_(device), kernels_(kernels) {
+MaterialTypes surface_types_of(const Material* materials, uint32_t count) {
+    MaterialTypes types = 0;
+    for (uint32_t m = 0; m < count; ++m) types |= material_type_bit(materials[m].type);
+    const MaterialTypes surfaces = types & ~material_type_bit(MaterialType::Emissive);
+    return surfaces != 0 ? surfaces : material_type_bit(MaterialType::Emissive);
+}
+
+WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
+                                 MaterialTypes surface_types)
+    : device_(device), kernels_(kernels), surface_types_(surface_types) {
     try {
         allocate_pool(paths, block_size);
     } catch (...) {
@@ -67,6 +75,10 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     pool_.shadows = allocate<DeferredShadow>(n, "shadow rays");
     pool_.ray_queue = allocate<uint32_t>(n, "ray queue");
     pool_.shadow_queue = allocate<uint32_t>(n, "shadow queue");
+    if ((surface_types_ & (surface_types_ - 1)) != 0) {
+        pool_.shade_queues = allocate<uint32_t>(n * kMaterialTypeCount, "shading queues");
+        pool_.emitter_queue = uint32_t(lowest_material_type(surface_types_));
+    }
     pool_.counters = allocate<uint32_t>(kWavefrontCounters, "counters");
     check(cudaMemset(pool_.slots, 0, n * sizeof(WavefrontSlot)), "clearing the split kernels' slots");
     check(cudaMallocHost(reinterpret_cast<void**>(&ray_counts_), 2 * sizeof(uint32_t)), "allocating a counter");
@@ -78,6 +90,9 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     grids_.generate = unsigned((n + grids_.block_size - 1) / grids_.block_size);
     grids_.intersect = resident_blocks(kernels_.intersect);
     grids_.shade = resident_blocks(kernels_.shade);
+    grids_.shade_book = resident_blocks(kernels_.shade_book);
+    for (uint32_t t = 0; t < kMaterialTypeCount; ++t)
+        grids_.shade_by_type[t] = resident_blocks(kernels_.shade_by_type[t]);
     grids_.shadow = resident_blocks(kernels_.shadow);
 }
 
@@ -99,7 +114,10 @@ void WavefrontTracer::release() {
 }
 
 void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
-                            const BandLaunch& band) {
+                            const BandLaunch& band, GpuTuning::Shading shading) {
+    grids_.shaded_types = shading == GpuTuning::Shading::AllTypes ? kAllMaterialTypes : surface_types_;
+    WavefrontPool pool = pool_;
+    if (shading != GpuTuning::Shading::Sorted) pool.shade_queues = nullptr;  // intersect sorts nothing
     if (last_stream_ != nullptr && last_stream_ != stream) {
         check(cudaStreamWaitEvent(stream, pool_free_, 0), "ordering the split kernels' streams");
     }
@@ -114,7 +132,7 @@ void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const F
     for (uint64_t batch = 0;; ++batch) {
         uint32_t* copy = ray_counts_ + (batch & 1);
         for (int k = 0; k < kIterationsPerCheck; ++k) {
-            check(kernels_.iterate(grids_, stream, scene, frame, band, pool_,
+            check(kernels_.iterate(grids_, stream, scene, frame, band, pool,
                                    k == kIterationsPerCheck - 1 ? copy : nullptr),
                   "launching the split kernels");
         }

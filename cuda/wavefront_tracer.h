@@ -6,14 +6,18 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/wavefront.h"
+#include "render/tuning.h"
 
 namespace farmrt {
 
 class WavefrontTracer {
 public:
-    // Allocates a pool of `paths` paths on `device` (current); throws
-    // RenderError (one line) when the device lacks the memory.
-    WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size);
+    // Allocates a pool of `paths` paths on `device` (current), and a
+    // shading queue per type where `surface_types` (surface_types_of: the
+    // scene's) has several; throws RenderError (one line) when the device
+    // lacks the memory.
+    WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
+                    MaterialTypes surface_types);
     ~WavefrontTracer();
     WavefrontTracer(const WavefrontTracer&) = delete;
     WavefrontTracer& operator=(const WavefrontTracer&) = delete;
@@ -23,7 +27,9 @@ public:
     // all traced, or abandoned after a stop; the kernels queued after the
     // last check find nothing to do and are left to run. Launches on other
     // streams wait for this one's kernels: they share the pool.
-    void trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame, const BandLaunch& band);
+    // `shading`: how paths are shaded (GpuTuning::Shading; Auto is not one).
+    void trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame, const BandLaunch& band,
+               GpuTuning::Shading shading);
 
     uint32_t capacity() const { return pool_.capacity; }
     const WavefrontEntry& kernels() const { return kernels_; }
@@ -42,12 +48,13 @@ private:
     WavefrontEntry kernels_;
     WavefrontPool pool_;
     WavefrontGrids grids_;
+    MaterialTypes surface_types_;
     uint32_t* ray_counts_ = nullptr;  // pinned: the ray queue's length at two alternating checks
     cudaEvent_t checked_[2] = {nullptr, nullptr};
     cudaEvent_t pool_free_ = nullptr;  // after the last launch's kernels
     cudaStream_t last_stream_ = nullptr;
     uint64_t last_iterations_ = 0;
-    void* allocations_[7] = {};
+    void* allocations_[8] = {};
 };
 
 }  // namespace farmrt

@@ -149,18 +149,21 @@ rays_counted() {
 
 # Both GPU integrators (megakernel, split kernels) give the CPU's bytes on
 # every config, and count the CPU's rays, on the GPU's 4-wide BVH (the
-# default) and on the CPU's binary BVH; with every camera projection, and
-# with adaptive sampling.
+# default) with the split kernels' paths sorted into a shading queue per
+# material type, and on the CPU's binary BVH with one shading kernel for
+# every type; with every camera projection and with adaptive sampling (the
+# default shading: the scene's types).
 integrators_equal_cpu() {
   cd "$root" || return 1
-  local config name integrator tree args
+  local config name integrator tree args shading
   for config in configs/*.yaml; do
     name=$(basename "$config" .yaml)
     "$build/farmrt" "$config" --width 120 --height 68 --spp 8 --quiet --backend cpu -o "$build/every_cpu.pfm" \
       --stats "$build/every_cpu.json" || return 1
     for integrator in megakernel split; do
       for tree in 1 0; do
-        FARMRT_CUDA_EXACT_WIDE=$tree FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "$config" --width 120 \
+        shading=$([ $tree = 1 ] && echo sorted || echo all)
+        FARMRT_CUDA_SHADING=$shading FARMRT_CUDA_EXACT_WIDE=$tree FARMRT_CUDA_INTEGRATOR=$integrator "$build/farmrt" "$config" --width 120 \
           --height 68 --spp 8 --quiet --backend cuda -o "$build/every_$integrator.pfm" \
           --stats "$build/every_$integrator.json" || return 1
         cmp "$build/every_cpu.pfm" "$build/every_$integrator.pfm" || { echo "$name $integrator wide $tree differs"; return 1; }

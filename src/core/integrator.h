@@ -133,7 +133,7 @@ FARMRT_CPU_GPU FARMRT_INLINE Color emitted_towards(const SceneView& scene, const
 }
 
 // The book's segment: adds what the ray sees and scatters it.
-template <bool kSpheresOnly = false, class Sampler>
+template <bool kSpheresOnly = false, MaterialTypes kTypes = kAllMaterialTypes, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                       uint32_t depth, bool found, const Hit& hit) {
     if (!found) {
@@ -146,7 +146,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_naive_path(const SceneView& scene, Pa
     }
     const SurfaceInteraction si =
         surface_at<kSpheresOnly>(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
-    const Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
+    Material material = scene.materials[si.material];  // a copy: vector loads on the GPU
+    material.type = material_type_within<kTypes>(material.type);
     if (material.type == MaterialType::Emissive) {
         // Two-sided, as the book's diffuse_light: either face emits.
         add_light(
@@ -279,7 +280,7 @@ struct DeferredShadows {
 
 // The next-event estimator's segment (Integrator::NextEvent). Shadows:
 // ImmediateShadows or DeferredShadows.
-template <bool kSpheresOnly = false, class Shadows, class Sampler>
+template <bool kSpheresOnly = false, MaterialTypes kTypes = kAllMaterialTypes, class Shadows, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                            uint32_t depth, bool found, const Hit& hit,
                                                            const Shadows& shadows) {
@@ -295,7 +296,8 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
     }
     const SurfaceInteraction si =
         surface_at<kSpheresOnly>(scene, path.ray, hit, material_reads_uv(scene, hit_material(scene, hit)));
-    const Material material = scene.materials[si.material];
+    Material material = scene.materials[si.material];
+    material.type = material_type_within<kTypes>(material.type);
     if (material_emits(material)) {
         add_light(scene, path, emitted_towards<Integrator::NextEvent>(scene, path, hit, si, material), depth);
         if (material.type == MaterialType::Emissive) return false;
@@ -345,14 +347,18 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_path(const SceneView& scene, PathStat
 
 // continue_path() with the light sample's shadow ray left for later
 // (DeferredShadows): `pending` turns true when `shadow` holds one to trace
-// before the path's next segment (add_deferred_light).
-template <class Sampler>
+// before the path's next segment (add_deferred_light). kTypes: the types the
+// hit's material may have (material_type_within); a miss needs none.
+template <MaterialTypes kTypes = kAllMaterialTypes, class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_path_deferring_shadow(const SceneView& scene, PathState& path,
                                                                  Sampler& sampler, bool found, const Hit& hit,
                                                                  DeferredShadow& shadow, bool& pending) {
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
-    if (path.integrator == Integrator::Naive) return continue_naive_path(scene, path, sampler, depth, found, hit);
-    return continue_next_event_path(scene, path, sampler, depth, found, hit, DeferredShadows{shadow, pending});
+    if (path.integrator == Integrator::Naive) {
+        return continue_naive_path<false, kTypes>(scene, path, sampler, depth, found, hit);
+    }
+    return continue_next_event_path<false, kTypes>(scene, path, sampler, depth, found, hit,
+                                                   DeferredShadows{shadow, pending});
 }
 
 // Traces one path segment: the closest-hit query, then continue_path().

@@ -36,6 +36,40 @@ constexpr uint32_t kNoTexture = 0xFFFFFFFFu;
 
 enum class MaterialType : uint32_t { Lambertian = 0, Metal = 1, Dielectric = 2, Emissive = 3, Principled = 4 };
 
+// A set of material types, bit 1 << type each: the materials a piece of
+// shading code is compiled for (the GPU's split kernels shade each surface
+// type in a kernel of its own, so that no type pays for another's registers).
+using MaterialTypes = uint32_t;
+constexpr MaterialTypes kAllMaterialTypes = 0x1Fu;
+constexpr uint32_t kMaterialTypeCount = 5;
+// "Ray Tracing in One Weekend"'s types and its emitters: all but Principled.
+constexpr MaterialTypes kBookMaterialTypes = 0x0Fu;
+
+FARMRT_CPU_GPU constexpr MaterialTypes material_type_bit(MaterialType type) { return 1u << uint32_t(type); }
+FARMRT_CPU_GPU constexpr MaterialType lowest_material_type(MaterialTypes types) {
+    uint32_t type = 0;
+    while (type + 1 < kMaterialTypeCount && ((types >> type) & 1u) == 0) ++type;
+    return MaterialType(type);
+}
+
+// A material's type as code compiled for `kTypes` may see it: one of the
+// set's types as a constant (a set of one type: that type), so that the
+// compiler drops the branches of every type outside the set. The caller
+// passes only materials of a type in the set.
+template <MaterialTypes kTypes>
+FARMRT_CPU_GPU FARMRT_INLINE MaterialType material_type_within(MaterialType type) {
+    static_assert(kTypes != 0 && (kTypes & ~kAllMaterialTypes) == 0, "a set of material types");
+    constexpr MaterialType lowest = lowest_material_type(kTypes);
+    if constexpr (kTypes == kAllMaterialTypes) {
+        return type;
+    } else if constexpr ((kTypes & (kTypes - 1)) == 0) {
+        (void)type;
+        return lowest;
+    } else {
+        return type == lowest ? lowest : material_type_within<kTypes&(kTypes - 1)>(type);
+    }
+}
+
 // Cut-outs (glTF's alphaMode): Opaque surfaces are everywhere; Mask ones only
 // where alpha >= the cutoff (leaves, fences); Blend ones with probability
 // alpha (stochastic transparency: the pixel converges to the blend).

@@ -40,7 +40,13 @@ struct GpuTuning {
     // (auto: the one measured faster for the frame's kind).
     enum class Integrator { Auto, Megakernel, Split };
     std::optional<Integrator> integrator;
-    std::optional<int> split_paths;      // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
+    std::optional<int> split_paths;  // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
+    // FARMRT_CUDA_SHADING=auto|all|scene|sorted: the split kernels' shading
+    // (all: one kernel for every material type; scene: one for the scene's
+    // types; sorted: a queue and a kernel per surface type; auto: the one
+    // measured faster for the scene's types).
+    enum class Shading { Auto, AllTypes, SceneTypes, Sorted };
+    std::optional<Shading> shading;
     std::optional<int> bands_in_flight;  // FARMRT_CUDA_BANDS=N (1-8): bands submitted to a GPU at once
     std::optional<int> block_size;       // FARMRT_CUDA_BLOCK=N (32-1024, a multiple of 32): threads a block
 };

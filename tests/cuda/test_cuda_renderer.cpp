@@ -67,18 +67,25 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
           "models.yaml", "models/shapes.gltf", "interior.yaml", "mesh.yaml", "many_spheres.yaml"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
-        std::vector<CudaOptions> runs(4);
+        std::vector<CudaOptions> runs(7);
         runs[0].integrator = GpuTuning::Integrator::Megakernel;
         runs[1].integrator = GpuTuning::Integrator::Split;
         runs[2].integrator = GpuTuning::Integrator::Split;
         runs[2].split_paths = 1024;
         runs[3].integrator = GpuTuning::Integrator::Split;
         runs[3].samples_per_launch = 96 * 54;
+        runs[4].integrator = GpuTuning::Integrator::Split;
+        runs[4].shading = GpuTuning::Shading::AllTypes;
+        runs[5].integrator = GpuTuning::Integrator::Split;
+        runs[5].shading = GpuTuning::Shading::SceneTypes;
+        runs[6].integrator = GpuTuning::Integrator::Split;
+        runs[6].shading = GpuTuning::Shading::Sorted;
         for (const CudaOptions& o : runs) {
             const std::vector<float> gpu = render_gpu(scene, o);
-            EXPECT_TRUE(same_bits(cpu, gpu)) << name << " integrator " << int(o.integrator) << " paths "
-                                             << o.split_paths << " samples/launch " << o.samples_per_launch << ": "
-                                             << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
+            EXPECT_TRUE(same_bits(cpu, gpu))
+                << name << " integrator " << int(o.integrator) << " paths " << o.split_paths << " samples/launch "
+                << o.samples_per_launch << " shading " << int(o.shading) << ": " << differing_values(cpu, gpu) << " of "
+                << cpu.size() << " values differ";
         }
     }
 }

@@ -75,19 +75,32 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LEAF_SIZE", "0"}}).gpu.gpu_leaf_size, 0);
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_EXACT_WIDE", "0"}}).gpu.exact_wide_bvh.value());
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_GPU_BVH", "rebuild"}}).gpu.split_leaves.value());
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SHADING", "all"}}).gpu.shading, GpuTuning::Shading::AllTypes);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SHADING", "scene"}}).gpu.shading, GpuTuning::Shading::SceneTypes);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SHADING", "sorted"}}).gpu.shading, GpuTuning::Shading::Sorted);
+    EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_SHADING", "auto"}}).gpu.shading.has_value());
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BLOCK", "64"}}).gpu.block_size, 64);
     EXPECT_DOUBLE_EQ(*tuning_of({{"FARMRT_FARM_MIN_BAND_MS", "20"}}).dealer.min_band_seconds, 0.02);
-    for (const auto& [name, value] :
-         {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"}, std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
-          std::pair{"FARMRT_SIMD_COLLAPSE", "greedy"}, std::pair{"FARMRT_CUDA_ITEMS", "rows"},
-          std::pair{"FARMRT_CUDA_CHUNK_SAMPLES", "0"}, std::pair{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "1.5"},
-          std::pair{"FARMRT_FARM_WEIGHTS", "fair"}, std::pair{"FARMRT_FARM_TAIL", "-1"},
-          std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"}, std::pair{"FARMRT_FARM_ENDGAME", "never"},
-          std::pair{"FARMRT_CUDA_INTEGRATOR", "wavefront"}, std::pair{"FARMRT_CUDA_PATHS", "100"},
-          std::pair{"FARMRT_CUDA_BANDS", "0"}, std::pair{"FARMRT_CUDA_BLOCK", "48"},
-          std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"}, std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"},
-          std::pair{"FARMRT_CUDA_LEAF_SIZE", "17"}, std::pair{"FARMRT_CUDA_EXACT_WIDE", "yes"},
-          std::pair{"FARMRT_CUDA_GPU_BVH", "sah"}}) {
+    for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"},
+                                      std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
+                                      std::pair{"FARMRT_SIMD_COLLAPSE", "greedy"},
+                                      std::pair{"FARMRT_CUDA_ITEMS", "rows"},
+                                      std::pair{"FARMRT_CUDA_CHUNK_SAMPLES", "0"},
+                                      std::pair{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "1.5"},
+                                      std::pair{"FARMRT_FARM_WEIGHTS", "fair"},
+                                      std::pair{"FARMRT_FARM_TAIL", "-1"},
+                                      std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"},
+                                      std::pair{"FARMRT_FARM_ENDGAME", "never"},
+                                      std::pair{"FARMRT_CUDA_INTEGRATOR", "wavefront"},
+                                      std::pair{"FARMRT_CUDA_PATHS", "100"},
+                                      std::pair{"FARMRT_CUDA_BANDS", "0"},
+                                      std::pair{"FARMRT_CUDA_BLOCK", "48"},
+                                      std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"},
+                                      std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"},
+                                      std::pair{"FARMRT_CUDA_LEAF_SIZE", "17"},
+                                      std::pair{"FARMRT_CUDA_EXACT_WIDE", "yes"},
+                                      std::pair{"FARMRT_CUDA_GPU_BVH", "sah"},
+                                      std::pair{"FARMRT_CUDA_SHADING", "single"}}) {
         try {
             tuning_of({{name, value}});
             ADD_FAILURE() << name << "=" << value << " was accepted";
