@@ -457,8 +457,12 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         }
         if (split) {
             // After a stop the launch's sums are thrown away (the gate): no paths to trace.
-            if (band.stop == nullptr || !stop_requested())
-                split_->trace(slot.stream, device_scene_, frame, band, shading());
+            if (band.stop == nullptr || !stop_requested()) {
+                const GpuTuning::Shading how = shading();
+                split_->trace(slot.stream, device_scene_, frame, band,
+                              how == GpuTuning::Shading::AllTypes ? kAllMaterialTypes : surface_types_,
+                              how == GpuTuning::Shading::Sorted);
+            }
         } else {
             check(kernel->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),
                   "launching the path kernel");

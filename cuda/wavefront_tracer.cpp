@@ -114,10 +114,10 @@ void WavefrontTracer::release() {
 }
 
 void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
-                            const BandLaunch& band, GpuTuning::Shading shading) {
-    grids_.shaded_types = shading == GpuTuning::Shading::AllTypes ? kAllMaterialTypes : surface_types_;
+                            const BandLaunch& band, MaterialTypes shaded_types, bool sorted) {
+    grids_.shaded_types = shaded_types;
     WavefrontPool pool = pool_;
-    if (shading != GpuTuning::Shading::Sorted) pool.shade_queues = nullptr;  // intersect sorts nothing
+    if (!sorted || shaded_types != surface_types_) pool.shade_queues = nullptr;  // intersect sorts nothing
     if (last_stream_ != nullptr && last_stream_ != stream) {
         check(cudaStreamWaitEvent(stream, pool_free_, 0), "ordering the split kernels' streams");
     }

@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/wavefront.h"
-#include "render/tuning.h"
 
 namespace farmrt {
 
@@ -27,9 +26,12 @@ public:
     // all traced, or abandoned after a stop; the kernels queued after the
     // last check find nothing to do and are left to run. Launches on other
     // streams wait for this one's kernels: they share the pool.
-    // `shading`: how paths are shaded (GpuTuning::Shading; Auto is not one).
+    // `shaded_types`: the types the shading kernels are compiled for
+    // (WavefrontGrids::shaded_types: the scene's surface types, or
+    // kAllMaterialTypes); `sorted`: a queue per surface type, where the
+    // scene has several.
     void trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame, const BandLaunch& band,
-               GpuTuning::Shading shading);
+               MaterialTypes shaded_types, bool sorted);
 
     uint32_t capacity() const { return pool_.capacity; }
     const WavefrontEntry& kernels() const { return kernels_; }
