@@ -196,7 +196,8 @@ __global__ void FARMRT_WAVEFRONT_SHADE_CAP(kTypes)
 template <MaterialType kType>
 constexpr MaterialTypes kShadedWith = material_type_bit(kType) | material_type_bit(MaterialType::Emissive);
 
-// Shades the paths of `queue` (kShadeCounts + kType's counter, or the ray queue's) as kType.
+// Where the frame shades kType: kType's kernel over kType's queue (sorted)
+// or over the ray queue (a scene of one surface type).
 template <MaterialType kType>
 void launch_shade(const WavefrontGrids& grids, cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
                   const BandLaunch& band, const WavefrontPool& pool) {
