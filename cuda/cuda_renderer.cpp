@@ -553,12 +553,12 @@ GpuTuning::Shading CudaRenderer::shading() const {
     if (options_.shading != GpuTuning::Shading::Auto) return options_.shading;
     // Measured on one H200 against one kernel for every type (results/cuda.md):
     // a scene of one surface type gains its own kernel's fewer registers and
-    // needs no sorting (cornell.yaml 1.07x); where the principled material
+    // needs no sorting (cornell.yaml 1.08x); where the principled material
     // is one of several, sorting spares the others its registers (the
-    // million triangles 1.29x, models.yaml 1.00x). Sorting several of the
-    // book's types gained little or lost (lights.yaml 1.07x, emissive.yaml
-    // 1.01x, interior.yaml 0.89-0.91x): each type's kernel is one more launch
-    // an iteration.
+    // million triangles 1.28x). Several of the book's types are faster in
+    // one kernel for them than sorted (lights.yaml 1.02x, emissive.yaml
+    // 1.07x, interior.yaml 1.11x): each type's kernel is one more launch an
+    // iteration.
     const bool several_types = (surface_types_ & (surface_types_ - 1)) != 0;
     return several_types && (surface_types_ & material_type_bit(MaterialType::Principled)) != 0
                ? GpuTuning::Shading::Sorted
