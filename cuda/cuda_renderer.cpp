@@ -66,6 +66,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.shading) options.shading = *tuning.shading;
     if (tuning.bands_in_flight) options.bands_in_flight = *tuning.bands_in_flight;
     if (tuning.block_size) options.block_size = *tuning.block_size;
+    if (tuning.grid_divisor) options.grid_divisor = *tuning.grid_divisor;
 }
 
 int choose_cuda_device(const std::string& backend) {
@@ -198,7 +199,10 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
 
     const unsigned long long no_rays[kRayTotals] = {};
     ray_totals_ = upload(no_rays, kRayTotals, "the ray counters");
-    slots_.resize(size_t(std::max(1, options_.bands_in_flight)));
+    const bool frames_trace_split =
+        split_kernels_ != nullptr && samples_lights_ && options_.integrator != GpuTuning::Integrator::Megakernel;
+    const int bands_in_flight = options_.bands_in_flight > 0 ? options_.bands_in_flight : frames_trace_split ? 2 : 3;
+    slots_.resize(size_t(bands_in_flight));
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");
         check(cudaEventCreate(&slot.kernel_start), "creating an event");
@@ -364,6 +368,12 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     // At least a farm band's worth (16 MiB, render/band_schedule.h's limit) at
     // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
     if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
+    // Another band still on the device: this band's launches take their
+    // share of it (CudaOptions::grid_divisor); alone, all of it.
+    const bool sharing = std::any_of(in_flight_.begin(), in_flight_.end(), [&](size_t index) {
+        return cudaEventQuery(slots_[index].kernel_end) == cudaErrorNotReady;
+    });
+    const unsigned grid_divisor = sharing ? unsigned(std::max(1, options_.grid_divisor)) : 1u;
     next_slot_ = (next_slot_ + 1) % slots_.size();
     slot.user_sums = sums;
     slot.floats = floats;
@@ -442,8 +452,9 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
             (chunk_count + unsigned(options_.block_size) - 1) / unsigned(options_.block_size);
         const bool naive = frame.integrator == Integrator::Naive && naive_kernel_ != nullptr;
         const PathKernelEntry* kernel = naive ? naive_kernel_ : kernel_;
-        unsigned grid_blocks =
-            unsigned(std::min<uint64_t>(unsigned(naive ? naive_grid_blocks_ : grid_blocks_), needed_blocks));
+        const unsigned resident_blocks = unsigned(naive ? naive_grid_blocks_ : grid_blocks_);
+        unsigned grid_blocks = unsigned(
+            std::min<uint64_t>(std::max(1u, (resident_blocks + grid_divisor - 1) / grid_divisor), needed_blocks));
         if (options_.max_grid_blocks > 0) grid_blocks = std::min(grid_blocks, unsigned(options_.max_grid_blocks));
         if (options_.schedule == PathSchedule::Dynamic) {
             check(cudaMemsetAsync(slot.next_chunk, 0, sizeof(uint32_t), slot.stream), "resetting the work counter");

@@ -108,8 +108,18 @@ struct CudaOptions {
     // the one measured faster for the scene's types (CudaRenderer::shading).
     GpuTuning::Shading shading = GpuTuning::Shading::Auto;
     // Bands submitted at once, each on a stream of its own with its own
-    // buffers (a slot).
-    int bands_in_flight = 2;
+    // buffers (a slot); 0: three where the megakernel traces, so that one
+    // queued band takes the blocks of one ending (grid_divisor), and two
+    // where the split kernels trace the scene's frames (the host waits for
+    // each band's paths: a third band only holds work another GPU could take;
+    // measured in results/multi_gpu.md).
+    int bands_in_flight = 0;
+    // A megakernel launch's grid while another band is on the device: the
+    // blocks that fit divided by this. A launch's last paths hold its blocks
+    // while most of their lanes idle (3.7-4.7 ms a launch on an H200, the
+    // book's scene); launches that share the device let a queued band start
+    // on the blocks of one ending (measured in results/multi_gpu.md).
+    int grid_divisor = 2;
 };
 
 // What the kernel costs in resources, for reports and benchmarks.

@@ -295,6 +295,12 @@ several_gpus_one_process() {
       cmp "$build/group_cpu$aov.pfm" "$build/group_gpu$aov.pfm" || { echo "--backend $run: $aov differs"; return 1; }
     done
   done
+  # The split kernels' queue per material type (models.yaml's principled
+  # spheres beside the walls' lambertian) on both GPUs.
+  local models=(configs/models.yaml --width 160 --height 160 --spp 32 --quiet)
+  "$build/farmrt" "${models[@]}" --backend cpu -o "$build/group_models_cpu.pfm" || return 1
+  "$build/farmrt" "${models[@]}" --backend cuda --gpus 0,1 -o "$build/group_models_gpu.pfm" || return 1
+  cmp "$build/group_models_cpu.pfm" "$build/group_models_gpu.pfm" || { echo "models.yaml on two GPUs differs"; return 1; }
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_param_files="$root/mpi/openmpi-mca-params.conf" \
     mpirun -n 2 "$build/farmrt" "${args[@]}" --backend auto --gpus all -o "$build/group_ranks.pfm" || return 1
   cmp "$build/group_cpu.pfm" "$build/group_ranks.pfm" || return 1

@@ -92,6 +92,7 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     if (shading > 0) tuning.gpu.shading = GpuTuning::Shading(shading);
     tuning.gpu.bands_in_flight = reader.integer("FARMRT_CUDA_BANDS", 1, 8);
     tuning.gpu.block_size = reader.integer("FARMRT_CUDA_BLOCK", 32, 1024);
+    tuning.gpu.grid_divisor = reader.integer("FARMRT_CUDA_GRID_DIVISOR", 1, 8);
     if (tuning.gpu.block_size && *tuning.gpu.block_size % 32 != 0) {
         throw InputError("FARMRT_CUDA_BLOCK: expected a multiple of 32 (a warp), got '" +
                          std::to_string(*tuning.gpu.block_size) + "'");

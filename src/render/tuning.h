@@ -49,6 +49,10 @@ struct GpuTuning {
     std::optional<Shading> shading;
     std::optional<int> bands_in_flight;  // FARMRT_CUDA_BANDS=N (1-8): bands submitted to a GPU at once
     std::optional<int> block_size;       // FARMRT_CUDA_BLOCK=N (32-1024, a multiple of 32): threads a block
+    // FARMRT_CUDA_GRID_DIVISOR=N (1-8): a megakernel launch takes 1/N of the
+    // blocks that fit on the device, so that bands in flight share it and a
+    // queued band starts on the blocks of one ending.
+    std::optional<int> grid_divisor;
 };
 
 struct DealerTuning {

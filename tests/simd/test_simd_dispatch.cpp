@@ -80,6 +80,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SHADING", "sorted"}}).gpu.shading, GpuTuning::Shading::Sorted);
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_SHADING", "auto"}}).gpu.shading.has_value());
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BLOCK", "64"}}).gpu.block_size, 64);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_GRID_DIVISOR", "2"}}).gpu.grid_divisor, 2);
     EXPECT_DOUBLE_EQ(*tuning_of({{"FARMRT_FARM_MIN_BAND_MS", "20"}}).dealer.min_band_seconds, 0.02);
     for (const auto& [name, value] : {std::pair{"FARMRT_SIMD_TRAVERSAL", "fast"},
                                       std::pair{"FARMRT_CPU_TAIL_SPLIT", "no"},
@@ -95,6 +96,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
                                       std::pair{"FARMRT_CUDA_PATHS", "100"},
                                       std::pair{"FARMRT_CUDA_BANDS", "0"},
                                       std::pair{"FARMRT_CUDA_BLOCK", "48"},
+                                      std::pair{"FARMRT_CUDA_GRID_DIVISOR", "9"},
                                       std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"},
                                       std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"},
                                       std::pair{"FARMRT_CUDA_LEAF_SIZE", "17"},
