@@ -570,8 +570,7 @@ GpuTuning::Shading CudaRenderer::shading() const {
     // one kernel for them than sorted (lights.yaml 1.02x, emissive.yaml
     // 1.07x, interior.yaml 1.11x): each type's kernel is one more launch an
     // iteration.
-    const bool several_types = (surface_types_ & (surface_types_ - 1)) != 0;
-    return several_types && (surface_types_ & material_type_bit(MaterialType::Principled)) != 0
+    return several_material_types(surface_types_) && (surface_types_ & material_type_bit(MaterialType::Principled)) != 0
                ? GpuTuning::Shading::Sorted
                : GpuTuning::Shading::SceneTypes;
 }

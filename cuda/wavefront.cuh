@@ -259,8 +259,7 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
     }
     wavefront_intersect<Traits, kWide><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
     const MaterialTypes types = grids.shaded_types;
-    const bool one_type = (types & (types - 1)) == 0;
-    if (pool.shade_queues == nullptr && !one_type) {
+    if (pool.shade_queues == nullptr && several_material_types(types)) {
         if ((types & ~kBookMaterialTypes) == 0) {
             wavefront_shade<kBookMaterialTypes><<<grids.shade_book, grids.block_size, 0, stream>>>(
                 scene, frame, band, pool, pool.ray_queue, kRayCount);

@@ -75,7 +75,7 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     pool_.shadows = allocate<DeferredShadow>(n, "shadow rays");
     pool_.ray_queue = allocate<uint32_t>(n, "ray queue");
     pool_.shadow_queue = allocate<uint32_t>(n, "shadow queue");
-    if ((surface_types_ & (surface_types_ - 1)) != 0) {
+    if (several_material_types(surface_types_)) {
         pool_.shade_queues = allocate<uint32_t>(n * kMaterialTypeCount, "shading queues");
         pool_.emitter_queue = uint32_t(lowest_material_type(surface_types_));
     }

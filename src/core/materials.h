@@ -46,6 +46,8 @@ constexpr uint32_t kMaterialTypeCount = 5;
 constexpr MaterialTypes kBookMaterialTypes = 0x0Fu;
 
 FARMRT_CPU_GPU constexpr MaterialTypes material_type_bit(MaterialType type) { return 1u << uint32_t(type); }
+// More than one type in the set.
+FARMRT_CPU_GPU constexpr bool several_material_types(MaterialTypes types) { return (types & (types - 1)) != 0; }
 FARMRT_CPU_GPU constexpr MaterialType lowest_material_type(MaterialTypes types) {
     uint32_t type = 0;
     while (type + 1 < kMaterialTypeCount && ((types >> type) & 1u) == 0) ++type;
@@ -62,7 +64,7 @@ FARMRT_CPU_GPU FARMRT_INLINE MaterialType material_type_within(MaterialType type
     constexpr MaterialType lowest = lowest_material_type(kTypes);
     if constexpr (kTypes == kAllMaterialTypes) {
         return type;
-    } else if constexpr ((kTypes & (kTypes - 1)) == 0) {
+    } else if constexpr (!several_material_types(kTypes)) {
         (void)type;
         return lowest;
     } else {

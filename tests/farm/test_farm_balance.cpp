@@ -41,8 +41,10 @@ struct SimulatedFarm {
     std::vector<RankAbility> abilities;
     // What each item costs such a rank beyond its samples: a GPU launch's
     // tail, its longest paths holding the device while the next band waits
-    // (3.7-4.0 ms on an H200: results/multi_gpu.md). Without it the
-    // simulation sees only what a longer shortest band costs the balance.
+    // (3.7-4.6 ms on an H200 with launches of a full grid, 1.6 ms where they
+    // share the device, the default: results/multi_gpu.md; the simulation
+    // keeps the longer). Without it the simulation sees only what a longer
+    // shortest band costs the balance.
     double launch_seconds = 0;
 };
 
