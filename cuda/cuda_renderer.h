@@ -116,9 +116,10 @@ struct CudaOptions {
     int bands_in_flight = 0;
     // A megakernel launch's grid while another band is on the device: the
     // blocks that fit divided by this. A launch's last paths hold its blocks
-    // while most of their lanes idle (3.7-4.7 ms a launch on an H200, the
-    // book's scene); launches that share the device let a queued band start
-    // on the blocks of one ending (measured in results/multi_gpu.md).
+    // while most of their lanes idle; launches that share the device let a
+    // queued band start on the blocks of one ending (on an H200, the book's
+    // scene: 4.6 ms a launch with full grids, 1.6 ms with halves;
+    // results/multi_gpu.md).
     int grid_divisor = 2;
 };
 
