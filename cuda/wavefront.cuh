@@ -4,6 +4,8 @@
 // (begin_run, start_sample: the megakernel's own).
 #pragma once
 
+#include <cstddef>
+
 #include "cuda/path_kernel.cuh"
 #include "cuda/wavefront.h"
 
@@ -99,12 +101,12 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
     const bool stopped = pool.counters[kStopped] != 0;
     const bool in_pool = slot < pool.capacity;
     WavefrontSlot work;
-    if (in_pool) work = pool.slots[slot];
+    if (in_pool) work = pool.slots.load(slot);
     if (in_pool && work.status == SlotStatus::Finished && !stopped) {
         const uint32_t floats = sample_value_floats(frame.sampling);
         store_sample_value(
             band.radiance + (size_t(work.sample - band.sample_begin) * band.pixel_count + work.pixel) * floats,
-            pool.paths[slot], floats);
+            pool.paths.load(slot), floats);
     }
     if (stopped || work.status == SlotStatus::Finished) work.status = SlotStatus::Free;
     const uint32_t item_count = wavefront_item_count(band);
@@ -114,12 +116,12 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
         PixelWork run;
         begin_run<true>(frame, band, item, run);
         PixelSampler sampler(frame.key, 0, 0);
-        pool.paths[slot] = start_sample<false>(frame, band, run, sampler);
+        pool.paths.store(slot, start_sample<false>(frame, band, run, sampler));
         work.status = SlotStatus::Tracing;
         work.pixel = run.pixel;
         work.sample = run.sample;
     }
-    if (in_pool) pool.slots[slot] = work;
+    if (in_pool) pool.slots.store(slot, work);
     push_to_queue(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue, pool.counters + kRayCount);
 }
 
@@ -140,10 +142,10 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView s
         uint32_t type = kMaterialTypeCount;  // none: no path in this lane
         if (i < count) {
             slot = pool.ray_queue[i];
-            const Ray ray = pool.paths[slot].ray;
+            const Ray ray = pool.paths.load_member<Ray, offsetof(PathState, ray)>(slot);
             WavefrontHit record;
             record.found = query(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
-            pool.hits[slot] = record;
+            pool.hits.store(slot, record);
             if (pool.shade_queues != nullptr) {
                 type = record.found != 0 ? uint32_t(scene.materials[hit_material(scene, record.hit)].type)
                                          : pool.emitter_queue;
@@ -177,16 +179,18 @@ __global__ void FARMRT_WAVEFRONT_SHADE_CAP(kTypes)
         uint32_t slot = 0;
         if (i < count) {
             slot = queue[i];
-            const WavefrontSlot work = pool.slots[slot];
-            const WavefrontHit record = pool.hits[slot];
-            PathState path = pool.paths[slot];
+            const WavefrontSlot work = pool.slots.load(slot);
+            const WavefrontHit record = pool.hits.load(slot);
+            PathState path = pool.paths.load(slot);
             PixelSampler sampler = band_pixel_sampler(frame, band, work.pixel, work.sample);
             DeferredShadow shadow;
             const bool going = continue_path_deferring_shadow<kTypes>(scene, path, sampler, record.found != 0,
                                                                       record.hit, shadow, pending);
-            if (pending) pool.shadows[slot] = shadow;
-            if (!(going && path.depth < frame.max_depth)) pool.slots[slot].status = SlotStatus::Finished;
-            pool.paths[slot] = path;
+            if (pending) pool.shadows.store(slot, shadow);
+            if (!(going && path.depth < frame.max_depth)) {
+                pool.slots.store_member<SlotStatus, offsetof(WavefrontSlot, status)>(slot, SlotStatus::Finished);
+            }
+            pool.paths.store(slot, path);
         }
         push_to_queue(pending, slot, pool.shadow_queue, pool.counters + kShadowCount);
     }
@@ -239,11 +243,20 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_shadow(const SceneView scen
     const auto query = QueryOf<Traits, kWide>::make(band);
     for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
         const uint32_t slot = pool.shadow_queue[i];
-        const DeferredShadow shadow = pool.shadows[slot];
-        const bool blocked = query.occluded(scene, shadow.sample.shadow_ray, shadow.sample.shadow_end);
-        Color radiance = pool.paths[slot].radiance;
+        // The ray first, the light it may let through after the traversal,
+        // so that the light holds no registers across it (a whole record
+        // loaded at once took the kernel from 96 registers to 101).
+        constexpr size_t kSample = offsetof(DeferredShadow, sample);
+        const Ray ray = pool.shadows.load_member<Ray, kSample + offsetof(DirectLightSample, shadow_ray)>(slot);
+        const float end = pool.shadows.load_member<float, kSample + offsetof(DirectLightSample, shadow_end)>(slot);
+        const bool blocked = query.occluded(scene, ray, end);
+        DeferredShadow shadow;
+        shadow.sample.light = pool.shadows.load_member<Color, kSample + offsetof(DirectLightSample, light)>(slot);
+        shadow.throughput = pool.shadows.load_member<Color, offsetof(DeferredShadow, throughput)>(slot);
+        shadow.scatterings = pool.shadows.load_member<uint32_t, offsetof(DeferredShadow, scatterings)>(slot);
+        Color radiance = pool.paths.load_member<Color, offsetof(PathState, radiance)>(slot);
         add_deferred_light(scene, radiance, shadow, blocked);
-        pool.paths[slot].radiance = radiance;
+        pool.paths.store_member<Color, offsetof(PathState, radiance)>(slot, radiance);
     }
 }
 

@@ -29,6 +29,7 @@
 
 #include "core/integrator.h"
 #include "cuda/path_kernel.h"
+#include "cuda/planar_array.h"
 
 namespace farmrt {
 
@@ -65,13 +66,15 @@ enum WavefrontCounter : uint32_t {
 // the types of its materials but emitters, or Emissive alone for a scene of emitters.
 MaterialTypes surface_types_of(const Material* materials, uint32_t count);
 
-// The pool: device arrays of `capacity` entries each (the queues hold slot indices).
+// The pool: device arrays of `capacity` entries each (the queues hold slot
+// indices); the per-path records in planes (planar_array.h), so that a
+// warp's accesses of neighbouring slots coalesce.
 struct WavefrontPool {
     uint32_t capacity = 0;
-    PathState* paths = nullptr;
-    WavefrontSlot* slots = nullptr;
-    WavefrontHit* hits = nullptr;
-    DeferredShadow* shadows = nullptr;
+    PlanarArray<PathState> paths;
+    PlanarArray<WavefrontSlot> slots;
+    PlanarArray<WavefrontHit> hits;
+    PlanarArray<DeferredShadow> shadows;
     uint32_t* ray_queue = nullptr;
     uint32_t* shadow_queue = nullptr;
     // kMaterialTypeCount queues of `capacity` entries, one per surface type

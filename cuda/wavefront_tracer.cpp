@@ -39,6 +39,13 @@ T* WavefrontTracer::allocate(size_t count, const char* what) {
     return static_cast<T*>(pointer);
 }
 
+template <typename T>
+void WavefrontTracer::allocate_planes(PlanarArray<T>& array, const char* what) {
+    // cudaMalloc's 256-byte alignment keeps the 16-byte planes aligned.
+    array.capacity = pool_.capacity;
+    array.words = allocate<uint32_t>(PlanarArray<T>::bytes(pool_.capacity) / sizeof(uint32_t), what);
+}
+
 unsigned WavefrontTracer::resident_blocks(const void* kernel) const {
     int multiprocessors = 0, blocks = 0;
     check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device_), "reading SM count");
@@ -69,10 +76,10 @@ WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint
 void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     pool_.capacity = std::max<uint32_t>(paths, 32);
     const size_t n = pool_.capacity;
-    pool_.paths = allocate<PathState>(n, "path states");
-    pool_.slots = allocate<WavefrontSlot>(n, "work items");
-    pool_.hits = allocate<WavefrontHit>(n, "hits");
-    pool_.shadows = allocate<DeferredShadow>(n, "shadow rays");
+    allocate_planes(pool_.paths, "path states");
+    allocate_planes(pool_.slots, "work items");
+    allocate_planes(pool_.hits, "hits");
+    allocate_planes(pool_.shadows, "shadow rays");
     pool_.ray_queue = allocate<uint32_t>(n, "ray queue");
     pool_.shadow_queue = allocate<uint32_t>(n, "shadow queue");
     if (several_material_types(surface_types_)) {
@@ -80,7 +87,7 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
         pool_.emitter_queue = uint32_t(lowest_material_type(surface_types_));
     }
     pool_.counters = allocate<uint32_t>(kWavefrontCounters, "counters");
-    check(cudaMemset(pool_.slots, 0, n * sizeof(WavefrontSlot)), "clearing the split kernels' slots");
+    check(cudaMemset(pool_.slots.words, 0, pool_.slots.bytes(pool_.capacity)), "clearing the split kernels' slots");
     check(cudaMallocHost(reinterpret_cast<void**>(&ray_counts_), 2 * sizeof(uint32_t)), "allocating a counter");
     for (cudaEvent_t& event : checked_) {
         check(cudaEventCreateWithFlags(&event, cudaEventBlockingSync | cudaEventDisableTiming), "creating an event");

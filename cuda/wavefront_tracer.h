@@ -44,6 +44,8 @@ private:
     void check(cudaError_t error, const char* what) const;
     template <typename T>
     T* allocate(size_t count, const char* what);
+    template <typename T>
+    void allocate_planes(PlanarArray<T>& array, const char* what);
     unsigned resident_blocks(const void* kernel) const;
 
     int device_;
