@@ -22,7 +22,7 @@
 #include <cstring>
 #include <type_traits>
 
-// 16-byte planes load a path state in 5 instructions instead of 19, but
+// 16-byte planes load a path state in 7 instructions instead of 19, but
 // hold each group's 4 registers at once. -DFARMRT_PLANAR_QUADS=0 measures
 // 4-byte planes only (each member loaded where it is used, as an array of
 // structures is).
@@ -39,6 +39,10 @@ struct PlanarArray {
     static constexpr uint32_t kWords = uint32_t(sizeof(T) / 4);
     static constexpr uint32_t kQuads = FARMRT_PLANAR_QUADS ? kWords / 4 : 0;  // 16-byte planes
     static constexpr uint32_t kTail = kWords - 4 * kQuads;                    // 4-byte planes after them
+
+    // The same as ints: loops over them compare signed numbers (nvcc warns
+    // of an unsigned comparison with a count of zero).
+    static constexpr int kQuadCount = int(kQuads), kTailCount = int(kTail);
 
     uint32_t* words = nullptr;  // sizeof(T) * capacity bytes, 16-byte aligned
     uint32_t capacity = 0;
@@ -59,10 +63,10 @@ struct PlanarArray {
         uint32_t w[kWords];
         memcpy(w, &value, sizeof(T));
 #pragma unroll
-        for (uint32_t q = 0; q < kQuads; ++q)
-            quad(q)[i] = make_uint4(w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]);
+        for (int q = 0; q < kQuadCount; ++q)
+            quad(q, i) = make_uint4(w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]);
 #pragma unroll
-        for (uint32_t t = 0; t < kTail; ++t) tail(t)[i] = w[4 * kQuads + t];
+        for (int t = 0; t < kTailCount; ++t) tail(t, i) = w[4 * kQuadCount + t];
     }
 
     // The member of type M at byte kOffset (offsetof) of element i: the
@@ -70,7 +74,7 @@ struct PlanarArray {
     template <class M, size_t kOffset>
     __device__ __forceinline__ M load_member(uint32_t i) const {
         static_assert(kOffset % 4 == 0 && sizeof(M) % 4 == 0 && kOffset + sizeof(M) <= sizeof(T), "a member of words");
-        constexpr uint32_t first = uint32_t(kOffset / 4), count = uint32_t(sizeof(M) / 4);
+        constexpr int first = int(kOffset / 4), count = int(sizeof(M) / 4);
         uint32_t w[kWords];
         load_words<first, count>(i, w);
         M value;
@@ -82,40 +86,41 @@ struct PlanarArray {
     template <class M, size_t kOffset>
     __device__ __forceinline__ void store_member(uint32_t i, const M& value) const {
         static_assert(kOffset % 4 == 0 && sizeof(M) % 4 == 0 && kOffset + sizeof(M) <= sizeof(T), "a member of words");
-        constexpr uint32_t first = uint32_t(kOffset / 4), count = uint32_t(sizeof(M) / 4);
+        constexpr int first = int(kOffset / 4), count = int(sizeof(M) / 4);
         uint32_t w[count];
         memcpy(w, &value, sizeof(M));
 #pragma unroll
-        for (uint32_t k = 0; k < count; ++k) word(first + k)[size_t(i) * stride(first + k)] = w[k];
+        for (int k = 0; k < count; ++k) word(first + k, i) = w[k];
     }
 
 private:
-    __device__ __forceinline__ uint4* quad(uint32_t q) const {
-        return reinterpret_cast<uint4*>(words) + size_t(q) * capacity;
+    // Element i's 16-byte group q, and its word 4 * kQuadCount + t.
+    __device__ __forceinline__ uint4& quad(int q, uint32_t i) const {
+        return reinterpret_cast<uint4*>(words)[size_t(q) * capacity + i];
     }
-    __device__ __forceinline__ uint32_t* tail(uint32_t t) const { return words + size_t(4 * kQuads + t) * capacity; }
-    // Word k of element 0, and the distance in words between elements' word k.
-    __device__ __forceinline__ uint32_t* word(uint32_t k) const {
-        return k < 4 * kQuads ? reinterpret_cast<uint32_t*>(quad(k / 4)) + k % 4 : tail(k - 4 * kQuads);
+    __device__ __forceinline__ uint32_t& tail(int t, uint32_t i) const {
+        return words[size_t(4 * kQuadCount + t) * capacity + i];
     }
-    static __device__ __forceinline__ size_t stride(uint32_t k) { return k < 4 * kQuads ? 4 : 1; }
+    __device__ __forceinline__ uint32_t& word(int k, uint32_t i) const {
+        return k < 4 * kQuadCount ? reinterpret_cast<uint32_t*>(&quad(k / 4, i))[k % 4] : tail(k - 4 * kQuadCount, i);
+    }
 
     // Fills w[k] for k in [kFirst, kFirst + kCount) (and the rest of their 16-byte groups).
-    template <uint32_t kFirst, uint32_t kCount>
+    template <int kFirst, int kCount>
     __device__ __forceinline__ void load_words(uint32_t i, uint32_t* w) const {
 #pragma unroll
-        for (uint32_t q = 0; q < kQuads; ++q) {
+        for (int q = 0; q < kQuadCount; ++q) {
             if (4 * q + 4 <= kFirst || 4 * q >= kFirst + kCount) continue;
-            const uint4 v = quad(q)[i];
+            const uint4 v = quad(q, i);
             w[4 * q] = v.x;
             w[4 * q + 1] = v.y;
             w[4 * q + 2] = v.z;
             w[4 * q + 3] = v.w;
         }
 #pragma unroll
-        for (uint32_t t = 0; t < kTail; ++t) {
-            const uint32_t k = 4 * kQuads + t;
-            if (k >= kFirst && k < kFirst + kCount) w[k] = tail(t)[i];
+        for (int t = 0; t < kTailCount; ++t) {
+            const int k = 4 * kQuadCount + t;
+            if (k >= kFirst && k < kFirst + kCount) w[k] = tail(t, i);
         }
     }
 #endif
