@@ -36,13 +36,11 @@ template <class T>
 struct PlanarArray {
     static_assert(std::is_trivially_copyable<T>::value, "elements are copied as words");
     static_assert(sizeof(T) % 4 == 0, "elements are whole words");
-    static constexpr uint32_t kWords = uint32_t(sizeof(T) / 4);
-    static constexpr uint32_t kQuads = FARMRT_PLANAR_QUADS ? kWords / 4 : 0;  // 16-byte planes
-    static constexpr uint32_t kTail = kWords - 4 * kQuads;                    // 4-byte planes after them
-
-    // The same as ints: loops over them compare signed numbers (nvcc warns
-    // of an unsigned comparison with a count of zero).
-    static constexpr int kQuadCount = int(kQuads), kTailCount = int(kTail);
+    // Counts as ints: loops over them compare signed numbers (nvcc warns of
+    // an unsigned comparison with a count of zero).
+    static constexpr int kWords = int(sizeof(T) / 4);
+    static constexpr int kQuads = FARMRT_PLANAR_QUADS ? kWords / 4 : 0;  // 16-byte planes
+    static constexpr int kTail = kWords - 4 * kQuads;                    // 4-byte planes after them
 
     uint32_t* words = nullptr;  // sizeof(T) * capacity bytes, 16-byte aligned
     uint32_t capacity = 0;
@@ -63,10 +61,9 @@ struct PlanarArray {
         uint32_t w[kWords];
         memcpy(w, &value, sizeof(T));
 #pragma unroll
-        for (int q = 0; q < kQuadCount; ++q)
-            quad(q, i) = make_uint4(w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]);
+        for (int q = 0; q < kQuads; ++q) quad(q, i) = make_uint4(w[4 * q], w[4 * q + 1], w[4 * q + 2], w[4 * q + 3]);
 #pragma unroll
-        for (int t = 0; t < kTailCount; ++t) tail(t, i) = w[4 * kQuadCount + t];
+        for (int t = 0; t < kTail; ++t) tail(t, i) = w[4 * kQuads + t];
     }
 
     // The member of type M at byte kOffset (offsetof) of element i: the
@@ -94,22 +91,22 @@ struct PlanarArray {
     }
 
 private:
-    // Element i's 16-byte group q, and its word 4 * kQuadCount + t.
+    // Element i's 16-byte group q, and its word 4 * kQuads + t.
     __device__ __forceinline__ uint4& quad(int q, uint32_t i) const {
         return reinterpret_cast<uint4*>(words)[size_t(q) * capacity + i];
     }
     __device__ __forceinline__ uint32_t& tail(int t, uint32_t i) const {
-        return words[size_t(4 * kQuadCount + t) * capacity + i];
+        return words[size_t(4 * kQuads + t) * capacity + i];
     }
     __device__ __forceinline__ uint32_t& word(int k, uint32_t i) const {
-        return k < 4 * kQuadCount ? reinterpret_cast<uint32_t*>(&quad(k / 4, i))[k % 4] : tail(k - 4 * kQuadCount, i);
+        return k < 4 * kQuads ? reinterpret_cast<uint32_t*>(&quad(k / 4, i))[k % 4] : tail(k - 4 * kQuads, i);
     }
 
     // Fills w[k] for k in [kFirst, kFirst + kCount) (and the rest of their 16-byte groups).
     template <int kFirst, int kCount>
     __device__ __forceinline__ void load_words(uint32_t i, uint32_t* w) const {
 #pragma unroll
-        for (int q = 0; q < kQuadCount; ++q) {
+        for (int q = 0; q < kQuads; ++q) {
             if (4 * q + 4 <= kFirst || 4 * q >= kFirst + kCount) continue;
             const uint4 v = quad(q, i);
             w[4 * q] = v.x;
@@ -118,8 +115,8 @@ private:
             w[4 * q + 3] = v.w;
         }
 #pragma unroll
-        for (int t = 0; t < kTailCount; ++t) {
-            const int k = 4 * kQuadCount + t;
+        for (int t = 0; t < kTail; ++t) {
+            const int k = 4 * kQuads + t;
             if (k >= kFirst && k < kFirst + kCount) w[k] = tail(t, i);
         }
     }
