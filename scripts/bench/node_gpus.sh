@@ -57,6 +57,7 @@ for size in $sizes; do
             "${run[@]}" "${args[@]}" -o "$out/runs/$name.pfm" --stats "$out/runs/$name.json" 2>"$out/runs/$name.err"
             end=$(date +%s.%N)
             python3 -c "print($end - $start)" >"$out/runs/$name.wall"
+            echo "$end" >"$out/runs/$name.end"
             if [ -z "$reference" ]; then
                 reference=$out/runs/$name.pfm
             else
@@ -82,6 +83,9 @@ for path in glob.glob(os.path.join(out, "runs", "*.json")):
     size, spp, config, repeat = os.path.basename(path)[:-5].split("_")
     report = json.load(open(path))
     report["wall"] = float(open(path[:-5] + ".wall").read())
+    # The report is written last in the job: what the command takes after it
+    # is tearing down (renderers, devices, the launcher).
+    report["after_report"] = float(open(path[:-5] + ".end").read()) - os.stat(path).st_mtime
     runs.setdefault((size, int(spp), config), []).append(report)
 order = ["g1", "g2", "g4", "g4cpu", "ranks4", "nodes2x2"]
 label = {"g1": "1 process, 1 GPU", "g2": "1 process, 2 GPUs", "g4": "1 process, 4 GPUs",
@@ -92,8 +96,8 @@ lines = ["# One process, every GPU of the node\n",
          "- command: `%s`" % e["BENCH_COMMAND"],
          "- every run of a size wrote the same image bytes: %s\n" % e["BENCH_IDENTICAL"],
          "Medians. render = the render phase; wall = the whole command (mpirun included); speed-up over one GPU in one process.\n",
-         "| size | spp | configuration | render (s) | speed-up | wall (s) | wall speed-up | set-up (s) | peak host memory (MiB) | CPU share |",
-         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+         "| size | spp | configuration | render (s) | speed-up | wall (s) | wall speed-up | set-up (s) | after the report (s) | peak host memory (MiB) | CPU share |",
+         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.index(k[2]))):
     size, spp, config = key
     rs = runs[key]
@@ -101,6 +105,7 @@ for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.inde
     wall = statistics.median(r["wall"] for r in rs)
     setup = statistics.median(r["per_rank"][0]["setup_seconds"] for r in rs)
     memory = statistics.median(r["peak_resident_bytes"] for r in rs) / 2**20
+    after = statistics.median(r["after_report"] for r in rs)
     base = runs.get((size, spp, "g1"))
     b_render = statistics.median(r["render_seconds"] for r in base) if base else render
     b_wall = statistics.median(r["wall"] for r in base) if base else wall
@@ -108,8 +113,8 @@ for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.inde
     cpu = "-"
     if "cpu" in backend and "devices" in backend:
         cpu = "see backend"
-    lines.append("| %s | %d | %s | %.3f | %.2fx | %.2f | %.2fx | %.2f | %.0f | %s |" % (
-        size, spp, label[config], render, b_render / render, wall, b_wall / wall, setup, memory, cpu))
+    lines.append("| %s | %d | %s | %.3f | %.2fx | %.2f | %.2fx | %.2f | %.2f | %.0f | %s |" % (
+        size, spp, label[config], render, b_render / render, wall, b_wall / wall, setup, after, memory, cpu))
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "node_gpus.md"), "w").write(text)
 print(text)
