@@ -215,6 +215,10 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         check(cudaMallocHost(reinterpret_cast<void**>(&slot.samples_added), sizeof(uint32_t)), "allocating a counter");
     }
 
+    check(cudaEventCreate(&clock_origin_), "creating an event");
+    check(cudaEventRecord(clock_origin_, slots_[0].stream), "recording an event");
+    check(cudaEventSynchronize(clock_origin_), "starting the device clock");
+
     // Persistent threads: as many blocks as fit on the device at once.
     int multiprocessors = 0, max_threads_per_sm = 0;
     check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device_), "reading SM count");
@@ -301,6 +305,7 @@ CudaRenderer::~CudaRenderer() {
         (void)cudaFreeHost(slot.pinned_sums);
     }
     for (void* pointer : allocations_) (void)cudaFree(pointer);
+    if (clock_origin_) (void)cudaEventDestroy(clock_origin_);
     (void)cudaGetLastError();
 }
 
@@ -533,6 +538,14 @@ void CudaRenderer::finish(Slot& slot) {
     float milliseconds = 0;
     check(cudaEventElapsedTime(&milliseconds, slot.kernel_start, slot.kernel_end), "timing a kernel");
     last_kernel_seconds_ = milliseconds * 1e-3;
+    // Bands complete in submission order and start in it, so the union of
+    // their spans grows by what each adds past the latest end counted.
+    float start_ms = 0, end_ms = 0;
+    check(cudaEventElapsedTime(&start_ms, clock_origin_, slot.kernel_start), "timing a band");
+    check(cudaEventElapsedTime(&end_ms, clock_origin_, slot.kernel_end), "timing a band");
+    const double from = std::max<double>(start_ms, device_clock_end_ms_);
+    if (end_ms > from) device_busy_seconds_ += (end_ms - from) * 1e-3;
+    device_clock_end_ms_ = std::max<double>(device_clock_end_ms_, end_ms);
     samples_finished_at_stop_ = *slot.samples_added;
     if (slot.floats > 0) std::memcpy(slot.user_sums, slot.pinned_sums, slot.floats * sizeof(float));
 }

@@ -153,6 +153,7 @@ public:
     int threads() const override { return 1; }
     RayCounts rays_traced() const override;
     uint64_t launches() const override { return launches_; }
+    double device_busy_seconds() const override { return device_busy_seconds_; }
     // An SM of the exact kernel traces about as fast as 8 AVX-512 cores
     // (results/cuda.md: 1.58 G samples/s on 132 SMs; results/simd.md: about
     // 1.5 M samples/s per core): the farm's first guess, replaced once measured.
@@ -244,6 +245,12 @@ private:
     uint32_t samples_finished_at_stop_ = 0;  // of the last band completed
     uint64_t launches_ = 0;                  // path kernel launches (the split kernels' are not counted)
     double last_kernel_seconds_ = 0;
+    // The device's clock: an event recorded once the context exists, and
+    // each band's kernels timed against it (float milliseconds: their
+    // resolution is still 0.25 ms after an hour), added up as a union.
+    cudaEvent_t clock_origin_ = nullptr;
+    double device_busy_seconds_ = 0;
+    double device_clock_end_ms_ = 0;  // the latest band end counted
 };
 
 // The measurement switches that were set (render/tuning.h; scripts/bench/

@@ -69,6 +69,11 @@ public:
     // Kernel launches so far (GPUs): beside the items dealt, they show what
     // the launches' tails cost (a band too large for one launch takes several).
     virtual uint64_t launches() const { return 0; }
+    // Seconds on the device's own clock with a band's kernels on it (the
+    // union over the bands in flight): beside the host's busy time, it tells
+    // a device whose kernels ran slower from one that waited on its host
+    // thread. 0 where not measured (the CPU).
+    virtual double device_busy_seconds() const { return 0; }
     virtual int bands_in_flight() const { return 1; }
     // After a stop cut a band short: how many of its leading rows have every
     // sample in the `sums` complete_oldest() last returned. A stop keeps

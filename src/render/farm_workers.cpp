@@ -86,6 +86,8 @@ std::string LocalWorkers::json(TimePoint start) const {
             .add("samples", worker.samples_done())
             .add("busy_seconds", worker.busy_seconds());
         if (devices_[d]->launches() > 0) device.add("launches", devices_[d]->launches());
+        if (devices_[d]->device_busy_seconds() > 0)
+            device.add("device_busy_seconds", devices_[d]->device_busy_seconds());
         if (worker.bands_done() > 0) {
             device.add("first_start_seconds", seconds_between(start, worker.first_start()))
                 .add("last_end_seconds", seconds_between(start, worker.last_end()));

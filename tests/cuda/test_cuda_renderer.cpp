@@ -340,6 +340,36 @@ TEST(CudaGpu, OldestReadyOnceTheBandIsBackAndLaunchesCounted) {
     EXPECT_EQ(split_up.launches(), 3u);
 }
 
+// device_busy_seconds() is the union of the bands' spans on the device's
+// clock: at least the longest band's kernels, at most the sum of them all,
+// and within the host's time from the first submission to the last completion.
+TEST(CudaGpu, DeviceBusySecondsAreTheBandsSpansOnItsClock) {
+    REQUIRE_GPU();
+    const TestScene scene = load_test_scene("spheres.yaml", 160, 90, 64);
+    CudaOptions options;
+    options.integrator = GpuTuning::Integrator::Megakernel;
+    CudaRenderer gpu(scene.description.scene.view(), options);
+    EXPECT_EQ(gpu.device_busy_seconds(), 0.0);
+    std::vector<std::vector<float>> bands(
+        3, std::vector<float>(size_t(160) * 30 * scene.frame.sampling.record_floats, 0.0f));
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t b = 0; b < bands.size(); ++b) {
+        gpu.submit(scene.frame, RowRange{uint32_t(30 * b), uint32_t(30 * b + 30)}, SampleRange{0, 64}, bands[b].data(),
+                   nullptr);
+    }
+    double longest = 0, total = 0;
+    for (size_t b = 0; b < bands.size(); ++b) {
+        EXPECT_EQ(gpu.complete_oldest(), bands[b].data());
+        longest = std::max(longest, gpu.last_kernel_seconds());
+        total += gpu.last_kernel_seconds();
+    }
+    const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(longest, 0.0);
+    EXPECT_GE(gpu.device_busy_seconds(), longest * 0.999);
+    EXPECT_LE(gpu.device_busy_seconds(), total * 1.001);
+    EXPECT_LE(gpu.device_busy_seconds(), host_seconds);
+}
+
 // A stop in the middle of a band keeps the launches whose sums were added
 // before it: every pixel then holds exactly its first k samples, the sums
 // of a band rendered with k samples, and the farm checkpoints them.
