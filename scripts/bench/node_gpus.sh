@@ -96,8 +96,8 @@ lines = ["# One process, every GPU of the node\n",
          "- command: `%s`" % e["BENCH_COMMAND"],
          "- every run of a size wrote the same image bytes: %s\n" % e["BENCH_IDENTICAL"],
          "Medians. render = the render phase; wall = the whole command (mpirun included); speed-up over one GPU in one process.\n",
-         "| size | spp | configuration | render (s) | speed-up | wall (s) | wall speed-up | set-up (s) | after the report (s) | peak host memory (MiB) | CPU share |",
-         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "| size | spp | configuration | render (s) | speed-up | wall (s) | wall speed-up | set-up (s) | after the report (s) | GPU-seconds: host / device clock | peak host memory (MiB) | CPU share |",
+         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.index(k[2]))):
     size, spp, config = key
     rs = runs[key]
@@ -106,6 +106,12 @@ for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.inde
     setup = statistics.median(r["per_rank"][0]["setup_seconds"] for r in rs)
     memory = statistics.median(r["peak_resident_bytes"] for r in rs) / 2**20
     after = statistics.median(r["after_report"] for r in rs)
+    # Every GPU's busy seconds, seen by its render thread and on its own clock
+    # (rank 0's devices; "-" where the build does not report the clock).
+    gpus = [[d for d in r.get("devices", []) if "launches" in d] for r in rs]
+    host = statistics.median(sum(d["busy_seconds"] for d in g) for g in gpus)
+    clock = [sum(d.get("device_busy_seconds", 0) for d in g) for g in gpus]
+    gpu_seconds = "%.3f / %s" % (host, "%.3f" % statistics.median(clock) if all(clock) else "-")
     base = runs.get((size, spp, "g1"))
     b_render = statistics.median(r["render_seconds"] for r in base) if base else render
     b_wall = statistics.median(r["wall"] for r in base) if base else wall
@@ -113,8 +119,9 @@ for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.inde
     cpu = "-"
     if "cpu" in backend and "devices" in backend:
         cpu = "see backend"
-    lines.append("| %s | %d | %s | %.3f | %.2fx | %.2f | %.2fx | %.2f | %.2f | %.0f | %s |" % (
-        size, spp, label[config], render, b_render / render, wall, b_wall / wall, setup, after, memory, cpu))
+    lines.append("| %s | %d | %s | %.3f | %.2fx | %.2f | %.2fx | %.2f | %.2f | %s | %.0f | %s |" % (
+        size, spp, label[config], render, b_render / render, wall, b_wall / wall, setup, after, gpu_seconds, memory,
+        cpu))
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "node_gpus.md"), "w").write(text)
 print(text)
