@@ -6,18 +6,7 @@
 # interleaved, REPEATS times. With the GPUs' contexts released at once at the
 # end (the "after the report" column).
 set -uo pipefail
-root=$PWD; out=${OUT:-/tmp/out}; mkdir -p "$out/runs"
-build=${BUILD:-$root/build-gpu}
-export PATH=/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu
-s=$SECONDS
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WITH_ASSIMP=OFF \
-  -DFARMRT_WARNINGS_AS_ERRORS=OFF -DFARMRT_CUDA_RESOURCE_USAGE=ON -DCMAKE_PREFIX_PATH=$root/.deps/root/usr \
-  -DCMAKE_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-ninja -C "$build" farmrt >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "built at $((SECONDS - s)) s"
-f=$build/farmrt
-"$f" --version | tee "$out/version.txt"
+source "$(dirname "$0")/build.sh"
 # The progress line still reaches the end.
 "$f" configs/spheres.yaml --width 1200 --height 675 --spp 1024 --backend cuda --gpus 0,1,2,3 -o /tmp/p.pfm 2>"$out/progress_line.txt"
 tr '\r' '\n' <"$out/progress_line.txt" | tail -4

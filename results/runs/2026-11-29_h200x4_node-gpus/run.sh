@@ -9,18 +9,8 @@
 #  3. one process on four GPUs dealt static bands (one item a GPU a round):
 #     its GPU-seconds without the dealer's many items.
 set -uo pipefail
-root=$PWD; out=${OUT:-/tmp/out}; mkdir -p "$out"
-build=${BUILD:-$root/build-gpu}
-export PATH=/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu
-s=$SECONDS
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WITH_ASSIMP=OFF \
-  -DFARMRT_WARNINGS_AS_ERRORS=OFF -DFARMRT_CUDA_RESOURCE_USAGE=ON -DCMAKE_PREFIX_PATH=$root/.deps/root/usr \
-  -DCMAKE_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-ninja -C "$build" farmrt >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "built at $((SECONDS - s)) s"
+source "$(dirname "$0")/build.sh"
 nvidia-smi -L >"$out/gpus.txt"
-"$build/farmrt" --version | tee "$out/version.txt"
 
 CONFIGS="${CONFIGS:-g1 g2 g4 g4cpu nodes2x2}" REPEATS=${REPEATS:-2} timeout -k 5 ${BENCH_TIMEOUT:-300} \
   bash scripts/bench/node_gpus.sh "$build" /tmp/ng >"$out/node_gpus_log.txt" 2>&1
