@@ -65,7 +65,7 @@ TEST(JobMemory, BuildingTheBvhsStaysWithinTheEstimate) {
     ASSERT_EQ(acceleration_references(description.scene), uint64_t(triangles));
     // Hands what loading freed back to the kernel: otherwise the build may
     // reuse those resident pages, growing the peak by less than it allocates
-    // (by a third of the estimate in one run of three).
+    // (below a third of the estimate in one run of three).
     malloc_trim(0);
     const uint64_t loaded = status_bytes("VmRSS");
     if (loaded == 0 || !reset_peak() || status_bytes("VmHWM") > loaded + (uint64_t(16) << 20)) {
