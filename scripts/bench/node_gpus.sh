@@ -9,7 +9,9 @@
 #   scripts/bench/node_gpus.sh BUILD_DIR OUT_DIR
 # Environment (defaults): SIZES ("1200x675:4096 3840x2160:1024"), SCENE
 # (configs/spheres.yaml), REPEATS (3), CONFIGS ("g1 g2 g4 g4cpu ranks4 nodes2x2"),
-# MPIEXEC (mpirun).
+# MPIEXEC (mpirun). Configurations: gN (one process, GPUs 0..N-1), gNcpu (the
+# same and the cores they leave), ranksN (N ranks, a GPU each), nodesRxG (R
+# ranks, G GPUs each).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:?usage: bench/node_gpus.sh BUILD_DIR OUT_DIR}
@@ -26,12 +28,12 @@ if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ "$gpus" -ge 1 ] || { echo "node_gpus: no GPU visible" >&2; exit 1; }
 
-# Two ranks, each given two GPUs of its own (a node of two GPUs each).
-wrapper=$out/two_gpus_a_rank.sh
+# A rank given GPUS_A_RANK GPUs of its own (a node of that many GPUs).
+wrapper=$out/gpus_a_rank.sh
 cat >"$wrapper" <<'SH'
 #!/usr/bin/env bash
-first=$((${OMPI_COMM_WORLD_LOCAL_RANK:-0} * 2))
-CUDA_VISIBLE_DEVICES=$first,$((first + 1)) exec "$@"
+first=$((${OMPI_COMM_WORLD_LOCAL_RANK:-0} * GPUS_A_RANK))
+CUDA_VISIBLE_DEVICES=$(seq -s, $first $((first + GPUS_A_RANK - 1))) exec "$@"
 SH
 chmod +x "$wrapper"
 
@@ -43,14 +45,20 @@ for size in $sizes; do
     for repeat in $(seq "$repeats"); do
         for config in $configs; do
             args=("$scene" --width "$width" --height "$height" --spp "$spp" --quiet)
+            # gN: one process, GPUs 0..N-1; gNcpu: the same and the cores they
+            # leave; ranksN: N ranks, a GPU each; nodesRxG: R ranks, G GPUs each.
             case $config in
-                g1) run=("$farmrt" --backend cuda --gpus 0) ;;
-                g2) [ "$gpus" -ge 2 ] || continue; run=("$farmrt" --backend cuda --gpus 0,1) ;;
-                g4) [ "$gpus" -ge 4 ] || continue; run=("$farmrt" --backend cuda --gpus 0,1,2,3) ;;
-                g4cpu) [ "$gpus" -ge 4 ] || continue; run=("$farmrt" --backend auto --gpus 0,1,2,3) ;;
-                ranks4) [ "$gpus" -ge 4 ] || continue; run=("$mpiexec" -n 4 "$farmrt" --backend cuda) ;;
-                nodes2x2) [ "$gpus" -ge 4 ] || continue; run=("$mpiexec" -n 2 "$wrapper" "$farmrt" --backend cuda --gpus all) ;;
+                g[0-9]*cpu) n=${config#g}; n=${n%cpu}; backend=auto ;;
+                g[0-9]*) n=${config#g}; backend=cuda ;;
+                ranks[0-9]*) n=${config#ranks} ;;
+                nodes[0-9]*x[0-9]*) ranks=${config#nodes}; ranks=${ranks%x*}; per=${config##*x}; n=$((ranks * per)) ;;
                 *) echo "unknown config $config" >&2; exit 2 ;;
+            esac
+            [ "$gpus" -ge "$n" ] || continue
+            case $config in
+                g*) run=("$farmrt" --backend "$backend" --gpus "$(seq -s, 0 $((n - 1)))") ;;
+                ranks*) run=("$mpiexec" -n "$n" "$farmrt" --backend cuda) ;;
+                nodes*) run=(env GPUS_A_RANK="$per" "$mpiexec" -x GPUS_A_RANK -n "$ranks" "$wrapper" "$farmrt" --backend cuda --gpus all) ;;
             esac
             name="${width}x${height}_${spp}_${config}_${repeat}"
             start=$(date +%s.%N)
@@ -87,9 +95,18 @@ for path in glob.glob(os.path.join(out, "runs", "*.json")):
     # is tearing down (renderers, devices, the launcher).
     report["after_report"] = float(open(path[:-5] + ".end").read()) - os.stat(path).st_mtime
     runs.setdefault((size, int(spp), config), []).append(report)
-order = ["g1", "g2", "g4", "g4cpu", "ranks4", "nodes2x2"]
-label = {"g1": "1 process, 1 GPU", "g2": "1 process, 2 GPUs", "g4": "1 process, 4 GPUs",
-         "g4cpu": "1 process, 4 GPUs + CPU", "ranks4": "4 ranks, 1 GPU each", "nodes2x2": "2 ranks, 2 GPUs each"}
+def describe(config):  # (sort key, label)
+    import re
+    plural = lambda n, word: "%d %s%s" % (n, word, "" if n == 1 else "s")
+    m = re.fullmatch(r"g(\d+)(cpu)?", config)
+    if m:
+        n = int(m.group(1))
+        return (n, 0 if not m.group(2) else 1), "1 process, %s%s" % (plural(n, "GPU"), " + CPU" if m.group(2) else "")
+    m = re.fullmatch(r"ranks(\d+)", config)
+    if m:
+        return (int(m.group(1)), 2), "%s, 1 GPU each" % plural(int(m.group(1)), "rank")
+    ranks, per = map(int, re.fullmatch(r"nodes(\d+)x(\d+)", config).groups())
+    return (ranks * per, 3), "%s, %s each" % (plural(ranks, "rank"), plural(per, "GPU"))
 lines = ["# One process, every GPU of the node\n",
          "- date: %s; machine: %s x %s, %s cores" % (e["BENCH_DATE"], e["BENCH_GPUS"], e["BENCH_GPU"], e["BENCH_CORES"]),
          "- farmrt: %s; scene %s, exact math" % (e["BENCH_FARMRT"], e["BENCH_SCENE"]),
@@ -98,7 +115,7 @@ lines = ["# One process, every GPU of the node\n",
          "Medians. render = the render phase; wall = the whole command (mpirun included); speed-up over one GPU in one process.\n",
          "| size | spp | configuration | render (s) | speed-up | wall (s) | wall speed-up | set-up (s) | after the report (s) | GPU-seconds: host / device clock | peak host memory (MiB) | CPU share |",
          "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.index(k[2]))):
+for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], describe(k[2])[0])):
     size, spp, config = key
     rs = runs[key]
     render = statistics.median(r["render_seconds"] for r in rs)
@@ -120,7 +137,7 @@ for key in sorted(runs, key=lambda k: (int(k[0].split("x")[0]), k[1], order.inde
     if "cpu" in backend and "devices" in backend:
         cpu = "see backend"
     lines.append("| %s | %d | %s | %.3f | %.2fx | %.2f | %.2fx | %.2f | %.2f | %s | %.0f | %s |" % (
-        size, spp, label[config], render, b_render / render, wall, b_wall / wall, setup, after, gpu_seconds, memory,
+        size, spp, describe(config)[1], render, b_render / render, wall, b_wall / wall, setup, after, gpu_seconds, memory,
         cpu))
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "node_gpus.md"), "w").write(text)
