@@ -164,6 +164,39 @@ TEST(GpuBvh, ExactTraversalFindsTheCpuHitsOnMixedScenes) {
     }
 }
 
+// Shadow rays: the wide any-hit query answers as the CPU's binary one, for
+// segments that end before, at and past the closest hit.
+TEST(GpuBvh, AnyHitOverTheWideTreeAnswersAsTheCpu) {
+    using Traits = TraversalTraits<false, false, kLeafQuorum, false>;  // exact math, no instances
+    const std::vector<RandomQuery> queries = random_queries(93, 3000);
+    for (const uint32_t seed : {79u, 80u}) {
+        Scene scene = random_mixed_scene(seed, 200);
+        const std::vector<GpuTree> trees = gpu_trees(scene);
+        const SceneView cpu = scene.view();
+        int blocked = 0, open = 0;
+        for (size_t i = 0; i < queries.size(); ++i) {
+            const RandomQuery& q = queries[i];
+            Hit closest;
+            const bool found = intersect_closest<Traits>(cpu, q.ray, q.t_min, closest);
+            // Ends short of the closest hit (open), at it, just past it and far away.
+            const float ends[] = {found ? closest.t * 0.999f : 10.0f, found ? closest.t : 100.0f,
+                                  found ? next_float_up_nonnegative(closest.t) : 1000.0f, kInfinity};
+            for (const float t_max : ends) {
+                const bool expected = intersect_any(cpu, q.ray, q.t_min, t_max);
+                (expected ? blocked : open) += 1;
+                for (const GpuTree& tree : trees) {
+                    EXPECT_EQ(intersect_any_wide<Traits>(tree.view(cpu), tree.wide.data(), q.ray, q.t_min, t_max),
+                              expected)
+                        << tree.name << ", seed " << seed << ", query " << i << ", t_max " << t_max;
+                    if (HasFailure()) return;
+                }
+            }
+        }
+        EXPECT_GT(blocked, int(queries.size()) / 2) << "too few blocked segments: the test exercises little";
+        EXPECT_GT(open, int(queries.size()) / 2) << "too few open segments: the test exercises little";
+    }
+}
+
 TEST(GpuBvh, ExactTraversalFindsTheCpuHitsForGrazingRays) {
     using Traits = TraversalTraits<false, true, kLeafQuorum, false>;  // exact math, spheres only
     SceneRandom random(31);
