@@ -103,7 +103,7 @@ struct CudaOptions {
     // (wavefront.h), or per frame the one measured faster for its kind
     // (CudaRenderer::traces_split). The split kernels need per-sample items.
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
-    uint32_t split_paths = uint32_t(1) << 20;  // the split kernels' pool of paths
+    uint32_t split_paths = uint32_t(1) << 21;  // the split kernels' pool of paths (results/cuda.md)
     // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
     // the one measured faster for the scene's types (CudaRenderer::shading).
     GpuTuning::Shading shading = GpuTuning::Shading::Auto;

@@ -123,6 +123,14 @@ void WavefrontTracer::release() {
 void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame,
                             const BandLaunch& band, MaterialTypes shaded_types, bool sorted) {
     grids_.shaded_types = shaded_types;
+    // Generate visits only the slots that the launch can fill: no more than
+    // its items (the band's pixels times its samples). The others stay free
+    // (a launch ends with every slot it visited free), and the iterations of
+    // a small launch (a band of an adaptive pass) do not scan the whole pool.
+    WavefrontGrids grids = grids_;
+    const uint64_t items = uint64_t(band.pixel_count) * (band.sample_end - band.sample_begin);
+    const uint64_t slots = std::min<uint64_t>(pool_.capacity, std::max<uint64_t>(items, 1));
+    grids.generate = unsigned((slots + grids.block_size - 1) / grids.block_size);
     WavefrontPool pool = pool_;
     if (!sorted || shaded_types != surface_types_) pool.shade_queues = nullptr;  // intersect sorts nothing
     if (last_stream_ != nullptr && last_stream_ != stream) {
@@ -139,7 +147,7 @@ void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const F
     for (uint64_t batch = 0;; ++batch) {
         uint32_t* copy = ray_counts_ + (batch & 1);
         for (int k = 0; k < kIterationsPerCheck; ++k) {
-            check(kernels_.iterate(grids_, stream, scene, frame, band, pool,
+            check(kernels_.iterate(grids, stream, scene, frame, band, pool,
                                    k == kIterationsPerCheck - 1 ? copy : nullptr),
                   "launching the split kernels");
         }
