@@ -35,16 +35,21 @@ finish() {
 #    image at every sample (hours on two cores), so only abandoning it stops in
 #    time. On GPUs 65536 samples: four H200s of one process finish 4096 in
 #    about 2 s, before the signal.
+#    Sanitized builds (FARMRT_TEST_SANITIZED, set by CMake) trace tens of
+#    times slower: a quarter of the pixels is as long a render there, and
+#    spares the second part most of its wait for a first checkpoint.
+size=(--width 1920 --height 1080)
+[ -n "${FARMRT_TEST_SANITIZED:-}" ] && size=(--width 960 --height 540)
 one_pass_samples=4096
 [ "$backend" = cuda ] && one_pass_samples=65536
-"$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" --width 1920 --height 1080 \
+"$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" "${size[@]}" \
     --spp $one_pass_samples --pass-samples $one_pass_samples -o one_pass.pfm &
 pid=$!
 sleep 3
 sent=$(now_ms)
 kill -TERM $pid
 finish "$sent"
-echo "one pass of $one_pass_samples samples at 1920x1080: exit $status ${ms} ms after SIGTERM"
+echo "one pass of $one_pass_samples samples at ${size[1]}x${size[3]}: exit $status ${ms} ms after SIGTERM"
 [ "$status" -eq 75 ] || fail "one-pass render: exit $status after SIGTERM, expected 75"
 [ "$ms" -le 5000 ] || fail "one-pass render took ${ms} ms to stop (limit 5000)"
 [ ! -e one_pass.pfm ] || fail "a stopped render wrote its image"
@@ -52,7 +57,7 @@ ls -a | grep -q "farmrt" && fail "a stopped render left a temporary file: $(ls -
 
 # 2. The same size with adaptive passes: once a periodic checkpoint shows
 #    finished work, SIGTERM rewrites it with everything done and exits 75.
-"$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" --width 1920 --height 1080 --spp 4096 \
+"$farmrt" "$scene" --quiet --backend "$backend" "${threads[@]}" "${size[@]}" --spp 4096 \
     --pass-samples 2 --checkpoint-interval 0.5 -o passes.pfm &
 pid=$!
 for _ in $(seq 1 1200); do
@@ -65,11 +70,11 @@ sleep 0.02
 sent=$(now_ms)
 kill -TERM $pid
 finish "$sent"
-echo "adaptive passes at 1920x1080, 4096 spp: exit $status ${ms} ms after SIGTERM"
+echo "adaptive passes at ${size[1]}x${size[3]}, 4096 spp: exit $status ${ms} ms after SIGTERM"
 [ "$status" -eq 75 ] || fail "render with checkpoints: exit $status after SIGTERM, expected 75"
 [ "$ms" -le 5000 ] || fail "render with checkpoints took ${ms} ms to stop (limit 5000)"
 [ passes.pfm.checkpoint -nt signalled ] || fail "no checkpoint written at the stop"
-"$farmrt" "$scene" --quiet --backend "$backend" --width 1920 --height 1080 --spp 4096 --resume \
+"$farmrt" "$scene" --quiet --backend "$backend" "${size[@]}" --spp 4096 --resume \
     --pass-samples 2 --test-signal-after-items 1 -o passes.pfm
 status=$?
 [ "$status" -eq 75 ] || fail "the checkpoint did not resume (exit $status)"

@@ -13,7 +13,7 @@
 // filter, so the two can differ in the second decimal.
 //
 // The renders are as slow as the references are accurate (480x270 at 512
-// spp, 240x240 at 2048 spp: about a minute on two cores), and the bias they
+// spp, 240x240 at 2048 spp: about two and a half minutes on two cores), and the bias they
 // measure is small: at fewer samples the noise would hide it.
 #include <gtest/gtest.h>
 
@@ -39,16 +39,16 @@ std::string reference_path(const std::string& name) {
     return testing::source_path("tests/data/book_references/" + name);
 }
 
-// Pixel means of the scene at its own settings (times `spp_factor`) with
-// `integrator`, on the default backend.
-std::vector<float> render_scene(const std::string& scene_file, const std::string& integrator, uint32_t spp_factor,
+// Pixel means of the scene at its own settings (its samples times
+// `spp_scale`) with `integrator`, on the default backend.
+std::vector<float> render_scene(const std::string& scene_file, const std::string& integrator, double spp_scale,
                                 uint32_t& width, uint32_t& height) {
     // The scene names a .png output, which a build without OpenImageIO
     // rejects; nothing is written here.
     SceneDescription description = load_scene_file(
         scene_file,
         {SceneOverride{"image.output=unused.pfm", ""}, SceneOverride{"sampling.integrator=" + integrator, ""}});
-    description.settings.spp *= spp_factor;
+    description.settings.spp = uint32_t(std::lround(description.settings.spp * spp_scale));
     description.scene.build_acceleration();
     const FrameSettings frame = frame_settings_for(description, 0);
     const uint32_t spp = description.settings.spp;
@@ -83,12 +83,12 @@ double rms_difference(const std::vector<double>& a, const std::vector<double>& b
 }
 
 double block_ratio_against_the_book(const std::string& scene, const std::string& integrator = "naive",
-                                    uint32_t spp_factor = 1) {
+                                    double spp_scale = 1.0) {
     const LoadedImage a = read_image(reference_path(scene + "_ref_A.pfm"));
     const LoadedImage b = read_image(reference_path(scene + "_ref_B.pfm"));
     uint32_t width = 0, height = 0;
     const std::vector<float> image =
-        render_scene(reference_path(scene + ".yaml"), integrator, spp_factor, width, height);
+        render_scene(reference_path(scene + ".yaml"), integrator, spp_scale, width, height);
     EXPECT_EQ(width, a.width);
     EXPECT_EQ(height, a.height);
     EXPECT_EQ(a.width, b.width);
@@ -97,8 +97,8 @@ double block_ratio_against_the_book(const std::string& scene, const std::string&
     const std::vector<double> a_blocks = block_means(a.pixels, a.width, a.height);
     const std::vector<double> b_blocks = block_means(b.pixels, b.width, b.height);
     const double ratio = rms_difference(image_blocks, a_blocks) / rms_difference(b_blocks, a_blocks);
-    std::printf("%s, %s integrator, %ux spp: blocks %.3f (tolerance %.2f)\n", scene.c_str(), integrator.c_str(),
-                spp_factor, ratio, kBlockTolerance);
+    std::printf("%s, %s integrator, %gx spp: blocks %.3f (tolerance %.2f)\n", scene.c_str(), integrator.c_str(),
+                spp_scale, ratio, kBlockTolerance);
     return ratio;
 }
 
@@ -113,15 +113,18 @@ TEST(BookReferences, CornellBoxOfTheSecondBookHasNoBias) {
 }
 
 // The next-event estimator converges to the same images. A render less
-// noisy than the references gives a ratio below 1 when unbiased. On the
-// sky-lit final scene it is about as noisy per sample as the book's
-// estimator (Russian roulette on dark spheres), so it renders twice the
-// samples there to keep the statistic's margin for bias.
+// noisy than the references gives a ratio below 1 when unbiased: down to
+// 1/sqrt(2) for a noiseless one. On the sky-lit final scene it is about as
+// noisy per sample as the book's estimator (Russian roulette on dark
+// spheres), so it renders twice the samples there to keep the statistic's
+// margin for bias. In the lamp-lit Cornell box it is far less noisy: at the
+// references' samples its ratio is at that floor (0.67), at a quarter of
+// them 0.71, so a quarter is enough to see a bias.
 TEST(BookReferences, NextEventEstimationHasNoBiasOnTheFinalScene) {
     EXPECT_LE(block_ratio_against_the_book("rtow_final_srand42", "nee", 2), kBlockTolerance);
 }
 TEST(BookReferences, NextEventEstimationHasNoBiasOnTheCornellBox) {
-    EXPECT_LE(block_ratio_against_the_book("cornell_view2", "nee"), kBlockTolerance);
+    EXPECT_LE(block_ratio_against_the_book("cornell_view2", "nee", 0.25), kBlockTolerance);
 }
 
 }  // namespace
