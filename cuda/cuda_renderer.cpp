@@ -111,9 +111,9 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     bool own_bvh = false, use_wide = false;
     std::future<void> structures = std::async(std::launch::async, [&] {
         own_bvh = make_gpu_bvh(scene, own_nodes, own_refs);
-        use_wide =
-            traverses_wide_bvh(scene) && (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), wide)
-                                                  : build_wide_bvh(scene.nodes, scene.node_count, wide));
+        use_wide = traverses_wide_bvh(scene) &&
+                   (own_bvh ? build_wide_bvh(own_nodes.data(), uint32_t(own_nodes.size()), own_refs.data(), wide)
+                            : build_wide_bvh(scene.nodes, scene.node_count, scene.primitives, wide));
     });
     check(cudaSetDevice(device_), "selecting the device");
     // Wait for the GPU by sleeping, not spinning: a GPU rank must not take a

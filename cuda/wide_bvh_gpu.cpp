@@ -8,10 +8,24 @@
 namespace farmrt {
 namespace {
 
+// A leaf's payload (wide_bvh_gpu.h: WideLeaf), or 0 when it does not fit.
+uint32_t leaf_payload(const BvhNode& leaf, const PrimitiveRef* refs) {
+    if (leaf.count == 1) {
+        const PrimitiveRef ref = refs[leaf.offset];
+        if (ref.type() == PrimitiveType::Instance) return 0;
+        return kWideLeaf | kWideLeafOfOne | ref.bits;
+    }
+    if (leaf.count > kWideMaxLeafCount || leaf.offset > kWideMaxFirstPrimitive) return 0;
+    for (uint32_t i = 0; i < leaf.count; ++i) {
+        if (refs[leaf.offset + i].type() == PrimitiveType::Instance) return 0;
+    }
+    return kWideLeaf | (uint32_t(leaf.count) << kWideLeafCountShift) | leaf.offset;
+}
+
 class WideBuilder {
 public:
-    WideBuilder(const BvhNode* nodes, std::vector<WideBvhNode>& wide)
-        : nodes_(nodes), wide_(wide), children_(kWideBvhStackSize / 3 + 1) {}
+    WideBuilder(const BvhNode* nodes, const PrimitiveRef* refs, std::vector<WideBvhNode>& wide)
+        : nodes_(nodes), refs_(refs), wide_(wide), children_(kWideBvhStackSize / 3 + 1) {}
 
     // Builds the wide node over binary node `binary` (interior); returns
     // its index, or false through ok_ when the encoding does not fit.
@@ -36,9 +50,8 @@ public:
                 const BvhNode& node = nodes_[children[i]];
                 child.bounds = node.bounds;
                 if (node.is_leaf()) {
-                    if (node.count > kWideMaxLeafCount || node.offset > kWideMaxFirstPrimitive) ok_ = false;
-                    child.payload = kWideLeaf | (uint32_t(node.count) << kWideLeafCountShift) |
-                                    (node.offset & kWideMaxFirstPrimitive);
+                    child.payload = leaf_payload(node, refs_);
+                    if (child.payload == 0) ok_ = false;
                 } else {
                     child.payload = build(children[i], depth + 1);
                     if (child.payload >= kWideLeaf) ok_ = false;
@@ -53,6 +66,7 @@ public:
 
 private:
     const BvhNode* nodes_;
+    const PrimitiveRef* refs_;
     std::vector<WideBvhNode>& wide_;
     std::vector<std::vector<uint32_t>> children_;  // per depth
     bool ok_ = true;
@@ -60,7 +74,8 @@ private:
 
 }  // namespace
 
-bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideBvhNode>& wide) {
+bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, const PrimitiveRef* refs,
+                    std::vector<WideBvhNode>& wide) {
     wide.clear();
     if (node_count == 0) return false;
     if (nodes[0].is_leaf()) {
@@ -70,14 +85,14 @@ bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideB
             root.child[i].bounds.lower = Vec3(kInfinity);
             root.child[i].bounds.upper = Vec3(-kInfinity);
         }
-        if (nodes[0].count > kWideMaxLeafCount || nodes[0].offset > kWideMaxFirstPrimitive) return false;
         root.child[0].bounds = nodes[0].bounds;
-        root.child[0].payload = kWideLeaf | (uint32_t(nodes[0].count) << kWideLeafCountShift) | nodes[0].offset;
+        root.child[0].payload = leaf_payload(nodes[0], refs);
+        if (root.child[0].payload == 0) return false;
         wide.push_back(root);
         return true;
     }
     wide.reserve(node_count / 2 + 1);
-    WideBuilder builder(nodes, wide);
+    WideBuilder builder(nodes, refs, wide);
     builder.build(0, 1);
     if (!builder.ok()) {
         wide.clear();

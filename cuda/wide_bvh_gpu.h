@@ -20,7 +20,7 @@ namespace farmrt {
 // One child slot: its box, and what it is. 32 bytes (two 16-byte loads).
 struct alignas(16) WideBvhChild {
     Aabb bounds;       // empty slots: lower = +inf, upper = -inf (no ray enters)
-    uint32_t payload;  // interior: wide node index; leaf: kWideLeaf | count << 24 | first primitive
+    uint32_t payload;  // interior: wide node index; leaf: below (WideLeaf)
     uint32_t unused;
 };
 static_assert(sizeof(WideBvhChild) == 32, "WideBvhChild must stay 32 bytes");
@@ -29,19 +29,41 @@ struct alignas(16) WideBvhNode {
     WideBvhChild child[4];
 };
 
+// A leaf child's payload: kWideLeaf, and either kWideLeafOfOne with the
+// primitive's own PrimitiveRef in the low 30 bits (its type is never an
+// Instance, so it fits), or count << kWideLeafCountShift | first slot of
+// the tree's primitive order. A leaf of one (every leaf of the GPU's split
+// trees) thus needs no load of its ref: the triangle or sphere load waits on
+// the node's load alone.
 constexpr uint32_t kWideLeaf = 0x80000000u;
+constexpr uint32_t kWideLeafOfOne = 0x40000000u;
 constexpr uint32_t kWideLeafCountShift = 24;
-constexpr uint32_t kWideMaxLeafCount = 127;
+constexpr uint32_t kWideMaxLeafCount = 63;
 constexpr uint32_t kWideMaxFirstPrimitive = (1u << kWideLeafCountShift) - 1;
+
+struct WideLeaf {
+    uint32_t payload;
+    FARMRT_CPU_GPU FARMRT_INLINE uint32_t count() const {
+        return (payload & kWideLeafOfOne) != 0 ? 1u : (payload & ~kWideLeaf) >> kWideLeafCountShift;
+    }
+    // The leaf's j-th primitive.
+    FARMRT_CPU_GPU FARMRT_INLINE PrimitiveRef primitive(const SceneView& scene, uint32_t j) const {
+        return (payload & kWideLeafOfOne) != 0 ? PrimitiveRef{payload & ~(kWideLeaf | kWideLeafOfOne)}
+                                               : scene.primitives[(payload & kWideMaxFirstPrimitive) + j];
+    }
+};
 // Postponed children: at most three per level of the tree.
 constexpr int kWideBvhStackSize = 96;
 
 // Collapses a binary BVH (root at 0, left child after its parent, `offset`
 // the right child) into 4-wide nodes: each wide node takes a binary node's
 // children and opens the largest interior one (by surface area) until it has
-// four. Returns false (and nothing) when the tree does not fit the encoding
-// or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive).
-bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, std::vector<WideBvhNode>& wide);
+// four. `refs` is the tree's primitive order (the refs its leaves' offsets
+// index). Returns false (and nothing) when the tree does not fit the encoding
+// or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive),
+// or a leaf holds an instance.
+bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, const PrimitiveRef* refs,
+                    std::vector<WideBvhNode>& wide);
 
 // Each ref's primitive's box, in the refs' order (the input of the GPU's own
 // trees). Returns false when a ref is an instance (its box needs its tree).
@@ -124,10 +146,10 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
             payload[2] = payload[3];
             if (e == kInfinity || e > hit.t * kSlabExitWidening) break;  // this one and every later one is out of reach
             if ((p & kWideLeaf) == 0) continue;
-            const uint32_t first = p & kWideMaxFirstPrimitive;
-            const uint32_t count = (p & ~kWideLeaf) >> kWideLeafCountShift;
+            const WideLeaf leaf{p};
+            const uint32_t count = leaf.count();
             for (uint32_t j = 0; j < count; ++j) {
-                found |= Traits::intersect(scene, scene.primitives[first + j], ray, tester, t_min, hit);
+                found |= Traits::intersect(scene, leaf.primitive(scene, j), ray, tester, t_min, hit);
             }
         }
         // The next postponed node still in reach (entry() widens exits by
@@ -163,11 +185,11 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_any_wide(const SceneView& scene, con
                 stack[stack_size++] = child.payload;
                 continue;
             }
-            const uint32_t first = child.payload & kWideMaxFirstPrimitive;
-            const uint32_t count = (child.payload & ~kWideLeaf) >> kWideLeafCountShift;
+            const WideLeaf leaf{child.payload};
+            const uint32_t count = leaf.count();
             for (uint32_t j = 0; j < count; ++j) {
                 Hit hit;
-                if (intersect_geometry(scene, scene.primitives[first + j], ray, tester, t_min, t_max, hit)) return true;
+                if (intersect_geometry(scene, leaf.primitive(scene, j), ray, tester, t_min, t_max, hit)) return true;
             }
         }
         if (stack_size == 0) return false;

@@ -157,7 +157,7 @@ TEST(CudaHost, WideBvhFindsTheBinaryBvhHits) {
             scene.description.scene.build_acceleration(options);
             const SceneView view = scene.description.scene.view();
             std::vector<WideBvhNode> wide;
-            ASSERT_TRUE(build_wide_bvh(view.nodes, view.node_count, wide)) << name;
+            ASSERT_TRUE(build_wide_bvh(view.nodes, view.node_count, view.primitives, wide)) << name;
             EXPECT_LE(wide.size(), size_t(view.node_count));
             // Ray origins around random leaves, so that most rays start among the objects.
             std::vector<Aabb> leaves;

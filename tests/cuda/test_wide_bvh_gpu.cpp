@@ -63,7 +63,8 @@ std::vector<GpuTree> gpu_trees(Scene& scene) {
             split_bvh_leaves(view.nodes, view.node_count, view.primitives, bounds, leaf_size, tree.nodes, tree.refs));
         trees.push_back(std::move(tree));
     }
-    for (GpuTree& tree : trees) EXPECT_TRUE(build_wide_bvh(tree.nodes.data(), uint32_t(tree.nodes.size()), tree.wide));
+    for (GpuTree& tree : trees)
+        EXPECT_TRUE(build_wide_bvh(tree.nodes.data(), uint32_t(tree.nodes.size()), tree.refs.data(), tree.wide));
     return trees;
 }
 
@@ -195,6 +196,70 @@ TEST(GpuBvh, AnyHitOverTheWideTreeAnswersAsTheCpu) {
         EXPECT_GT(blocked, int(queries.size()) / 2) << "too few blocked segments: the test exercises little";
         EXPECT_GT(open, int(queries.size()) / 2) << "too few open segments: the test exercises little";
     }
+}
+
+// A leaf of one primitive carries its ref in the child's payload: a tree of
+// such leaves finds the CPU's hits without the primitive order at all.
+TEST(GpuBvh, LeavesOfOneNeedNoPrimitiveOrder) {
+    using Traits = TraversalTraits<false, false, kLeafQuorum, false>;  // exact math, no instances
+    const std::vector<RandomQuery> queries = random_queries(95, 3000);
+    Scene scene = random_mixed_scene(81, 200);
+    const std::vector<GpuTree> trees = gpu_trees(scene);
+    const SceneView cpu = scene.view();
+    int checked = 0;
+    for (const GpuTree& tree : trees) {
+        // Trees whose leaves all hold one primitive (a build may keep exact duplicates together).
+        if (!std::all_of(tree.nodes.begin(), tree.nodes.end(), [](const BvhNode& n) { return n.count <= 1; })) continue;
+        ++checked;
+        SceneView view = tree.view(cpu);
+        view.primitives = nullptr;  // a load of a ref would crash here
+        int hits = 0;
+        for (size_t i = 0; i < queries.size(); ++i) {
+            const RandomQuery& q = queries[i];
+            Hit expected = q.start, wide = q.start;
+            const bool expected_found = intersect_closest<Traits>(cpu, q.ray, q.t_min, expected);
+            const bool wide_found = intersect_closest_wide<Traits>(view, tree.wide.data(), q.ray, q.t_min, wide);
+            hits += expected_found;
+            expect_same_hit(expected_found, expected, wide_found, wide, tree.name + ", query " + std::to_string(i));
+            EXPECT_EQ(intersect_any_wide<Traits>(view, tree.wide.data(), q.ray, q.t_min, kInfinity),
+                      intersect_any(cpu, q.ray, q.t_min, kInfinity))
+                << tree.name << ", query " << i;
+            if (HasFailure()) return;
+        }
+        EXPECT_GT(hits, int(queries.size()) / 5) << "too few hits: the test exercises little";
+    }
+    EXPECT_GE(checked, 1) << "no tree of leaves of one: the test exercises nothing";
+}
+
+// What a wide leaf can hold: up to kWideMaxLeafCount primitives by slot, one
+// of any index inline; never an instance (the wide BVH has no instance path).
+TEST(GpuBvh, WideLeavesRefuseWhatTheirPayloadCannotHold) {
+    std::vector<PrimitiveRef> refs;
+    for (uint32_t i = 0; i < kWideMaxLeafCount + 1; ++i) refs.push_back(PrimitiveRef::make(PrimitiveType::Sphere, i));
+    BvhNode leaf{};
+    leaf.bounds.lower = Vec3(-1.0f);
+    leaf.bounds.upper = Vec3(1.0f);
+    std::vector<WideBvhNode> wide;
+    for (const uint32_t count : {1u, 2u, kWideMaxLeafCount}) {
+        leaf.count = uint16_t(count);
+        ASSERT_TRUE(build_wide_bvh(&leaf, 1, refs.data(), wide)) << count;
+        const WideLeaf decoded{wide[0].child[0].payload};
+        EXPECT_EQ(decoded.count(), count);
+        SceneView view{};
+        view.primitives = refs.data();
+        for (uint32_t j = 0; j < count; ++j) EXPECT_EQ(decoded.primitive(view, j).bits, refs[j].bits);
+    }
+    leaf.count = uint16_t(kWideMaxLeafCount + 1);
+    EXPECT_FALSE(build_wide_bvh(&leaf, 1, refs.data(), wide));
+    // A leaf of one keeps a ref whose index needs all 28 bits, far past the slots' 24.
+    refs[0] = PrimitiveRef::make(PrimitiveType::Triangle, kMaxPrimitivesPerType - 1);
+    leaf.count = 1;
+    ASSERT_TRUE(build_wide_bvh(&leaf, 1, refs.data(), wide));
+    EXPECT_EQ(WideLeaf{wide[0].child[0].payload}.primitive(SceneView{}, 0).bits, refs[0].bits);
+    refs[0] = PrimitiveRef::make(PrimitiveType::Instance, 0);
+    EXPECT_FALSE(build_wide_bvh(&leaf, 1, refs.data(), wide));
+    leaf.count = 2;
+    EXPECT_FALSE(build_wide_bvh(&leaf, 1, refs.data(), wide));
 }
 
 TEST(GpuBvh, ExactTraversalFindsTheCpuHitsForGrazingRays) {
