@@ -237,6 +237,16 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
         sample_buffer_bytes_ = std::max<size_t>(std::min<size_t>(size_t(4) << 30, free_bytes / 8), size_t(1) << 20);
     }
+    // Every slot's buffers now, while no band runs: allocating device or
+    // page-locked memory waits for every stream of the device, so a slot's
+    // first band allocating them idled the device behind the bands in
+    // flight (two GPUs of one process lost 20-40 ms each at the job's
+    // start); frames that trace split kernels take their path pool here too.
+    for (Slot& slot : slots_) {
+        reserve(slot, kBandSumFloats);
+        if (options_.sample_items) reserve_radiance(slot, sample_buffer_bytes_ / sizeof(float));
+    }
+    if (frames_trace_split) make_split_tracer();
     map_stop_flag();
     report_.registers_per_thread = attributes.numRegs;
     report_.local_bytes_per_thread = int(attributes.localSizeBytes);
@@ -337,6 +347,11 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
     slot.capacity = floats;
 }
 
+void CudaRenderer::make_split_tracer() {
+    split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size,
+                                               surface_types_);
+}
+
 void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
     if (floats <= slot.radiance_capacity) return;
     check(cudaFree(slot.radiance), "freeing a radiance buffer");
@@ -350,13 +365,11 @@ void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
 void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange samples, float* sums,
                           std::atomic<uint64_t>* samples_done) {
     check(cudaSetDevice(device_), "selecting the device");
-    // The split kernels' pool, made by the first frame that runs on them
-    // (before any slot is taken: a failure leaves the renderer as it was).
+    // The split kernels' pool: made at set-up where frames trace them by
+    // default, else by the first frame that runs on them (before any slot
+    // is taken: a failure leaves the renderer as it was).
     const bool split = traces_split(frame);
-    if (split && !split_) {
-        split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size,
-                                                   surface_types_);
-    }
+    if (split && !split_) make_split_tracer();
     Slot& slot = slots_[next_slot_];
     if (slot.busy) {
         // Every slot in flight: this one holds the oldest band; finish it to reuse the slot.
@@ -370,9 +383,9 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     }
     const uint32_t pixel_count = uint32_t(band_pixels);
     const size_t floats = size_t(pixel_count) * frame.sampling.record_floats;
-    // At least a farm band's worth (16 MiB, render/band_schedule.h's limit) at
-    // once: growing later (cudaFree, cudaFreeHost) would wait for every stream.
-    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, size_t(4) << 20));
+    // Made at set-up for a farm band (kBandSumFloats); a larger band grows
+    // the slot (cudaFree, cudaFreeHost: they wait for every stream).
+    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, kBandSumFloats));
     // Another band still on the device: this band's launches take their
     // share of it (CudaOptions::grid_divisor); alone, all of it.
     const bool sharing = std::any_of(in_flight_.begin(), in_flight_.end(), [&](size_t index) {
@@ -420,8 +433,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
             std::min<uint64_t>(sample_buffer_bytes_ / (uint64_t(pixel_count) * value_floats * sizeof(float)),
                                (uint64_t(1) << 31) / pixel_count);
         pass_samples = std::min<uint64_t>({pass_samples, std::max<uint64_t>(1, fitting), samples.count()});
-        // The whole buffer at once: growing it later (cudaFree) would wait
-        // for every stream, the other slot's band too.
+        // Made whole at set-up; growing it (cudaFree) would wait for every
+        // stream, the other slots' bands too.
         reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count * value_floats,
                                                 sample_buffer_bytes_ / sizeof(float)));
         band.radiance = slot.radiance;

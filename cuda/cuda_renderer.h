@@ -210,8 +210,11 @@ private:
     static void CUDART_CB advance_progress(void* data);
     template <typename T>
     T* upload(const T* data, size_t count, const char* what);
+    // A farm band's sums at most (16 MiB, render/band_schedule.h's limit).
+    static constexpr size_t kBandSumFloats = size_t(4) << 20;
     void reserve(Slot& slot, size_t floats);
     void reserve_radiance(Slot& slot, size_t floats);
+    void make_split_tracer();
     void finish(Slot& slot);
     void check(cudaError_t error, const char* what) const;
     PathKernelVariant variant(const SceneView& scene, bool wide_bvh) const;
