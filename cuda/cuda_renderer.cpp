@@ -246,7 +246,14 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         reserve(slot, kBandSumFloats);
         if (options_.sample_items) reserve_radiance(slot, sample_buffer_bytes_ / sizeof(float));
     }
-    if (frames_trace_split) make_split_tracer();
+    if (frames_trace_split) {
+        try {
+            make_split_tracer();
+        } catch (const RenderError&) {
+            // Not fatal yet: the first frame that traces them makes the pool
+            // again, and reports it there if the memory is still lacking.
+        }
+    }
     map_stop_flag();
     report_.registers_per_thread = attributes.numRegs;
     report_.local_bytes_per_thread = int(attributes.localSizeBytes);

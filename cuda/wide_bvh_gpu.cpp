@@ -10,15 +10,8 @@ namespace {
 
 // A leaf's payload (wide_bvh_gpu.h: WideLeaf), or 0 when it does not fit.
 uint32_t leaf_payload(const BvhNode& leaf, const PrimitiveRef* refs) {
-    if (leaf.count == 1) {
-        const PrimitiveRef ref = refs[leaf.offset];
-        if (ref.type() == PrimitiveType::Instance) return 0;
-        return kWideLeaf | kWideLeafOfOne | ref.bits;
-    }
+    if (leaf.count == 1) return kWideLeaf | kWideLeafOfOne | refs[leaf.offset].bits;
     if (leaf.count > kWideMaxLeafCount || leaf.offset > kWideMaxFirstPrimitive) return 0;
-    for (uint32_t i = 0; i < leaf.count; ++i) {
-        if (refs[leaf.offset + i].type() == PrimitiveType::Instance) return 0;
-    }
     return kWideLeaf | (uint32_t(leaf.count) << kWideLeafCountShift) | leaf.offset;
 }
 

@@ -30,8 +30,8 @@ struct alignas(16) WideBvhNode {
 };
 
 // A leaf child's payload: kWideLeaf, and either kWideLeafOfOne with the
-// primitive's own PrimitiveRef in the low 30 bits (its type is never an
-// Instance, so it fits), or count << kWideLeafCountShift | first slot of
+// primitive's own PrimitiveRef in the low 30 bits (the types take two of
+// its top four, so it fits), or count << kWideLeafCountShift | first slot of
 // the tree's primitive order. A leaf of one (every leaf of the GPU's split
 // trees) thus needs no load of its ref: the triangle or sphere load waits on
 // the node's load alone.
@@ -60,8 +60,7 @@ constexpr int kWideBvhStackSize = 96;
 // children and opens the largest interior one (by surface area) until it has
 // four. `refs` is the tree's primitive order (the refs its leaves' offsets
 // index). Returns false (and nothing) when the tree does not fit the encoding
-// or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive),
-// or a leaf holds an instance.
+// or the stack (kWideBvhStackSize, kWideMaxLeafCount, kWideMaxFirstPrimitive).
 bool build_wide_bvh(const BvhNode* nodes, uint32_t node_count, const PrimitiveRef* refs,
                     std::vector<WideBvhNode>& wide);
 

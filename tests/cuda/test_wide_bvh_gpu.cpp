@@ -232,7 +232,7 @@ TEST(GpuBvh, LeavesOfOneNeedNoPrimitiveOrder) {
 }
 
 // What a wide leaf can hold: up to kWideMaxLeafCount primitives by slot, one
-// of any index inline; never an instance (the wide BVH has no instance path).
+// of any type and index inline.
 TEST(GpuBvh, WideLeavesRefuseWhatTheirPayloadCannotHold) {
     std::vector<PrimitiveRef> refs;
     for (uint32_t i = 0; i < kWideMaxLeafCount + 1; ++i) refs.push_back(PrimitiveRef::make(PrimitiveType::Sphere, i));
@@ -256,10 +256,9 @@ TEST(GpuBvh, WideLeavesRefuseWhatTheirPayloadCannotHold) {
     leaf.count = 1;
     ASSERT_TRUE(build_wide_bvh(&leaf, 1, refs.data(), wide));
     EXPECT_EQ(WideLeaf{wide[0].child[0].payload}.primitive(SceneView{}, 0).bits, refs[0].bits);
-    refs[0] = PrimitiveRef::make(PrimitiveType::Instance, 0);
-    EXPECT_FALSE(build_wide_bvh(&leaf, 1, refs.data(), wide));
-    leaf.count = 2;
-    EXPECT_FALSE(build_wide_bvh(&leaf, 1, refs.data(), wide));
+    refs[0] = PrimitiveRef::make(PrimitiveType::Instance, kMaxPrimitivesPerType - 1);
+    ASSERT_TRUE(build_wide_bvh(&leaf, 1, refs.data(), wide));
+    EXPECT_EQ(WideLeaf{wide[0].child[0].payload}.primitive(SceneView{}, 0).bits, refs[0].bits);
 }
 
 TEST(GpuBvh, ExactTraversalFindsTheCpuHitsForGrazingRays) {
