@@ -37,6 +37,8 @@ struct alignas(16) WideBvhNode {
 // the node's load alone.
 constexpr uint32_t kWideLeaf = 0x80000000u;
 constexpr uint32_t kWideLeafOfOne = 0x40000000u;
+static_assert(static_cast<uint32_t>(PrimitiveType::Instance) < 4,
+              "a leaf of one keeps its ref's type in the payload's bits 28-29");
 constexpr uint32_t kWideLeafCountShift = 24;
 constexpr uint32_t kWideMaxLeafCount = 63;
 constexpr uint32_t kWideMaxFirstPrimitive = (1u << kWideLeafCountShift) - 1;
