@@ -134,6 +134,14 @@ int gpu_ranks_on_node(const std::string& backend, int ranks_on_node) {
 #endif
 }
 
-Backends available_backends() { return Backends{make_band_renderer, gpu_ranks_on_node}; }
+void start_gpu_driver(const std::string& backend) {
+#if FARMRT_HAVE_CUDA
+    if (backend != "cpu") (void)visible_gpu_count();
+#else
+    (void)backend;
+#endif
+}
+
+Backends available_backends() { return Backends{make_band_renderer, gpu_ranks_on_node, start_gpu_driver}; }
 
 }  // namespace farmrt

@@ -13,7 +13,9 @@ namespace farmrt {
 std::unique_ptr<BandRenderer> make_band_renderer(const Scene& scene, const RendererOptions& options);
 // See Backends::gpu_ranks_on_node.
 int gpu_ranks_on_node(const std::string& backend, int ranks_on_node);
-// Both, for the farm.
+// See Backends::start_gpu_driver.
+void start_gpu_driver(const std::string& backend);
+// All three, for the farm.
 Backends available_backends();
 
 }  // namespace farmrt

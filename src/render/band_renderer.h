@@ -143,6 +143,10 @@ struct Backends {
     // them), so that the CPU ranks of a hybrid job can share the cores that
     // the GPU ranks leave. 0 without CUDA or without a GPU.
     std::function<int(const std::string& backend, int ranks_on_node)> gpu_ranks_on_node;
+    // Starts the GPU driver where `backend` may render on a GPU (finding the
+    // devices, about 0.3 s; no context, no device memory), so that it runs
+    // while the scene is read. Does nothing without CUDA.
+    std::function<void(const std::string& backend)> start_gpu_driver;
 };
 
 }  // namespace farmrt

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -128,7 +129,14 @@ public:
     int run() {
         {
             ExitAtStopWhileLoading loading(root_);
+            // The GPU driver starts while the scene is read (a million
+            // triangles take about as long to read as the driver to start).
+            std::future<void> driver;
+            if (backends_.start_gpu_driver && command_line_.backend != "cpu") {
+                driver = std::async(std::launch::async, backends_.start_gpu_driver, command_line_.backend);
+            }
             read_and_plan();
+            if (driver.valid()) driver.get();
             set_up();
         }
         render();

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -181,7 +182,8 @@ protected:
     void TearDown() override { std::filesystem::remove_all(directory_); }
 
     // Renders `scene` to `output` (in the test's folder) with `cluster`.
-    int render(Cluster& cluster, const std::string& output, std::vector<std::string> extra = {}) {
+    int render(Cluster& cluster, const std::string& output, std::vector<std::string> extra = {},
+               const Backends& backends = available_backends()) {
         std::vector<std::string> arguments = {testing::source_path("configs/tiny.yaml"),
                                               "-q",
                                               "--width",
@@ -198,7 +200,7 @@ protected:
                                               (directory_ / output).string()};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         const CommandLine command_line = parse_command_line(arguments);
-        return run_farm_job(command_line, available_backends(), cluster);
+        return run_farm_job(command_line, backends, cluster);
     }
 
     std::filesystem::path directory_;
@@ -215,6 +217,41 @@ TEST_F(FarmEngine, WorkersOfOtherProcessesGiveTheBytesOfOneProcess) {
         ASSERT_EQ(render(cluster, name), 0);
         EXPECT_EQ(read_bytes(directory_ / name), expected) << processes << " simulated processes";
         EXPECT_GT(cluster.bands, uint64_t(processes)) << "the other processes were dealt too little to matter";
+    }
+}
+
+// The GPU driver starts once, before the renderer is made, where the backend
+// may use a GPU; never for --backend cpu. The image does not depend on it.
+TEST_F(FarmEngine, TheGpuDriverStartsBeforeTheRendererOnlyWhereAGpuMayRender) {
+    OneProcess plain;
+    ASSERT_EQ(render(plain, "plain.pfm", {"--backend", "cpu"}), 0);
+    const std::string expected = read_bytes(directory_ / "plain.pfm");
+    ASSERT_FALSE(expected.empty());
+    for (const char* backend : {"cpu", "auto"}) {
+        std::vector<std::string> events;  // in the order they happened
+        std::mutex mutex;
+        Backends backends = available_backends();
+        const auto make_renderer = backends.make_renderer;
+        backends.make_renderer = [&](const Scene& scene, const RendererOptions& options) {
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                events.push_back("renderer");
+            }
+            return make_renderer(scene, options);
+        };
+        backends.start_gpu_driver = [&](const std::string& asked) {
+            std::lock_guard<std::mutex> lock(mutex);
+            events.push_back("driver " + asked);
+        };
+        OneProcess alone;
+        const std::string name = std::string("with_") + backend + ".pfm";
+        // (With a GPU, auto renders there: exact math gives the CPU's bytes.)
+        ASSERT_EQ(render(alone, name, {"--backend", backend}, backends), 0);
+        EXPECT_EQ(read_bytes(directory_ / name), expected) << backend;
+        const std::vector<std::string> wanted = std::string(backend) == "cpu"
+                                                    ? std::vector<std::string>{"renderer"}
+                                                    : std::vector<std::string>{"driver auto", "renderer"};
+        EXPECT_EQ(events, wanted) << backend;
     }
 }
 
