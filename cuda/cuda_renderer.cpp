@@ -392,7 +392,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     const size_t floats = size_t(pixel_count) * frame.sampling.record_floats;
     // Made at set-up for a farm band (kBandSumFloats); a larger band grows
     // the slot (cudaFree, cudaFreeHost: they wait for every stream).
-    if (pixel_count > 0 && samples.count() > 0) reserve(slot, std::max<size_t>(floats, kBandSumFloats));
+    if (pixel_count > 0 && samples.count() > 0) reserve(slot, floats);
     // Another band still on the device: this band's launches take their
     // share of it (CudaOptions::grid_divisor); alone, all of it.
     const bool sharing = std::any_of(in_flight_.begin(), in_flight_.end(), [&](size_t index) {
@@ -442,8 +442,7 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
         pass_samples = std::min<uint64_t>({pass_samples, std::max<uint64_t>(1, fitting), samples.count()});
         // Made whole at set-up; growing it (cudaFree) would wait for every
         // stream, the other slots' bands too.
-        reserve_radiance(slot, std::max<size_t>(size_t(pass_samples) * pixel_count * value_floats,
-                                                sample_buffer_bytes_ / sizeof(float)));
+        reserve_radiance(slot, size_t(pass_samples) * pixel_count * value_floats);
         band.radiance = slot.radiance;
         band.chunk_samples = uint32_t(std::max(1, options_.chunk_samples));
         // Adaptive sampling: each launch's items are those of the pixels
