@@ -131,11 +131,26 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     // The kernel specialised to this scene and these options.
     const PathKernelVariant wanted = variant(scene, use_wide);
     kernel_ = find_path_kernel(wanted);
+    surface_types_ = surface_types_of(scene.materials, scene.material_count);
     // Frames of the book's estimator run its own kernel where one is compiled
     // for these options (fewer registers), else the general one.
     PathKernelVariant naive = wanted;
     naive.naive_only = true;
     naive_kernel_ = find_path_kernel(naive);
+    // Scenes of the book's material types run kernels without the principled
+    // material, and without the light sample where they have no lights,
+    // where such kernels are compiled for these options.
+    if (options_.specialize_geometry && (surface_types_ & ~kBookMaterialTypes) == 0) {
+        PathKernelVariant book = wanted;
+        book.material_types = kBookMaterialTypes;
+        book.samples_lights = scene.light_count > 0;
+        if (const PathKernelEntry* k = find_path_kernel(book)) {
+            kernel_ = k;
+            book_kernel_ = true;
+        }
+        naive.material_types = kBookMaterialTypes;
+        if (const PathKernelEntry* k = find_path_kernel(naive)) naive_kernel_ = k;
+    }
     if (options_.sample_items) split_kernels_ = find_wavefront(wanted);
     samples_lights_ = scene.light_count > 0;
     if (options_.integrator == GpuTuning::Integrator::Split && split_kernels_ == nullptr) {
@@ -150,11 +165,13 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                           (wanted.fast_math ? " (fast math)" : " (exact math)") +
                           ": experimental variants need -DFARMRT_CUDA_EXPERIMENTS=ON");
     }
-    surface_types_ = surface_types_of(scene.materials, scene.material_count);
     const bool split_by_default = traces_split(FrameSettings{});
     description_ = gpu_description(device_) + (options_.fast_math ? ", fast math" : ", exact math") +
                    (fast_math_declined ? " (fast math declined: the scene has triangles)" : "") +
-                   (split_by_default ? ", split kernels" : ", megakernel");
+                   (split_by_default ? ", split kernels" : ", megakernel") +
+                   (book_kernel_ && !split_by_default
+                        ? " for the book's materials" + std::string(scene.light_count == 0 ? " without lights" : "")
+                        : "");
     if (options_.integrator == GpuTuning::Integrator::Auto && split_by_default) {
         description_ += " (megakernel for the book's estimator)";
     }

@@ -222,6 +222,7 @@ private:
     bool make_gpu_bvh(const SceneView& scene, std::vector<BvhNode>& nodes, std::vector<PrimitiveRef>& refs) const;
     const PathKernelEntry* kernel_ = nullptr;
     const PathKernelEntry* naive_kernel_ = nullptr;  // Integrator::Naive frames; null: kernel_ runs them
+    bool book_kernel_ = false;  // kernel_ is compiled for the book's material types (PathKernelVariant)
     int naive_grid_blocks_ = 0;
     const volatile int* device_stop_ = nullptr;  // the stop flag, mapped (null: not available)
     void map_stop_flag();

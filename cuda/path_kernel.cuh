@@ -167,6 +167,25 @@ struct QueryOf<Traits, true> {
     __device__ static WideTraversalQuery<Traits> make(const BandLaunch& band) { return {band.wide_nodes}; }
 };
 
+// One path segment in a kernel for frames of the book's estimator alone
+// (kNaiveOnly), for scenes of material types kTypes, or without lights
+// (kLights = false), or the general one. The specialised kernels trace each
+// estimator's segment in a copy of its own, query included: one copy with the
+// estimator chosen after the query spilled more (the book's scene's exact
+// kernel: 872 bytes of spill stores against 592).
+template <bool kNaiveOnly, MaterialTypes kTypes, bool kLights, class Query>
+__device__ __forceinline__ bool extend_kernel_path(const SceneView& scene, PathState& path, PixelSampler& sampler,
+                                                   const Query& query) {
+    if constexpr (kNaiveOnly) {
+        return extend_path_with<Integrator::Naive, kTypes>(scene, path, sampler, query);
+    } else if constexpr (kTypes == kAllMaterialTypes && kLights) {
+        return extend_path(scene, path, sampler, query);
+    }
+    return path.integrator == Integrator::Naive
+               ? extend_path_with<Integrator::Naive, kTypes>(scene, path, sampler, query)
+               : extend_path_with<Integrator::NextEvent, kTypes, kLights>(scene, path, sampler, query);
+}
+
 // Each thread owns one run of samples of one pixel at a time and traces them
 // one after the other, in order; the loop body is one path segment, and a
 // path that ends is replaced by the run's next sample (or the next run's
@@ -180,7 +199,9 @@ struct QueryOf<Traits, true> {
 // kSamples: per-sample items (BandLaunch::radiance set), else per-pixel items.
 // kNaiveOnly: a kernel for frames of the book's estimator only, without the
 // registers of next-event estimation; the others run either (FrameSettings::integrator).
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
+// kTypes: the material types the scene's surfaces may have; kLights: false
+// for scenes without lights (no light sample compiled in: extend_path_with).
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights>
 __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSettings& frame, const BandLaunch& band) {
     const uint32_t thread_count = gridDim.x * blockDim.x;
     const uint32_t chunk_count = chunk_count_of<kSamples>(band);
@@ -211,8 +232,7 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     PixelSampler sampler(frame.key, 0, 0);
     PathState path = start_sample<kNaiveOnly>(frame, band, work, sampler);
     for (;;) {
-        const bool going = kNaiveOnly ? extend_path_with<Integrator::Naive>(scene, path, sampler, counted)
-                                      : extend_path(scene, path, sampler, counted);
+        const bool going = extend_kernel_path<kNaiveOnly, kTypes, kLights>(scene, path, sampler, counted);
         if (going && path.depth < frame.max_depth) continue;
         closest_rays += closest_hit_queries(path);
         if (!kSamples) ++paths;
@@ -248,51 +268,53 @@ __device__ __forceinline__ void trace_band(const SceneView& scene, const FrameSe
     add_to_ray_totals(band.rays, paths, closest_rays, shadow_rays);
 }
 
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights>
 __global__ void path_kernel(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide, kSamples, kNaiveOnly>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>(scene, frame, band);
 }
 
 // With a register cap: at most 128 threads per block, at least kMinBlocks
 // blocks per multiprocessor.
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, int kMinBlocks>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights, int kMinBlocks>
 __global__ void __launch_bounds__(128, kMinBlocks)
     path_kernel_bounded(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide, kSamples, kNaiveOnly>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>(scene, frame, band);
 }
 
 // At most 64 registers, any block size (kRegisterCap64).
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights>
 __global__ void __launch_bounds__(1024, 1)
     path_kernel_capped(const SceneView scene, const FrameSettings frame, const BandLaunch band) {
-    trace_band<Traits, kWide, kSamples, kNaiveOnly>(scene, frame, band);
+    trace_band<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>(scene, frame, band);
 }
 
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights>
 cudaError_t launch_capped(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                           const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_capped<Traits, kWide, kSamples, kNaiveOnly><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel_capped<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>
+        <<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights>
 cudaError_t launch(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                    const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel<Traits, kWide, kSamples, kNaiveOnly><<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
+    path_kernel<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>
+        <<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
-template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, int kMinBlocks>
+template <class Traits, bool kWide, bool kSamples, bool kNaiveOnly, MaterialTypes kTypes, bool kLights, int kMinBlocks>
 cudaError_t launch_bounded(unsigned grid_blocks, unsigned block_size, cudaStream_t stream, const SceneView& scene,
                            const FrameSettings& frame, const BandLaunch& band) {
-    path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks>
+    path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights, kMinBlocks>
         <<<grid_blocks, block_size, 0, stream>>>(scene, frame, band);
     return cudaGetLastError();
 }
 
 // The table entry of one variant. kSamples: per-sample work items (the default).
 template <KernelGeometry kGeometry, int kQuorum, bool kFusedSlabs, int kMinBlocks = 0, bool kWide = false,
-          bool kSamples = true, bool kNaiveOnly = false>
+          bool kSamples = true, bool kNaiveOnly = false, MaterialTypes kTypes = kAllMaterialTypes, bool kLights = true>
 PathKernelEntry entry(bool fast_math) {
     using Traits = TraversalTraits<kGeometry == KernelGeometry::General, kGeometry == KernelGeometry::Spheres, kQuorum,
                                    kFusedSlabs>;
@@ -305,16 +327,19 @@ PathKernelEntry entry(bool fast_math) {
     e.variant.wide_bvh = kWide;
     e.variant.sample_items = kSamples;
     e.variant.naive_only = kNaiveOnly;
+    e.variant.material_types = kTypes;
+    e.variant.samples_lights = kLights;
     if constexpr (kMinBlocks == kRegisterCap64) {
-        e.function = reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide, kSamples, kNaiveOnly>);
-        e.launch = &launch_capped<Traits, kWide, kSamples, kNaiveOnly>;
-    } else if constexpr (kMinBlocks > 0) {
         e.function =
-            reinterpret_cast<const void*>(&path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks>);
-        e.launch = &launch_bounded<Traits, kWide, kSamples, kNaiveOnly, kMinBlocks>;
+            reinterpret_cast<const void*>(&path_kernel_capped<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>);
+        e.launch = &launch_capped<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>;
+    } else if constexpr (kMinBlocks > 0) {
+        e.function = reinterpret_cast<const void*>(
+            &path_kernel_bounded<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights, kMinBlocks>);
+        e.launch = &launch_bounded<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights, kMinBlocks>;
     } else {
-        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide, kSamples, kNaiveOnly>);
-        e.launch = &launch<Traits, kWide, kSamples, kNaiveOnly>;
+        e.function = reinterpret_cast<const void*>(&path_kernel<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>);
+        e.launch = &launch<Traits, kWide, kSamples, kNaiveOnly, kTypes, kLights>;
     }
     return e;
 }

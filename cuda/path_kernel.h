@@ -132,11 +132,18 @@ struct PathKernelVariant {
     bool wide_bvh = false;          // traverses BandLaunch::wide_nodes (fast math, no instances)
     bool sample_items = true;       // per-sample work items (BandLaunch::radiance), else per-pixel
     bool naive_only = false;        // only frames of Integrator::Naive, with fewer registers
+    // The material types of the scene's surfaces (a kernel compiled for the
+    // book's types has no principled material), and whether the scene has
+    // lights to sample (false: next-event estimation's light sample compiled
+    // out). Scenes outside a kernel's set run the general one.
+    MaterialTypes material_types = kAllMaterialTypes;
+    bool samples_lights = true;
 
     bool operator==(const PathKernelVariant& o) const {
         return fast_math == o.fast_math && geometry == o.geometry && leaf_quorum == o.leaf_quorum &&
                fused_slabs == o.fused_slabs && min_blocks == o.min_blocks && wide_bvh == o.wide_bvh &&
-               sample_items == o.sample_items && naive_only == o.naive_only;
+               sample_items == o.sample_items && naive_only == o.naive_only && material_types == o.material_types &&
+               samples_lights == o.samples_lights;
     }
 };
 

@@ -169,6 +169,7 @@ cudaError_t launch_sum_sample_radiance(cudaStream_t stream, const FrameSettings&
 
 const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
     using namespace path_kernel_exact;
+    constexpr MaterialTypes kBook = kBookMaterialTypes;
     static const PathKernelEntry entries[] = {
         entry<KernelGeometry::General, kLeafQuorum, false>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false>(false),
@@ -182,6 +183,11 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, false, 0, false, true, true>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, 0, false, true, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, false, true, true>(false),
+        // Scenes of spheres of the book's material types: without the
+        // principled material, and for scenes without lights without the
+        // light sample (CudaRenderer's choice; the book's own scenes).
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, false, true, false, kBook, false>(false),
+        entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, false, true, true, kBook>(false),
         // The 4-wide BVH (CudaOptions::exact_wide_bvh: the default for scenes
         // with quads or triangles), capped at 64 registers as the fast
         // kernels are; the book's estimator alone too.
@@ -189,6 +195,9 @@ const PathKernelEntry* path_kernel_exact_entries(size_t& count) {
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true>(false),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, true, true>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true, true, true>(false),
+        // Meshes of the book's material types: without lights, and the book's estimator's (as above).
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, true, false, kBook, false>(false),
+        entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, true, true, kBook>(false),
         // Per-pixel work items on the 4-wide BVH.
         entry<KernelGeometry::NoInstances, kLeafQuorum, false, kRegisterCap64, true, false>(false),
         entry<KernelGeometry::Spheres, kLeafQuorum, false, kRegisterCap64, true, false>(false),

@@ -9,6 +9,7 @@ namespace farmrt {
 
 const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
     using namespace path_kernel_fast;
+    constexpr MaterialTypes kBook = kBookMaterialTypes;
     static const PathKernelEntry entries[] = {
         entry<KernelGeometry::General, kLeafQuorum, false>(true),
         entry<KernelGeometry::NoInstances, kLeafQuorum, false>(true),
@@ -31,6 +32,9 @@ const PathKernelEntry* path_kernel_fast_entries(size_t& count) {
         entry<KernelGeometry::General, kLeafQuorum, true, 0, false, true, true>(true),
         entry<KernelGeometry::NoInstances, kLeafQuorum, true, kRegisterCap64, true, true, true>(true),
         entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, true, true>(true),
+        // Scenes of spheres of the book's material types (as for exact math).
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, true, false, kBook, false>(true),
+        entry<KernelGeometry::Spheres, kLeafQuorum, true, kRegisterCap64, true, true, true, kBook>(true),
     };
     count = sizeof(entries) / sizeof(entries[0]);
     return entries;

@@ -279,8 +279,11 @@ struct DeferredShadows {
 };
 
 // The next-event estimator's segment (Integrator::NextEvent). Shadows:
-// ImmediateShadows or DeferredShadows.
-template <bool kSpheresOnly = false, MaterialTypes kTypes = kAllMaterialTypes, class Shadows, class Sampler>
+// ImmediateShadows or DeferredShadows. kSampleLights = false compiles the
+// light sample out, for scenes without lights, where it never runs (on the
+// GPU its code and registers slow the paths that skip it).
+template <bool kSpheresOnly = false, MaterialTypes kTypes = kAllMaterialTypes, bool kSampleLights = true, class Shadows,
+          class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scene, PathState& path, Sampler& sampler,
                                                            uint32_t depth, bool found, const Hit& hit,
                                                            const Shadows& shadows) {
@@ -304,7 +307,7 @@ FARMRT_CPU_GPU FARMRT_INLINE bool continue_next_event_path(const SceneView& scen
     }
     const uint32_t dimension = kDimensionFirstBounce + kDimensionsPerBounce * depth;
     const bool has_density = material.type == MaterialType::Lambertian || material.type == MaterialType::Principled;
-    if (has_density && scene.light_count > 0) {
+    if (kSampleLights && has_density && scene.light_count > 0) {
         shadows(scene, path,
                 sample_direct_light(scene, si, material, path.ray.direction, path.ray.time, sampler, dimension),
                 depth + 1);
@@ -372,8 +375,11 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path(const SceneView& scene, PathState&
 
 // extend_path() for paths of one integrator known at compile time: the GPU
 // compiles one kernel per integrator, so that the book's estimator does not
-// pay the registers of next-event estimation.
-template <Integrator kIntegrator, class Query, class Sampler>
+// pay the registers of next-event estimation. kTypes and kSampleLights: as
+// for continue_next_event_path (a kernel for the scene's material types, one
+// without light sampling for scenes without lights).
+template <Integrator kIntegrator, MaterialTypes kTypes = kAllMaterialTypes, bool kSampleLights = true, class Query,
+          class Sampler>
 FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathState& path, Sampler& sampler,
                                                    const Query& query) {
     Hit hit;
@@ -381,10 +387,10 @@ FARMRT_CPU_GPU FARMRT_INLINE bool extend_path_with(const SceneView& scene, PathS
     constexpr bool kSpheresOnly = SpheresOnlyQuery<Query>::value;
     const uint32_t depth = static_cast<uint32_t>(path.depth++);
     if (kIntegrator == Integrator::Naive) {
-        return continue_naive_path<kSpheresOnly>(scene, path, sampler, depth, found, hit);
+        return continue_naive_path<kSpheresOnly, kTypes>(scene, path, sampler, depth, found, hit);
     }
-    return continue_next_event_path<kSpheresOnly>(scene, path, sampler, depth, found, hit,
-                                                  ImmediateShadows<Query>{query});
+    return continue_next_event_path<kSpheresOnly, kTypes, kSampleLights>(scene, path, sampler, depth, found, hit,
+                                                                         ImmediateShadows<Query>{query});
 }
 
 // One path traced to its end; a path still going after max_depth segments adds black.

@@ -142,6 +142,29 @@ TEST(CudaHost, DefaultKernelVariantsAreCompiled) {
     PathKernelVariant fused_exact;
     fused_exact.fused_slabs = true;
     EXPECT_EQ(find_path_kernel(fused_exact), nullptr);
+    // The default spheres kernels for the book's material types (the book's
+    // scenes): exact on the binary BVH, fast on the 4-wide one with fused
+    // slabs; without lights, and for its estimator alone.
+    PathKernelVariant fast_spheres;
+    fast_spheres.fast_math = true;
+    fast_spheres.geometry = KernelGeometry::Spheres;
+    fast_spheres.fused_slabs = true;
+    fast_spheres.wide_bvh = true;
+    fast_spheres.min_blocks = kRegisterCap64;
+    for (PathKernelVariant variant : {capped_exact, fast_spheres}) {
+        variant.material_types = kBookMaterialTypes;
+        PathKernelVariant naive = variant;
+        naive.naive_only = true;
+        EXPECT_NE(find_path_kernel(naive), nullptr) << "fast " << variant.fast_math;
+        variant.samples_lights = false;
+        const PathKernelEntry* entry = find_path_kernel(variant);
+        ASSERT_NE(entry, nullptr) << "fast " << variant.fast_math;
+        EXPECT_TRUE(entry->variant == variant);
+        PathKernelVariant general = variant;
+        general.material_types = kAllMaterialTypes;
+        general.samples_lights = true;
+        EXPECT_NE(find_path_kernel(general), entry);
+    }
 }
 
 // The GPU's 4-wide BVH (run here on the CPU: the traversal is host/device

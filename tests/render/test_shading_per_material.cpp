@@ -79,61 +79,111 @@ void expect_same(const Segment& general, const Segment& typed, const std::string
     EXPECT_TRUE(same_bits(general.shadow.throughput, typed.shadow.throughput)) << where;
 }
 
+// Every path of `samples` samples of each pixel of `frame`, a segment at a
+// time: `check(where, path, sampler)` compares the segment's forms and
+// returns the general one, whose path the walk follows while it goes on.
+template <class Check>
+void walk_paths(const FrameSettings& frame, uint32_t samples, const Check& check) {
+    for (uint32_t y = 0; y < frame.height; ++y) {
+        for (uint32_t x = 0; x < frame.width; ++x) {
+            for (uint32_t sample = 0; sample < samples; ++sample) {
+                PixelSampler sampler(frame.key, frame.pixel_index(x, y), sample);
+                float weight;
+                const Ray ray = frame.camera_ray(x, y, sampler, weight);
+                PathState path = start_path(ray, frame.integrator, weight);
+                for (;;) {
+                    const std::string where = "pixel " + std::to_string(x) + "," + std::to_string(y) + " sample " +
+                                              std::to_string(sample) + " depth " + std::to_string(path.depth);
+                    const Segment general = check(where, path, sampler);
+                    if (::testing::Test::HasFailure()) return;
+                    path = general.path;
+                    if (!general.going || path.depth >= frame.max_depth) break;
+                }
+            }
+        }
+    }
+}
+
 TEST(ShadingPerMaterialType, SegmentsCompiledForTheHitsTypeEqualTheGeneralOnes) {
     // lights.yaml: Lambertian, metal, dielectric and emissive surfaces under
     // lamps; models.yaml: principled spheres, OBJ materials and an area lamp.
     for (const std::string config : {"configs/lights.yaml", "configs/models.yaml"}) {
         for (const std::string integrator : {"nee", "naive"}) {
             std::vector<SceneOverride> overrides = {
-                {"image.width=24", ""}, {"image.height=18", ""}, {"sampling.integrator=" + integrator, ""}};
+                {"image.width=24", ""},
+                {"image.height=18", ""},
+                {"sampling.integrator=" + integrator, ""},
+                {"image.output=shaded.pfm", ""}};  // no image is written; .pfm needs no OpenImageIO
             SceneDescription description = load_scene_file(testing::source_path(config), overrides);
             description.scene.build_acceleration();
             const SceneView scene = description.scene.view();
             const FrameSettings frame = frame_settings_for(description, 0);
             uint32_t segments[kMaterialTypeCount] = {};
-            for (uint32_t y = 0; y < frame.height; ++y) {
-                for (uint32_t x = 0; x < frame.width; ++x) {
-                    for (uint32_t sample = 0; sample < 4; ++sample) {
-                        PixelSampler sampler(frame.key, frame.pixel_index(x, y), sample);
-                        float weight;
-                        const Ray ray = frame.camera_ray(x, y, sampler, weight);
-                        PathState path = start_path(ray, frame.integrator, weight);
-                        for (;;) {
-                            Hit hit;
-                            const bool found = BvhQuery()(scene, path.ray, kMinHitDistance, hit);
-                            const MaterialType type = hit_type(scene, found, hit);
-                            ++segments[uint32_t(type)];
-                            const Segment general = shade<kAllMaterialTypes>(scene, path, sampler, found, hit);
-                            // Emitters and misses: any surface type's kernel.
-                            for (uint32_t t = 0; t < kMaterialTypeCount; ++t) {
-                                if (MaterialType(t) != type && type != MaterialType::Emissive) continue;
-                                const Segment typed = shade_as(MaterialType(t), scene, path, sampler, found, hit);
-                                expect_same(general, typed,
-                                            config + " " + integrator + " pixel " + std::to_string(x) + "," +
-                                                std::to_string(y) + " sample " + std::to_string(sample) + " depth " +
-                                                std::to_string(path.depth) + " hit type " +
-                                                std::to_string(uint32_t(type)) + " kernel type " + std::to_string(t));
-                            }
-                            if ((material_type_bit(type) & kBookMaterialTypes) != 0) {
-                                const Segment book = shade<kBookMaterialTypes>(scene, path, sampler, found, hit);
-                                expect_same(general, book,
-                                            config + " " + integrator + " pixel " + std::to_string(x) + "," +
-                                                std::to_string(y) + " sample " + std::to_string(sample) +
-                                                " the book's types");
-                            }
-                            if (::testing::Test::HasFailure()) return;
-                            path = general.path;
-                            if (!general.going || path.depth >= frame.max_depth) break;
-                        }
-                    }
+            walk_paths(frame, 4, [&](const std::string& where, const PathState& path, const PixelSampler& sampler) {
+                Hit hit;
+                const bool found = BvhQuery()(scene, path.ray, kMinHitDistance, hit);
+                const MaterialType type = hit_type(scene, found, hit);
+                ++segments[uint32_t(type)];
+                const Segment general = shade<kAllMaterialTypes>(scene, path, sampler, found, hit);
+                // Emitters and misses: any surface type's kernel.
+                for (uint32_t t = 0; t < kMaterialTypeCount; ++t) {
+                    if (MaterialType(t) != type && type != MaterialType::Emissive) continue;
+                    expect_same(general, shade_as(MaterialType(t), scene, path, sampler, found, hit),
+                                config + " " + integrator + " " + where + " hit type " +
+                                    std::to_string(uint32_t(type)) + " kernel type " + std::to_string(t));
                 }
-            }
+                if ((material_type_bit(type) & kBookMaterialTypes) != 0) {
+                    expect_same(general, shade<kBookMaterialTypes>(scene, path, sampler, found, hit),
+                                config + " " + integrator + " " + where + " the book's types");
+                }
+                return general;
+            });
             // Every type the scene has was shaded (misses count as emitters').
             for (uint32_t m = 0; m < description.scene.materials.size(); ++m) {
                 const uint32_t type = uint32_t(description.scene.materials[m].type);
                 EXPECT_GT(segments[type], 0u) << config << ": no segment of material type " << type;
             }
         }
+    }
+}
+
+// The GPU's megakernel for scenes of the book's material types compiles the
+// principled material out, and for scenes without lights the light sample
+// too (extend_path_with<NextEvent, kBookMaterialTypes, false>): on the book's
+// final scene, which has neither, each segment must be the general one's.
+TEST(ShadingPerMaterialType, SegmentsWithoutLightSamplingEqualTheGeneralOnesWhereTheSceneHasNoLights) {
+    for (const std::string integrator : {"nee", "naive"}) {
+        std::vector<SceneOverride> overrides = {{"image.width=32", ""},
+                                                {"image.height=18", ""},
+                                                {"sampling.integrator=" + integrator, ""},
+                                                {"image.output=shaded.pfm", ""}};
+        SceneDescription description = load_scene_file(testing::source_path("configs/spheres.yaml"), overrides);
+        description.scene.build_acceleration();
+        const SceneView scene = description.scene.view();
+        ASSERT_EQ(scene.light_count, 0u);
+        for (const Material& material : description.scene.materials) {
+            ASSERT_NE(material_type_bit(material.type) & kBookMaterialTypes, 0u);
+        }
+        const FrameSettings frame = frame_settings_for(description, 0);
+        uint32_t segments = 0, scattered = 0;
+        walk_paths(frame, 4, [&](const std::string& where, const PathState& path, const PixelSampler& sampler) {
+            Segment general, book;
+            general.path = book.path = path;
+            PixelSampler general_sampler = sampler, book_sampler = sampler;
+            general.going = extend_path(scene, general.path, general_sampler, BvhQuery());
+            // As the kernels run them: each estimator's segment compiled on its own.
+            book.going = frame.integrator == Integrator::Naive
+                             ? extend_path_with<Integrator::Naive, kBookMaterialTypes>(scene, book.path, book_sampler,
+                                                                                       BvhQuery())
+                             : extend_path_with<Integrator::NextEvent, kBookMaterialTypes, false>(
+                                   scene, book.path, book_sampler, BvhQuery());
+            expect_same(general, book, integrator + " " + where);
+            ++segments;
+            scattered += general.going ? 1 : 0;
+            return general;
+        });
+        // Paths that bounce, not only camera rays that meet the sky.
+        EXPECT_GT(scattered, segments / 4) << integrator;
     }
 }
 
