@@ -37,6 +37,38 @@ struct Aabb {
 // factor.
 constexpr float kSlabExitWidening = 1.00000036f;
 
+// The larger and smaller of two plane distances, the second never NaN. A
+// plane distance is NaN where a ray parallel to a slab starts on its plane
+// (0 x infinity), and then stands for no bound on that axis: the ray counts
+// as inside the slab, a conservative answer. On the CPU max_float's and
+// min_float's rule (x86's maxps, minps: lanes.h) gives the second operand
+// when the first is NaN; on the GPU fmaxf and fminf, one instruction each
+// instead of a compare and a select, give the other operand when either is.
+// With the second never NaN they pick the same distance (up to the sign of a
+// zero, which decides nothing: a kept entry is at least t_min > 0).
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE Real slab_max(const Real& a, const Real& b) {
+    return LaneOps<Real>::max(a, b);
+}
+template <class Real>
+FARMRT_CPU_GPU FARMRT_INLINE Real slab_min(const Real& a, const Real& b) {
+    return LaneOps<Real>::min(a, b);
+}
+FARMRT_CPU_GPU FARMRT_INLINE float slab_max(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fmaxf(a, b);
+#else
+    return max_float(a, b);
+#endif
+}
+FARMRT_CPU_GPU FARMRT_INLINE float slab_min(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fminf(a, b);
+#else
+    return min_float(a, b);
+#endif
+}
+
 // The slab test, written once for every tracer over a lane type (lanes.h):
 // from the six plane distances, whether the slabs overlap within
 // [t_min, t_max], and where that overlap begins (`entry`).
@@ -44,9 +76,10 @@ template <class Real>
 FARMRT_CPU_GPU FARMRT_INLINE LaneMask<Real> slab_overlap(const Real& tx0, const Real& tx1, const Real& ty0,
                                                          const Real& ty1, const Real& tz0, const Real& tz1,
                                                          const Real& t_min, const Real& t_max, Real& entry) {
-    using Ops = LaneOps<Real>;
-    entry = Ops::max(Ops::max(tx0, ty0), Ops::max(tz0, t_min));
-    const Real exit = Ops::min(Ops::min(tx1, ty1), Ops::min(tz1, t_max)) * Real(kSlabExitWidening);
+    // A chain, each distance against the bound so far, which is never NaN
+    // (t_min and t_max never are): the order every tracer shares.
+    entry = slab_max(tx0, slab_max(ty0, slab_max(tz0, t_min)));
+    const Real exit = slab_min(tx1, slab_min(ty1, slab_min(tz1, t_max))) * Real(kSlabExitWidening);
     return entry <= exit;
 }
 

@@ -504,6 +504,58 @@ TEST(BoxSlabTest, RayInsideABoundaryPlaneWithZeroDirectionComponentEnters) {
     }
 }
 
+// A NaN plane distance (a ray in a slab's plane) bounds nothing on its axis,
+// and the other axes still bound: the entry is the largest of the others.
+TEST(BoxSlabTest, InPlaneAxisLeavesTheOtherAxesBounds) {
+    Aabb box;
+    box.expand(Vec3(-1, -1, -1));
+    box.expand(Vec3(1, 1, 1));
+    // In the plane y = -1, moving along +x and slightly +z: enters x at t = 3
+    // (from x = -4), z at t = 2 (from z = -1.2 at dz = 0.1); the entry is x's.
+    const RayBoxTester in_plane(Ray{{-4, -1, -1.2f}, {1, 0, 0.1f}});
+    EXPECT_FLOAT_EQ(in_plane.entry(box, kMinHitDistance, kNoLimit), 3.0f);
+    // Each axis in turn in either face's plane, the ray along another axis
+    // from -6 at speed 2 (entry 2.5, exit 3.5, cut by t_max = 3.25).
+    for (int axis = 0; axis < 3; ++axis) {
+        for (int along = 0; along < 3; ++along) {
+            if (along == axis) continue;
+            for (const float face : {-1.0f, 1.0f}) {
+                float origin[3] = {0, 0, 0}, direction[3] = {0, 0, 0};
+                origin[axis] = face;
+                origin[along] = -6.0f;
+                direction[along] = 2.0f;
+                const RayBoxTester tester(
+                    Ray{{origin[0], origin[1], origin[2]}, {direction[0], direction[1], direction[2]}});
+                EXPECT_FLOAT_EQ(tester.entry(box, kMinHitDistance, kNoLimit), 2.5f)
+                    << "axis " << axis << " along " << along << " face " << face;
+                EXPECT_FLOAT_EQ(tester.entry(box, kMinHitDistance, 3.25f), 2.5f);
+                EXPECT_EQ(tester.entry(box, kMinHitDistance, 2.4f), kInfinity);
+            }
+        }
+    }
+}
+
+// The GPU's slab test takes fmaxf and fminf (IEEE maxNum and minNum), the
+// CPU's max_float and min_float: with a second operand that is never NaN
+// (slab_overlap's chain), they pick the same value, but for the sign of a zero.
+TEST(BoxSlabTest, CpuAndGpuMinMaxAgreeWhereTheSecondOperandIsANumber) {
+    const float nan = std::nanf(""), inf = kInfinity * 2.0f;
+    std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 1e-38f, -1e-45f, 3e38f, kInfinity, inf, -inf, nan};
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-10.0f, 10.0f);
+    for (int i = 0; i < 200; ++i) values.push_back(uniform(random));
+    for (float a : values) {
+        for (float b : values) {
+            if (std::isnan(b)) continue;
+            const float cpu_max = max_float(a, b), gpu_max = std::fmax(a, b);
+            const float cpu_min = min_float(a, b), gpu_min = std::fmin(a, b);
+            EXPECT_TRUE(cpu_max == gpu_max) << a << " " << b;  // +0 == -0
+            EXPECT_TRUE(cpu_min == gpu_min) << a << " " << b;
+            EXPECT_FALSE(std::isnan(cpu_max) || std::isnan(cpu_min)) << a << " " << b;
+        }
+    }
+}
+
 TEST(BoxSlabTest, EmptyBoxIsNeverEntered) {
     const Aabb empty;
     for (const Vec3& direction : {Vec3(1, 1, 1), Vec3(-1, 0, 0), Vec3(0, 0, 1), Vec3(-0.0f, 0.0f, -1)}) {
