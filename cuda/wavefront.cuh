@@ -72,24 +72,58 @@ __device__ __forceinline__ uint32_t wavefront_item_count(const BandLaunch& band)
     return launch_pixel_count(band) * (band.sample_end - band.sample_begin);
 }
 
-// Takes the next work item for each lane that `wants` one, one atomic per
-// warp; returns the lane's item, or `item_count` when none is left. Once the
-// items run out the counter is read, not added to, so it never wraps.
-__device__ __forceinline__ uint32_t claim_item(bool wants, uint32_t item_count, uint32_t* next_item) {
-    const unsigned lanes = __activemask();
-    const unsigned wanting = __ballot_sync(lanes, wants);
-    if (wanting == 0) return item_count;
-    const unsigned lane = threadIdx.x & 31u;
-    const int leader = __ffs(wanting) - 1;
-    uint32_t first = item_count;
-    if (int(lane) == leader) {
-        const uint32_t taken = *static_cast<volatile uint32_t*>(next_item);
-        if (taken < item_count) first = atomicAdd(next_item, uint32_t(__popc(wanting)));
+// The rank of each thread of the block that `takes` one place, among them in
+// thread order, and their number (`total`). Every thread of the block calls
+// it, converged (block sizes are multiples of 32, at most 1,024).
+__device__ __forceinline__ uint32_t block_rank(bool takes, uint32_t& total) {
+    __shared__ uint32_t warp_counts[32];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const unsigned taking = __ballot_sync(0xffffffffu, takes);
+    if (lane == 0) warp_counts[warp] = uint32_t(__popc(taking));
+    __syncthreads();
+    uint32_t before = 0;
+    total = 0;
+    for (unsigned w = 0; w < (blockDim.x >> 5); ++w) {
+        const uint32_t count = warp_counts[w];
+        before += w < warp ? count : 0u;
+        total += count;
     }
-    first = __shfl_sync(lanes, first, leader);
+    __syncthreads();  // warp_counts is read by all before it is written again
+    return before + uint32_t(__popc(taking & ((1u << lane) - 1u)));
+}
+
+// Takes the next work item for each thread of the block that `wants` one;
+// returns the thread's item, or `item_count` when none is left. Once the
+// items run out the counter is read, not added to, so it never wraps. One
+// atomic per block: generate visits every slot of the pool, and one
+// same-address atomic a warp held its warps waiting for the counter (the
+// Cornell box: a quarter of an iteration). Every thread of the block calls it.
+__device__ __forceinline__ uint32_t claim_item_for_block(bool wants, uint32_t item_count, uint32_t* next_item) {
+    __shared__ uint32_t block_first;
+    uint32_t total;
+    const uint32_t rank = block_rank(wants, total);
+    if (threadIdx.x == 0) {
+        uint32_t first = item_count;
+        if (total != 0 && *static_cast<volatile uint32_t*>(next_item) < item_count) first = atomicAdd(next_item, total);
+        block_first = first;
+    }
+    __syncthreads();
+    const uint32_t first = block_first;
+    __syncthreads();  // block_first is read by all before a later call writes it
     if (!wants || first >= item_count) return item_count;
-    const uint32_t item = first + uint32_t(__popc(wanting & ((1u << lane) - 1u)));
+    const uint32_t item = first + rank;
     return item < item_count ? item : item_count;
+}
+
+// push_to_queue with one atomic per block; the queue keeps thread order.
+// Every thread of the block calls it.
+__device__ __forceinline__ void push_to_queue_for_block(bool push, uint32_t value, uint32_t* queue, uint32_t* count) {
+    __shared__ uint32_t block_first;
+    uint32_t total;
+    const uint32_t rank = block_rank(push, total);
+    if (threadIdx.x == 0 && total != 0) block_first = atomicAdd(count, total);
+    __syncthreads();
+    if (push) queue[block_first + rank] = value;
 }
 
 // One thread per slot. A finished path writes its sample's radiance where the
@@ -110,8 +144,8 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
     }
     if (stopped || work.status == SlotStatus::Finished) work.status = SlotStatus::Free;
     const uint32_t item_count = wavefront_item_count(band);
-    const uint32_t item =
-        claim_item(in_pool && !stopped && work.status == SlotStatus::Free, item_count, pool.counters + kNextItem);
+    const uint32_t item = claim_item_for_block(in_pool && !stopped && work.status == SlotStatus::Free, item_count,
+                                               pool.counters + kNextItem);
     if (item < item_count) {
         PixelWork run;
         begin_run<true>(frame, band, item, run);
@@ -122,7 +156,8 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
         work.sample = run.sample;
     }
     if (in_pool) pool.slots.store(slot, work);
-    push_to_queue(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue, pool.counters + kRayCount);
+    push_to_queue_for_block(in_pool && work.status == SlotStatus::Tracing, slot, pool.ray_queue,
+                            pool.counters + kRayCount);
 }
 
 // The closest hit of each queued ray. With the shading queues, the path
