@@ -132,6 +132,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     const PathKernelVariant wanted = variant(scene, use_wide);
     kernel_ = find_path_kernel(wanted);
     surface_types_ = surface_types_of(scene.materials, scene.material_count);
+    samples_lights_ = scene.light_count > 0;
     // Frames of the book's estimator run its own kernel where one is compiled
     // for these options (fewer registers), else the general one.
     PathKernelVariant naive = wanted;
@@ -143,7 +144,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     if (options_.specialize_geometry && (surface_types_ & ~kBookMaterialTypes) == 0) {
         PathKernelVariant book = wanted;
         book.material_types = kBookMaterialTypes;
-        book.samples_lights = scene.light_count > 0;
+        book.samples_lights = samples_lights_;
         if (const PathKernelEntry* k = find_path_kernel(book)) {
             kernel_ = k;
             book_kernel_ = true;
@@ -152,7 +153,6 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         if (const PathKernelEntry* k = find_path_kernel(naive)) naive_kernel_ = k;
     }
     if (options_.sample_items) split_kernels_ = find_wavefront(wanted);
-    samples_lights_ = scene.light_count > 0;
     if (options_.integrator == GpuTuning::Integrator::Split && split_kernels_ == nullptr) {
         throw RenderError(std::string("FARMRT_CUDA_INTEGRATOR=split: no split kernels for ") +
                           (options_.sample_items ? "these kernel options" : "per-pixel items"));
@@ -170,7 +170,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
                    (fast_math_declined ? " (fast math declined: the scene has triangles)" : "") +
                    (split_by_default ? ", split kernels" : ", megakernel") +
                    (book_kernel_ && !split_by_default
-                        ? " for the book's materials" + std::string(scene.light_count == 0 ? " without lights" : "")
+                        ? " for the book's materials" + std::string(samples_lights_ ? "" : " without lights")
                         : "");
     if (options_.integrator == GpuTuning::Integrator::Auto && split_by_default) {
         description_ += " (megakernel for the book's estimator)";

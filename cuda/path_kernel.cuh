@@ -180,10 +180,11 @@ __device__ __forceinline__ bool extend_kernel_path(const SceneView& scene, PathS
         return extend_path_with<Integrator::Naive, kTypes>(scene, path, sampler, query);
     } else if constexpr (kTypes == kAllMaterialTypes && kLights) {
         return extend_path(scene, path, sampler, query);
+    } else {
+        return path.integrator == Integrator::Naive
+                   ? extend_path_with<Integrator::Naive, kTypes>(scene, path, sampler, query)
+                   : extend_path_with<Integrator::NextEvent, kTypes, kLights>(scene, path, sampler, query);
     }
-    return path.integrator == Integrator::Naive
-               ? extend_path_with<Integrator::Naive, kTypes>(scene, path, sampler, query)
-               : extend_path_with<Integrator::NextEvent, kTypes, kLights>(scene, path, sampler, query);
 }
 
 // Each thread owns one run of samples of one pixel at a time and traces them
