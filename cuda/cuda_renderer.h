@@ -104,6 +104,10 @@ struct CudaOptions {
     // (CudaRenderer::traces_split). The split kernels need per-sample items.
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
     uint32_t split_paths = uint32_t(1) << 21;  // the split kernels' pool of paths (results/cuda.md)
+    // How the split kernels' intersect and shadow warps share their queues
+    // (WavefrontPool::fetch_rounds): N * 32 entries at a time from a
+    // counter, 0 a fixed share each (results/cuda.md).
+    uint32_t queue_fetch = 4;
     // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
     // the one measured faster for the scene's types (CudaRenderer::shading).
     GpuTuning::Shading shading = GpuTuning::Shading::Auto;

@@ -126,6 +126,37 @@ __device__ __forceinline__ void push_to_queue_for_block(bool push, uint32_t valu
     if (push) queue[block_first + rank] = value;
 }
 
+// Calls body(i) for the entries i < count of a queue, 32 at a time, the
+// lanes of a whole warp together (body skips i >= count; its ballots see
+// every lane). kFetch false: each warp walks the grid-stride share of its
+// place in the grid. kFetch true: lane 0 takes the warp's next
+// pool.fetch_rounds * 32 entries from the counter `fetch` with one atomic,
+// so that warps whose rays end early take more: a deep tree's traversals
+// vary many times in length, and fixed shares end unevenly, the
+// multiprocessors idling while the last warps finish theirs. Which warp
+// takes which entries changes no path's result.
+template <bool kFetch, class Body>
+__device__ __forceinline__ void for_each_queue_entry(const WavefrontPool& pool, uint32_t count, uint32_t fetch,
+                                                     Body&& body) {
+    const uint32_t lane = threadIdx.x & 31u;
+    if constexpr (!kFetch) {
+        const uint32_t stride = gridDim.x * blockDim.x;
+        for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += stride) {
+            body(base + lane);
+        }
+    } else {
+        const uint32_t entries = pool.fetch_rounds * 32u;
+        for (;;) {
+            uint32_t first = 0;
+            if (lane == 0) first = atomicAdd(pool.counters + fetch, entries);
+            first = __shfl_sync(0xffffffffu, first, 0);
+            if (first >= count) return;
+            const uint32_t end = min(first + entries, count);
+            for (uint32_t base = first; base < end; base += 32u) body(base + lane);
+        }
+    }
+}
+
 // One thread per slot. A finished path writes its sample's radiance where the
 // megakernel writes it; a free slot takes the next item and its camera ray;
 // every slot with a ray joins the ray queue. After a stop nothing is written
@@ -163,16 +194,17 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
 // The closest hit of each queued ray. With the shading queues, the path
 // joins the queue of its hit's material type (misses and emitters: the
 // emitter queue). Also empties the shadow queue for shade.
-template <class Traits, bool kWide>
+// kFetch: for_each_queue_entry's.
+template <class Traits, bool kWide, bool kFetch>
 __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView scene, const BandLaunch band,
                                                                const WavefrontPool pool) {
     const uint32_t count = pool.counters[kRayCount];
-    if (blockIdx.x == 0 && threadIdx.x == 0) pool.counters[kShadowCount] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        pool.counters[kShadowCount] = 0;
+        pool.counters[kShadowFetch] = 0;
+    }
     const auto query = QueryOf<Traits, kWide>::make(band);
-    // Whole warps step together, so that the queues' ballots see every lane.
-    const uint32_t stride = gridDim.x * blockDim.x;
-    for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += stride) {
-        const uint32_t i = base + (threadIdx.x & 31u);
+    for_each_queue_entry<kFetch>(pool, count, kIntersectFetch, [&](uint32_t i) {
         uint32_t slot = 0;
         uint32_t type = kMaterialTypeCount;  // none: no path in this lane
         if (i < count) {
@@ -187,13 +219,13 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView s
                 if (type == uint32_t(MaterialType::Emissive)) type = pool.emitter_queue;
             }
         }
-        if (pool.shade_queues == nullptr) continue;
+        if (pool.shade_queues == nullptr) return;
 #pragma unroll
         for (uint32_t t = 0; t < kMaterialTypeCount; ++t) {
             push_to_queue(type == t, slot, pool.shade_queues + size_t(t) * pool.capacity,
                           pool.counters + kShadeCounts + t);
         }
-    }
+    });
 }
 
 // The shared core's segment for each path of a queue (the ray queue, or a
@@ -264,19 +296,22 @@ __global__ void wavefront_count_rays(const BandLaunch band, const WavefrontPool 
 
 // The any-hit query of each queued shadow ray and the light it lets through,
 // added before the path's next segment as the immediate form adds it. Also
-// empties the ray queue for the next generate and reads the stop flag for it.
-template <class Traits, bool kWide>
+// empties the ray queue for the next generate and reads the stop flag for
+// it. kFetch: for_each_queue_entry's (false: each thread its grid-stride share).
+template <class Traits, bool kWide, bool kFetch>
 __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_shadow(const SceneView scene, const BandLaunch band,
                                                             const WavefrontPool pool) {
     const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
     if (first == 0) {
         pool.counters[kRayCount] = 0;
+        pool.counters[kIntersectFetch] = 0;
         for (uint32_t t = 0; t < kMaterialTypeCount; ++t) pool.counters[kShadeCounts + t] = 0;
         pool.counters[kStopped] = band.stop != nullptr && *band.stop != 0 ? 1u : 0u;
     }
     const uint32_t count = pool.counters[kShadowCount];
     const auto query = QueryOf<Traits, kWide>::make(band);
-    for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) {
+    const auto trace = [&](uint32_t i) {
+        if (i >= count) return;
         const uint32_t slot = pool.shadow_queue[i];
         // The ray first, the light it may let through after the traversal,
         // so that the light holds no registers across it (a whole record
@@ -292,6 +327,11 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_shadow(const SceneView scen
         Color radiance = pool.paths.load_member<Color, offsetof(PathState, radiance)>(slot);
         add_deferred_light(scene, radiance, shadow, blocked);
         pool.paths.store_member<Color, offsetof(PathState, radiance)>(slot, radiance);
+    };
+    if constexpr (kFetch) {
+        for_each_queue_entry<true>(pool, count, kShadowFetch, trace);
+    } else {
+        for (uint32_t i = first; i < count; i += gridDim.x * blockDim.x) trace(i);
     }
 }
 
@@ -305,7 +345,13 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
                                                    cudaMemcpyDeviceToHost, stream);
         if (copied != cudaSuccess) return copied;
     }
-    wavefront_intersect<Traits, kWide><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
+    const bool fetching = pool.fetch_rounds != 0;
+    if (fetching) {
+        wavefront_intersect<Traits, kWide, true>
+            <<<grids.intersect_fetching, grids.block_size, 0, stream>>>(scene, band, pool);
+    } else {
+        wavefront_intersect<Traits, kWide, false><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
+    }
     const MaterialTypes types = grids.shaded_types;
     if (pool.shade_queues == nullptr && several_material_types(types)) {
         if ((types & ~kBookMaterialTypes) == 0) {
@@ -323,7 +369,12 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
         launch_shade<MaterialType::Principled>(grids, stream, scene, frame, band, pool);
     }
     wavefront_count_rays<<<1, 1, 0, stream>>>(band, pool);
-    wavefront_shadow<Traits, kWide><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
+    if (fetching) {
+        wavefront_shadow<Traits, kWide, true>
+            <<<grids.shadow_fetching, grids.block_size, 0, stream>>>(scene, band, pool);
+    } else {
+        wavefront_shadow<Traits, kWide, false><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
+    }
     return cudaGetLastError();
 }
 
@@ -337,7 +388,8 @@ WavefrontEntry wavefront_entry(bool fast_math) {
     e.variant.fused_slabs = kFusedSlabs;
     e.variant.wide_bvh = kWide;
     e.generate = reinterpret_cast<const void*>(&wavefront_generate);
-    e.intersect = reinterpret_cast<const void*>(&wavefront_intersect<Traits, kWide>);
+    e.intersect = reinterpret_cast<const void*>(&wavefront_intersect<Traits, kWide, false>);
+    e.intersect_fetching = reinterpret_cast<const void*>(&wavefront_intersect<Traits, kWide, true>);
     e.shade = reinterpret_cast<const void*>(&wavefront_shade<kAllMaterialTypes>);
     e.shade_book = reinterpret_cast<const void*>(&wavefront_shade<kBookMaterialTypes>);
     e.shade_by_type[0] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(0)>>);
@@ -346,7 +398,8 @@ WavefrontEntry wavefront_entry(bool fast_math) {
     e.shade_by_type[3] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(3)>>);
     e.shade_by_type[4] = reinterpret_cast<const void*>(&wavefront_shade<kShadedWith<MaterialType(4)>>);
     static_assert(kMaterialTypeCount == 5, "a shading kernel per material type");
-    e.shadow = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide>);
+    e.shadow = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide, false>);
+    e.shadow_fetching = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide, true>);
     e.iterate = &wavefront_iterate<Traits, kWide>;
     return e;
 }

@@ -59,7 +59,11 @@ enum WavefrontCounter : uint32_t {
     kStopped = 3,
     kItemsCounted = 4,  // the work items whose camera rays are counted (BandLaunch::rays)
     kShadeCounts = 5,   // kMaterialTypeCount words: the shading queues' lengths
-    kWavefrontCounters = kShadeCounts + kMaterialTypeCount
+    // Where intersect's and shadow's warps take their next entries
+    // (for_each_queue_entry, WavefrontPool::fetch_rounds).
+    kIntersectFetch = kShadeCounts + kMaterialTypeCount,
+    kShadowFetch = kIntersectFetch + 1,
+    kWavefrontCounters = kShadowFetch + 1
 };
 
 // The surface types a scene's paths are shaded with (WavefrontGrids::shaded_types):
@@ -83,12 +87,20 @@ struct WavefrontPool {
     uint32_t* shade_queues = nullptr;
     uint32_t emitter_queue = 0;    // the queue of misses and emitters' hits: one of the scene's surface types
     uint32_t* counters = nullptr;  // kWavefrontCounters words
+    // How intersect's and shadow's warps share their queues: 0, each warp
+    // the share fixed by its place in the grid (a grid-stride loop); N > 0,
+    // each warp takes N * 32 entries at a time from a counter, so that warps
+    // whose rays finish early take more (GpuTuning::queue_fetch). Shading
+    // keeps fixed shares: its paths cost about the same.
+    uint32_t fetch_rounds = 0;
 };
 
 // Blocks per launch of each kernel: generate covers the pool; the queue
-// kernels are grid-stride loops over a queue whose length only the device knows.
+// kernels fill the device once and loop over a queue whose length only the
+// device knows (intersect and shadow as WavefrontPool::fetch_rounds says).
 struct WavefrontGrids {
     unsigned generate = 1, intersect = 1, shade = 1, shadow = 1;
+    unsigned intersect_fetching = 1, shadow_fetching = 1;  // WavefrontPool::fetch_rounds
     unsigned shade_by_type[kMaterialTypeCount] = {1, 1, 1, 1, 1};
     unsigned block_size = 128;
     // The types the shading kernels are compiled for. Sorted
@@ -116,6 +128,9 @@ struct WavefrontEntry {
     const void* shade_book;                         // kBookMaterialTypes
     const void* shade_by_type[kMaterialTypeCount];  // type t, emitters and misses
     const void* shadow;
+    // The forms whose warps fetch their entries (WavefrontPool::fetch_rounds).
+    const void* intersect_fetching;
+    const void* shadow_fetching;
     WavefrontIteration iterate;
 };
 

@@ -63,8 +63,9 @@ MaterialTypes surface_types_of(const Material* materials, uint32_t count) {
 }
 
 WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                                 MaterialTypes surface_types)
+                                 MaterialTypes surface_types, uint32_t fetch_rounds)
     : device_(device), kernels_(kernels), surface_types_(surface_types) {
+    pool_.fetch_rounds = fetch_rounds;
     try {
         allocate_pool(paths, block_size);
     } catch (...) {
@@ -101,6 +102,8 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     for (uint32_t t = 0; t < kMaterialTypeCount; ++t)
         grids_.shade_by_type[t] = resident_blocks(kernels_.shade_by_type[t]);
     grids_.shadow = resident_blocks(kernels_.shadow);
+    grids_.intersect_fetching = resident_blocks(kernels_.intersect_fetching);
+    grids_.shadow_fetching = resident_blocks(kernels_.shadow_fetching);
 }
 
 WavefrontTracer::~WavefrontTracer() { release(); }

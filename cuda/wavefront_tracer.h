@@ -14,9 +14,9 @@ public:
     // Allocates a pool of `paths` paths on `device` (current), and a
     // shading queue per type where `surface_types` (surface_types_of: the
     // scene's) has several; throws RenderError (one line) when the device
-    // lacks the memory.
+    // lacks the memory. `fetch_rounds`: WavefrontPool::fetch_rounds.
     WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                    MaterialTypes surface_types);
+                    MaterialTypes surface_types, uint32_t fetch_rounds);
     ~WavefrontTracer();
     WavefrontTracer(const WavefrontTracer&) = delete;
     WavefrontTracer& operator=(const WavefrontTracer&) = delete;

@@ -41,6 +41,10 @@ struct GpuTuning {
     enum class Integrator { Auto, Megakernel, Split };
     std::optional<Integrator> integrator;
     std::optional<int> split_paths;  // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
+    // FARMRT_CUDA_QUEUE_FETCH=N (0-64): how the split kernels' intersect and
+    // shadow warps share their queues (0: a fixed share each; N: N * 32
+    // entries at a time from a counter).
+    std::optional<int> queue_fetch;
     // FARMRT_CUDA_SHADING=auto|all|scene|sorted: the split kernels' shading
     // (all: one kernel for every material type; scene: one for the scene's
     // types; sorted: a queue and a kernel per surface type; auto: the one

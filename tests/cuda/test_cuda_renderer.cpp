@@ -58,8 +58,10 @@ TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
 // The split kernels (wavefront.h) and the megakernel, each chosen
 // explicitly, give the CPU's bits on every kind of scene; the split kernels
 // too with a pool of 1,024 paths (each slot traces many samples, and the
-// launch's items outnumber the pool many times over) and with one sample a
-// launch.
+// launch's items outnumber the pool many times over), with one sample a
+// launch, and with each way of sharing a queue among warps (a fixed share,
+// or 32 or 96 entries at a time: the pool of 1,024 paths ends a queue inside
+// a warp's fetch).
 TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
     REQUIRE_GPU();
     for (const char* name :
@@ -67,7 +69,7 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
           "models.yaml", "models/shapes.gltf", "interior.yaml", "mesh.yaml", "many_spheres.yaml"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
-        std::vector<CudaOptions> runs(7);
+        std::vector<CudaOptions> runs(10);
         runs[0].integrator = GpuTuning::Integrator::Megakernel;
         runs[1].integrator = GpuTuning::Integrator::Split;
         runs[2].integrator = GpuTuning::Integrator::Split;
@@ -80,12 +82,19 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
         runs[5].shading = GpuTuning::Shading::SceneTypes;
         runs[6].integrator = GpuTuning::Integrator::Split;
         runs[6].shading = GpuTuning::Shading::Sorted;
+        for (size_t k = 7; k < runs.size(); ++k) {
+            runs[k].integrator = GpuTuning::Integrator::Split;
+            runs[k].split_paths = 1024;
+        }
+        runs[7].queue_fetch = 0;
+        runs[8].queue_fetch = 1;
+        runs[9].queue_fetch = 3;
         for (const CudaOptions& o : runs) {
             const std::vector<float> gpu = render_gpu(scene, o);
             EXPECT_TRUE(same_bits(cpu, gpu))
                 << name << " integrator " << int(o.integrator) << " paths " << o.split_paths << " samples/launch "
-                << o.samples_per_launch << " shading " << int(o.shading) << ": " << differing_values(cpu, gpu) << " of "
-                << cpu.size() << " values differ";
+                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch << ": "
+                << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
         }
     }
 }
