@@ -347,8 +347,7 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
     }
     const bool fetching = pool.fetch_rounds != 0;
     if (fetching) {
-        wavefront_intersect<Traits, kWide, true>
-            <<<grids.intersect_fetching, grids.block_size, 0, stream>>>(scene, band, pool);
+        wavefront_intersect<Traits, kWide, true><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
     } else {
         wavefront_intersect<Traits, kWide, false><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
     }
@@ -370,8 +369,7 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
     }
     wavefront_count_rays<<<1, 1, 0, stream>>>(band, pool);
     if (fetching) {
-        wavefront_shadow<Traits, kWide, true>
-            <<<grids.shadow_fetching, grids.block_size, 0, stream>>>(scene, band, pool);
+        wavefront_shadow<Traits, kWide, true><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
     } else {
         wavefront_shadow<Traits, kWide, false><<<grids.shadow, grids.block_size, 0, stream>>>(scene, band, pool);
     }

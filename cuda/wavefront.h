@@ -97,10 +97,9 @@ struct WavefrontPool {
 
 // Blocks per launch of each kernel: generate covers the pool; the queue
 // kernels fill the device once and loop over a queue whose length only the
-// device knows (intersect and shadow as WavefrontPool::fetch_rounds says).
+// device knows (intersect and shadow: the form WavefrontPool::fetch_rounds picks).
 struct WavefrontGrids {
     unsigned generate = 1, intersect = 1, shade = 1, shadow = 1;
-    unsigned intersect_fetching = 1, shadow_fetching = 1;  // WavefrontPool::fetch_rounds
     unsigned shade_by_type[kMaterialTypeCount] = {1, 1, 1, 1, 1};
     unsigned block_size = 128;
     // The types the shading kernels are compiled for. Sorted

@@ -96,14 +96,13 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     check(cudaEventCreateWithFlags(&pool_free_, cudaEventDisableTiming), "creating an event");
     grids_.block_size = unsigned(block_size);
     grids_.generate = unsigned((n + grids_.block_size - 1) / grids_.block_size);
-    grids_.intersect = resident_blocks(kernels_.intersect);
+    const bool fetching = pool_.fetch_rounds != 0;
+    grids_.intersect = resident_blocks(fetching ? kernels_.intersect_fetching : kernels_.intersect);
     grids_.shade = resident_blocks(kernels_.shade);
     grids_.shade_book = resident_blocks(kernels_.shade_book);
     for (uint32_t t = 0; t < kMaterialTypeCount; ++t)
         grids_.shade_by_type[t] = resident_blocks(kernels_.shade_by_type[t]);
-    grids_.shadow = resident_blocks(kernels_.shadow);
-    grids_.intersect_fetching = resident_blocks(kernels_.intersect_fetching);
-    grids_.shadow_fetching = resident_blocks(kernels_.shadow_fetching);
+    grids_.shadow = resident_blocks(fetching ? kernels_.shadow_fetching : kernels_.shadow);
 }
 
 WavefrontTracer::~WavefrontTracer() { release(); }
