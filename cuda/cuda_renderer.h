@@ -105,11 +105,11 @@ struct CudaOptions {
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
     uint32_t split_paths = uint32_t(1) << 21;  // the split kernels' pool of paths (results/cuda.md)
     // How the split kernels' intersect and shadow warps share their queues
-    // (WavefrontPool::fetch_rounds): N * 32 entries at a time from a
-    // counter, 0 a fixed share each. 32 at a time: 4-17% faster on the
-    // Cornell box, models.yaml, the million triangles and lights.yaml, 7%
-    // slower on adaptive sampling's short queues; 128 at a time slower
-    // (results/cuda.md).
+    // (WavefrontPool::fetch_rounds): N * 32 entries by each warp's place in
+    // the grid, then N * 32 at a time from a counter; 0 a fixed share each.
+    // 32 at a time: 4-17% faster than fixed shares on the Cornell box,
+    // models.yaml, the million triangles and lights.yaml, and as fast on
+    // adaptive sampling's short queues; 128 at a time slower (results/cuda.md).
     uint32_t queue_fetch = 1;
     // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
     // the one measured faster for the scene's types (CudaRenderer::shading).

@@ -129,12 +129,15 @@ __device__ __forceinline__ void push_to_queue_for_block(bool push, uint32_t valu
 // Calls body(i) for the entries i < count of a queue, 32 at a time, the
 // lanes of a whole warp together (body skips i >= count; its ballots see
 // every lane). kFetch false: each warp walks the grid-stride share of its
-// place in the grid. kFetch true: lane 0 takes the warp's next
-// pool.fetch_rounds * 32 entries from the counter `fetch` with one atomic,
-// so that warps whose rays end early take more: a deep tree's traversals
-// vary many times in length, and fixed shares end unevenly, the
-// multiprocessors idling while the last warps finish theirs. Which warp
-// takes which entries changes no path's result.
+// place in the grid. kFetch true: each warp first takes the
+// pool.fetch_rounds * 32 entries of its place in the grid, then lane 0
+// takes the next as many from the counter `fetch` with one atomic, until the
+// queue is done, so that warps whose rays end early take more: a deep
+// tree's traversals vary many times in length, and fixed shares end
+// unevenly, the multiprocessors idling while the last warps finish theirs.
+// A queue that the first shares cover (the short queues of adaptive
+// sampling's passes) costs no atomic. Which warp takes which entries changes
+// no path's result.
 template <bool kFetch, class Body>
 __device__ __forceinline__ void for_each_queue_entry(const WavefrontPool& pool, uint32_t count, uint32_t fetch,
                                                      Body&& body) {
@@ -146,13 +149,18 @@ __device__ __forceinline__ void for_each_queue_entry(const WavefrontPool& pool, 
         }
     } else {
         const uint32_t entries = pool.fetch_rounds * 32u;
+        // The first entry after every warp's first share: the counter counts from there.
+        const uint32_t fetched_from = (gridDim.x * blockDim.x >> 5) * entries;
+        uint32_t first = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+        first *= entries;
         for (;;) {
-            uint32_t first = 0;
-            if (lane == 0) first = atomicAdd(pool.counters + fetch, entries);
-            first = __shfl_sync(0xffffffffu, first, 0);
             if (first >= count) return;
             const uint32_t end = min(first + entries, count);
             for (uint32_t base = first; base < end; base += 32u) body(base + lane);
+            if (fetched_from >= count) return;
+            uint32_t taken = 0;
+            if (lane == 0) taken = atomicAdd(pool.counters + fetch, entries);
+            first = fetched_from + __shfl_sync(0xffffffffu, taken, 0);
         }
     }
 }

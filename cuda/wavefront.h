@@ -89,8 +89,9 @@ struct WavefrontPool {
     uint32_t* counters = nullptr;  // kWavefrontCounters words
     // How intersect's and shadow's warps share their queues: 0, each warp
     // the share fixed by its place in the grid (a grid-stride loop); N > 0,
-    // each warp takes N * 32 entries at a time from a counter, so that warps
-    // whose rays finish early take more (GpuTuning::queue_fetch). Shading
+    // each warp takes the N * 32 entries of its place in the grid, then
+    // N * 32 at a time from a counter, so that warps whose rays finish early
+    // take more (GpuTuning::queue_fetch). Shading
     // keeps fixed shares: its paths cost about the same.
     uint32_t fetch_rounds = 0;
 };

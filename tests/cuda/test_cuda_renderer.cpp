@@ -99,6 +99,27 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
     }
 }
 
+// Intersect's and shadow's warps take their first entries by their place in
+// the grid and the rest from a counter: a frame of 2.6 million samples (and a
+// third of it, a first band) queues more rays than the first shares of any
+// GPU's grid hold, so that warps fetch, and the queues end inside a fetch.
+// The CPU's bits with every way of sharing.
+TEST(CudaGpu, SplitKernelsFetchingLongQueuesMatchCpuBitForBit) {
+    REQUIRE_GPU();
+    for (const char* name : {"cornell.yaml", "models.yaml"}) {
+        const TestScene scene = load_test_scene(name, 1024, 640, 4);
+        const std::vector<float> cpu = render_cpu(scene);
+        for (const uint32_t fetch : {0u, 1u, 3u}) {
+            CudaOptions options;
+            options.integrator = GpuTuning::Integrator::Split;
+            options.queue_fetch = fetch;
+            const std::vector<float> gpu = render_gpu(scene, options);
+            EXPECT_TRUE(same_bits(cpu, gpu)) << name << " queue fetch " << fetch << ": " << differing_values(cpu, gpu)
+                                             << " of " << cpu.size() << " values differ";
+        }
+    }
+}
+
 // Real models (Debian's assimp-testmodels, where present): textured glTF in
 // its three encodings, a 121k-triangle engine of instanced meshes, a PLY scan.
 TEST(CudaGpu, ImportedModelsMatchCpuBitForBit) {
