@@ -56,6 +56,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.sample_items) options.sample_items = *tuning.sample_items;
     if (tuning.chunk_samples) options.chunk_samples = options.adaptive_chunk_samples = *tuning.chunk_samples;
     if (tuning.adaptive_lookahead) options.adaptive_lookahead_percent = *tuning.adaptive_lookahead;
+    if (tuning.adaptive_fill) options.adaptive_fill_percent = *tuning.adaptive_fill;
     if (tuning.exact_wide_bvh) options.exact_wide_bvh = *tuning.exact_wide_bvh;
     if (tuning.gpu_leaf_size) options.gpu_leaf_size = *tuning.gpu_leaf_size;
     if (tuning.split_leaves) options.split_leaves = *tuning.split_leaves;
@@ -231,6 +232,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         check(cudaMalloc(reinterpret_cast<void**>(&slot.active_count), sizeof(uint32_t)), "allocating a counter");
         check(cudaMalloc(reinterpret_cast<void**>(&slot.passes), 2 * sizeof(uint32_t)), "allocating a counter");
         check(cudaMallocHost(reinterpret_cast<void**>(&slot.samples_added), sizeof(uint32_t)), "allocating a counter");
+        check(cudaMallocHost(reinterpret_cast<void**>(&slot.active_seen), sizeof(uint32_t)), "allocating a counter");
     }
 
     check(cudaEventCreate(&clock_origin_), "creating an event");
@@ -336,6 +338,7 @@ CudaRenderer::~CudaRenderer() {
         (void)cudaFree(slot.active_count);
         (void)cudaFree(slot.passes);
         (void)cudaFreeHost(slot.samples_added);
+        (void)cudaFreeHost(slot.active_seen);
         (void)cudaFree(slot.active_pixels);
         (void)cudaFreeHost(slot.pinned_sums);
     }
@@ -477,14 +480,22 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
     band.rays = ray_totals_;
     if (band.radiance) check(cudaMemsetAsync(slot.passes, 0, 2 * sizeof(uint32_t), slot.stream), "resetting a counter");
     check(cudaEventRecord(slot.kernel_start, slot.stream), "recording an event");
+    // The pixels still sampling as the last launch listed them: no more at the next.
+    uint32_t active_at_most = pixel_count;
     for (uint64_t begin = samples.begin; begin < samples.end; begin = band.sample_end) {
         band.sample_begin = uint32_t(begin);
         band.sample_end = uint32_t(std::min<uint64_t>(samples.end, begin + pass_samples));
         if (band.radiance && frame.sampling.adaptive()) {
             // Past the next decision by up to the lookahead (CudaOptions::adaptive_lookahead_percent);
             // the sums add each pixel's samples only up to the decision where it stops.
-            band.sample_end = speculative_run_end(frame.sampling, band.sample_begin, band.sample_end,
+            const uint32_t end = band.sample_end;
+            band.sample_end = speculative_run_end(frame.sampling, band.sample_begin, end,
                                                   uint32_t(std::max(0, options_.adaptive_lookahead_percent)));
+            if (split && options_.adaptive_fill_percent > 0) {
+                const uint64_t paths = uint64_t(split_->capacity()) * uint64_t(options_.adaptive_fill_percent) / 100;
+                band.sample_end = run_end_within(frame.sampling, band.sample_begin, end, band.sample_end,
+                                                 paths / std::max<uint32_t>(1, active_at_most));
+            }
         }
         const uint32_t launch_samples = band.sample_end - band.sample_begin;
         const uint64_t chunk_count =
@@ -507,6 +518,11 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                                                band.sample_end, band.last_rows_first, slot.active_pixels,
                                                slot.active_count),
                   "launching the pixel list");
+            if (split) {
+                check(cudaMemcpyAsync(slot.active_seen, slot.active_count, sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                      slot.stream),
+                      "copying the pixel count back");
+            }
         }
         if (split) {
             // After a stop the launch's sums are thrown away (the gate): no paths to trace.
@@ -515,6 +531,8 @@ void CudaRenderer::submit(const FrameSettings& frame, RowRange rows, SampleRange
                 split_->trace(slot.stream, device_scene_, frame, band,
                               how == GpuTuning::Shading::AllTypes ? kAllMaterialTypes : surface_types_,
                               how == GpuTuning::Shading::Sorted);
+                // trace() waited for work queued after the copy.
+                if (band.active_pixels) active_at_most = std::min(active_at_most, *slot.active_seen);
             }
         } else {
             check(kernel->launch(grid_blocks, unsigned(options_.block_size), slot.stream, device_scene_, frame, band),

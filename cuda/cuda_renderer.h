@@ -52,6 +52,14 @@ struct CudaOptions {
     // (H200, results/cuda.md), split kernels, 50 against 0: 2.7x less render
     // time at 480x270, 1.16x at 1920x1080; 100 wasted more at 1920x1080.
     int adaptive_lookahead_percent = 50;
+    // With adaptive sampling on the split kernels, a launch whose pixels
+    // still sampling (as many as the last launch found, at most) times its
+    // samples fit in this share (percent) of the pool of paths looks further
+    // past decisions, up to that share (run_end_within): its paths all run at
+    // once, so more of them cost it little, where each launch saved is a
+    // tail of its longest paths. 0: the lookahead alone (the default until
+    // measured: results/cuda.md).
+    int adaptive_fill_percent = 0;
     // Per slot; 0: 4 GiB, or an eighth of the free device memory if less.
     // Each launch ends in a tail of 3-4 ms (its last, longest paths hold
     // every block resident, so the other slot's launch cannot start), so a
@@ -207,6 +215,7 @@ private:
         uint32_t* active_count = nullptr;
         uint32_t* passes = nullptr;         // device: launch_sum_sample_radiance's gate and samples added
         uint32_t* samples_added = nullptr;  // pinned: the samples added, copied back with the sums
+        uint32_t* active_seen = nullptr;    // pinned: active_count, copied back after each pixel list
         std::deque<ProgressStep> progress;  // stable addresses for host callbacks
         float* user_sums = nullptr;
         size_t floats = 0;

@@ -198,9 +198,9 @@ integrators_equal_cpu() {
   "$build/farmrt" "${args[@]}" --backend cpu -o "$build/adaptive_every_cpu.pfm" \
     --stats "$build/adaptive_every_cpu.json" || return 1
   # Per-sample items on both integrators, and per-pixel items on the megakernel.
-  # Launches that end at every decision (no lookahead) trace the CPU's rays.
+  # Launches that end at every decision (no lookahead, no fill) trace the CPU's rays.
   for integrator in megakernel split pixels; do
-    FARMRT_CUDA_LOOKAHEAD=0 FARMRT_CUDA_ITEMS=$([ $integrator = pixels ] && echo pixels || echo samples) \
+    FARMRT_CUDA_LOOKAHEAD=0 FARMRT_CUDA_ADAPTIVE_FILL=0 FARMRT_CUDA_ITEMS=$([ $integrator = pixels ] && echo pixels || echo samples) \
       FARMRT_CUDA_INTEGRATOR=$([ $integrator = split ] && echo split || echo megakernel) \
       "$build/farmrt" "${args[@]}" --backend cuda \
       -o "$build/adaptive_every_$integrator.pfm" --stats "$build/adaptive_every_$integrator.json" || return 1
@@ -233,7 +233,13 @@ same_bytes_adaptive() {
       FARMRT_CUDA_LOOKAHEAD=$lookahead FARMRT_CUDA_INTEGRATOR=split "$build/farmrt" "${args[@]}" --backend cuda \
         -o "$build/adaptive_split_ahead$lookahead.pfm" || return 1
   done
-  for run in cuda cuda_pixels mixed ahead100 ahead400 split_ahead100 split_ahead400; do
+  # Split launches filled past the lookahead while few pixels still sample (run_end_within).
+  local fill
+  for fill in 0 400 1000; do
+    FARMRT_CUDA_ADAPTIVE_FILL=$fill FARMRT_CUDA_INTEGRATOR=split "$build/farmrt" "${args[@]}" --backend cuda \
+      -o "$build/adaptive_split_fill$fill.pfm" || return 1
+  done
+  for run in cuda cuda_pixels mixed ahead100 ahead400 split_ahead100 split_ahead400 split_fill0 split_fill400 split_fill1000; do
     for aov in "" .samples .variance; do cmp "$build/adaptive_cpu$aov.pfm" "$build/adaptive_$run$aov.pfm" || return 1; done
   done
   # The book's estimator (the naive-only kernels) too; fast math runs (its bytes are its own).

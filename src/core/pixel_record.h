@@ -175,6 +175,22 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t speculative_run_end(const PixelSampling& s
     return run_end < end ? run_end : end;
 }
 
+// `run_end` (a run's end from speculative_run_end), moved on to the furthest
+// later decision (or `end`) at most `samples` past `begin`: a launch whose
+// pixels are too few to fill the device takes more speculative samples, which
+// cost it little (its paths run side by side) and spare it the next launch's
+// tail.
+inline uint32_t run_end_within(const PixelSampling& sampling, uint32_t begin, uint32_t end, uint32_t run_end,
+                               uint64_t samples) {
+    while (run_end < end) {
+        uint32_t next = next_decision(sampling, run_end);
+        if (next > end) next = end;
+        if (next - begin > samples) break;
+        run_end = next;
+    }
+    return run_end;
+}
+
 // Calls add_run(begin, end) for each run of the samples in [sample_begin,
 // sample_end) that adaptive sampling leaves the pixel, in order; add_run adds
 // them to `record`, which the next decision reads.

@@ -77,6 +77,7 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     tuning.gpu.sample_items = reader.flag("FARMRT_CUDA_ITEMS", "pixels", "samples");
     tuning.gpu.chunk_samples = reader.integer("FARMRT_CUDA_CHUNK_SAMPLES", 1, 1024);
     tuning.gpu.adaptive_lookahead = reader.integer("FARMRT_CUDA_LOOKAHEAD", 0, 400);
+    tuning.gpu.adaptive_fill = reader.integer("FARMRT_CUDA_ADAPTIVE_FILL", 0, 1000);
     tuning.gpu.exact_wide_bvh = reader.flag("FARMRT_CUDA_EXACT_WIDE", "0", "1");
     tuning.gpu.gpu_leaf_size = reader.integer("FARMRT_CUDA_LEAF_SIZE", 0, 16);
     tuning.gpu.split_leaves = reader.flag("FARMRT_CUDA_GPU_BVH", "rebuild", "split");

@@ -31,6 +31,11 @@ struct GpuTuning {
     // traces past the pixels' next decision, in percent of the samples the
     // band has already positioned (0: every launch ends at a decision).
     std::optional<int> adaptive_lookahead;
+    // FARMRT_CUDA_ADAPTIVE_FILL=P (0-1000): with adaptive sampling on the
+    // split kernels, a launch looks further past decisions while the pixels
+    // still sampling times its samples stay within P percent of the pool of
+    // paths (0: the lookahead alone).
+    std::optional<int> adaptive_fill;
     std::optional<bool> exact_wide_bvh;         // FARMRT_CUDA_EXACT_WIDE=0|1
     std::optional<int> gpu_leaf_size;           // FARMRT_CUDA_LEAF_SIZE=N (0-16; 0: the scene's BVH)
     std::optional<bool> split_leaves;           // FARMRT_CUDA_GPU_BVH=rebuild|split

@@ -159,6 +159,32 @@ TEST(AdaptiveSampling, SpeculativeRunsEndAtTheFurthestStopWithinTheLookahead) {
     }
 }
 
+// run_end_within against its definition, brute force: from a run's end, the
+// furthest stop (a decision, or end) at most `samples` past begin, never
+// before the run's end.
+TEST(AdaptiveSampling, FilledRunsEndAtTheFurthestStopWithinTheSamples) {
+    for (const uint32_t min_samples : {2u, 16u, 37u}) {
+        PixelSampling sampling;
+        sampling.record_floats = kStatisticsFloats;
+        sampling.noise_threshold = 0.01f;
+        sampling.min_samples = min_samples;
+        for (const uint32_t end : {min_samples + 1, 100u, 1024u}) {
+            for (const uint64_t samples : {uint64_t(0), uint64_t(1), uint64_t(20), uint64_t(333), uint64_t(1) << 40}) {
+                for (uint32_t begin = 0; begin < end; ++begin) {
+                    const uint32_t run_end = speculative_run_end(sampling, begin, end, 50);
+                    uint32_t expected = run_end;
+                    for (uint32_t p = run_end + 1; p <= end; ++p) {
+                        const bool stop = p == end || (p >= min_samples && (p - min_samples) % kDecisionInterval == 0);
+                        if (stop && p - begin <= samples) expected = p;
+                    }
+                    ASSERT_EQ(run_end_within(sampling, begin, end, run_end, samples), expected)
+                        << "min " << min_samples << " samples " << samples << " run [" << begin << ", " << end << ")";
+                }
+            }
+        }
+    }
+}
+
 // The GPU's adaptive launches, emulated: each traces every pixel still
 // sampling at its start to speculative_run_end, past decisions, and the sums
 // add each pixel's samples run by run (for_each_sample_run), leaving out

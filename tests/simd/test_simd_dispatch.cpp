@@ -74,6 +74,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "4"}}).gpu.queue_fetch, 4);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BANDS", "3"}}).gpu.bands_in_flight, 3);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LOOKAHEAD", "0"}}).gpu.adaptive_lookahead, 0);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_ADAPTIVE_FILL", "200"}}).gpu.adaptive_fill, 200);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LEAF_SIZE", "0"}}).gpu.gpu_leaf_size, 0);
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_EXACT_WIDE", "0"}}).gpu.exact_wide_bvh.value());
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_GPU_BVH", "rebuild"}}).gpu.split_leaves.value());
@@ -102,6 +103,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
                                       std::pair{"FARMRT_CUDA_GRID_DIVISOR", "9"},
                                       std::pair{"FARMRT_FARM_MIN_BAND_MS", "-1"},
                                       std::pair{"FARMRT_CUDA_LOOKAHEAD", "401"},
+                                      std::pair{"FARMRT_CUDA_ADAPTIVE_FILL", "1001"},
                                       std::pair{"FARMRT_CUDA_LEAF_SIZE", "17"},
                                       std::pair{"FARMRT_CUDA_EXACT_WIDE", "yes"},
                                       std::pair{"FARMRT_CUDA_GPU_BVH", "sah"},
