@@ -7,13 +7,14 @@
 # .deps/root, as scripts/gpu_build_and_test.sh says):
 #   PHASE=check: scripts/gpu_build_and_test.sh's build, GPU tests and
 #                command-line checks (FARMRT_GPU_STEPS=gpu) in build-device/now;
-#   PHASE=sweep: the sweep over FILLS (default "0 50 100 200 400") with that build.
+#   PHASE=sweep: the sweep over FILLS (default "0 50 100 200 400") with that build;
+#   PHASE=all: both in one call.
 s=$SECONDS; export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu
 B=build-device/now
-if [ "${PHASE:-check}" = check ]; then
+if [ "${PHASE:-check}" != sweep ]; then
   FARMRT_GPU_STEPS=gpu LOG_DIR=$OUT/check scripts/gpu_build_and_test.sh $B | tail -n 40
   rm -f $OUT/check/build.log.gz; gzip -f $OUT/check/build.log
-  echo total $((SECONDS-s)); exit 0
+  echo check at $((SECONDS-s)); [ "${PHASE:-check}" = check ] && exit 0
 fi
 $B/farmrt --version | head -1 > $OUT/machine.txt; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >> $OUT/machine.txt
 fills=${FILLS:-0 50 100 200 400}
@@ -25,8 +26,8 @@ echo "sweep at $((SECONDS-s))"
 $B/farmrt configs/interior.yaml --width 480 --height 270 --spp 1024 --min-spp 16 --noise-threshold 0.01 --backend cpu -q -o /tmp/cpu01.pfm
 $B/farmrt configs/interior.yaml --width 1920 --height 1080 --spp 1024 --min-spp 16 --noise-threshold 0.02 --backend cpu -q -o /tmp/cpu1080.pfm
 for fill in $fills; do
-  for f in /tmp/ad_$fill/gpu_480x270_adaptive_0.01_*.pfm; do cmp -s $f /tmp/cpu01.pfm && echo "fill $fill 480x270 0.01: same as CPU" || echo "fill $fill $f DIFFER"; done
-  for f in /tmp/ad_$fill/gpu_1920x1080_adaptive_0.02_*.pfm; do cmp -s $f /tmp/cpu1080.pfm && echo "fill $fill 1920x1080 0.02: same as CPU" || echo "fill $fill $f DIFFER"; done
+  for f in /tmp/ad_$fill/gpu_480x270_adaptive_0.01_*[0-9].pfm; do cmp -s $f /tmp/cpu01.pfm && echo "fill $fill 480x270 0.01: same as CPU" || echo "fill $fill $f DIFFER"; done
+  for f in /tmp/ad_$fill/gpu_1920x1080_adaptive_0.02_*[0-9].pfm; do cmp -s $f /tmp/cpu1080.pfm && echo "fill $fill 1920x1080 0.02: same as CPU" || echo "fill $fill $f DIFFER"; done
 done > $OUT/adaptive_fill_bytes.txt
 cat $OUT/adaptive_fill_bytes.txt
 grep -E "^## |0.0[12] \| split|uniform" $OUT/adaptive_fill.md | grep -v cpu | cut -d'|' -f3,4,8,9,11,12
