@@ -8,9 +8,30 @@
 #   PHASE=check: scripts/gpu_build_and_test.sh's build, GPU tests and
 #                command-line checks (FARMRT_GPU_STEPS=gpu) in build-device/now;
 #   PHASE=sweep: the sweep over FILLS (default "0 50 100 200 400") with that build;
-#   PHASE=all: both in one call.
+#   PHASE=all: both in one call;
+#   PHASE=sanitize: farmrt alone built in build-device/now, then
+#                compute-sanitizer memcheck and initcheck on adaptive
+#                interior.yaml with the default fill, fill 1000, and a pool
+#                of 1,024 paths.
 s=$SECONDS; export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu
 B=build-device/now
+if [ "${PHASE:-check}" = sanitize ]; then
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DFARMRT_WITH_OPENIMAGEIO=OFF -DFARMRT_WITH_ASSIMP=OFF \
+    -DCMAKE_PREFIX_PATH=$PWD/.deps/root/usr -DCMAKE_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu > $OUT/configure.log 2>&1
+  ninja -C $B -j 16 farmrt > $OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
+  echo "built at $((SECONDS-s))"; $B/farmrt --version | head -1
+  args=(configs/interior.yaml --backend cuda --width 96 --height 54 --spp 160 --min-spp 8 --noise-threshold 0.05
+        --aov samples,variance --quiet)
+  rc=0
+  for tool in memcheck initcheck; do
+    for env in FARMRT_CUDA_ADAPTIVE_FILL=400 FARMRT_CUDA_ADAPTIVE_FILL=1000 FARMRT_CUDA_PATHS=1024; do
+      env FARMRT_CUDA_INTEGRATOR=split $env compute-sanitizer --tool $tool --error-exitcode 99 $B/farmrt "${args[@]}" \
+        -o /tmp/san.pfm > $OUT/${tool}_${env%%=*}_${env#*=}.log 2>&1
+      r=$?; [ $r -ne 0 ] && rc=1; echo "$tool $env: exit $r, $(grep -h "ERROR SUMMARY" $OUT/${tool}_${env%%=*}_${env#*=}.log)"
+    done
+  done
+  echo total $((SECONDS-s)); exit $rc
+fi
 if [ "${PHASE:-check}" != sweep ]; then
   FARMRT_GPU_STEPS=gpu LOG_DIR=$OUT/check scripts/gpu_build_and_test.sh $B | tail -n 40
   rm -f $OUT/check/build.log.gz; gzip -f $OUT/check/build.log
