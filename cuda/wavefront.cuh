@@ -151,8 +151,7 @@ __device__ __forceinline__ void for_each_queue_entry(const WavefrontPool& pool, 
         const uint32_t entries = pool.fetch_rounds * 32u;
         // The first entry after every warp's first share: the counter counts from there.
         const uint32_t fetched_from = (gridDim.x * blockDim.x >> 5) * entries;
-        uint32_t first = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-        first *= entries;
+        uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * entries;
         for (;;) {
             if (first >= count) return;
             const uint32_t end = min(first + entries, count);

@@ -155,6 +155,22 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t adaptive_run_end(const float* record, cons
     return next < sample_end ? next : sample_end;
 }
 
+// `run_end` moved on to the furthest later decision (or `end`) at most
+// `samples` past `begin`. speculative_run_end bounds it by the lookahead; a
+// GPU launch whose pixels are too few to fill the device by the samples that
+// fill it, which cost it little (its paths run side by side) and spare it the
+// next launch's tail.
+FARMRT_CPU_GPU FARMRT_INLINE uint32_t run_end_within(const PixelSampling& sampling, uint32_t begin, uint32_t end,
+                                                     uint32_t run_end, uint64_t samples) {
+    while (run_end < end) {
+        uint32_t next = next_decision(sampling, run_end);
+        if (next > end) next = end;
+        if (next - begin > samples) break;
+        run_end = next;
+    }
+    return run_end;
+}
+
 // The end of a run of sample positions [begin, end) traced at once for
 // every pixel still sampling at `begin` (a GPU launch): the next decision
 // after `begin` (or `end`), then the furthest later decision (or `end`) at
@@ -165,30 +181,8 @@ FARMRT_CPU_GPU FARMRT_INLINE uint32_t adaptive_run_end(const float* record, cons
 FARMRT_CPU_GPU FARMRT_INLINE uint32_t speculative_run_end(const PixelSampling& sampling, uint32_t begin, uint32_t end,
                                                           uint32_t lookahead_percent) {
     const uint64_t reach = uint64_t(begin) * lookahead_percent / 100;
-    uint32_t run_end = next_decision(sampling, begin);
-    while (run_end < end) {
-        uint32_t next = next_decision(sampling, run_end);
-        if (next > end) next = end;
-        if (next - begin > reach) break;
-        run_end = next;
-    }
+    const uint32_t run_end = run_end_within(sampling, begin, end, next_decision(sampling, begin), reach);
     return run_end < end ? run_end : end;
-}
-
-// `run_end` (a run's end from speculative_run_end), moved on to the furthest
-// later decision (or `end`) at most `samples` past `begin`: a launch whose
-// pixels are too few to fill the device takes more speculative samples, which
-// cost it little (its paths run side by side) and spare it the next launch's
-// tail.
-inline uint32_t run_end_within(const PixelSampling& sampling, uint32_t begin, uint32_t end, uint32_t run_end,
-                               uint64_t samples) {
-    while (run_end < end) {
-        uint32_t next = next_decision(sampling, run_end);
-        if (next > end) next = end;
-        if (next - begin > samples) break;
-        run_end = next;
-    }
-    return run_end;
 }
 
 // Calls add_run(begin, end) for each run of the samples in [sample_begin,
