@@ -64,6 +64,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.sample_buffer_bytes) options.sample_buffer_bytes = *tuning.sample_buffer_bytes;
     if (tuning.integrator) options.integrator = *tuning.integrator;
     if (tuning.split_paths) options.split_paths = uint32_t(*tuning.split_paths);
+    if (tuning.split_band_pools) options.split_band_pools = *tuning.split_band_pools;
     if (tuning.queue_fetch) options.queue_fetch = uint32_t(*tuning.queue_fetch);
     if (tuning.shading) options.shading = *tuning.shading;
     if (tuning.bands_in_flight) options.bands_in_flight = *tuning.bands_in_flight;
@@ -218,9 +219,9 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
 
     const unsigned long long no_rays[kRayTotals] = {};
     ray_totals_ = upload(no_rays, kRayTotals, "the ray counters");
-    const bool frames_trace_split =
+    frames_trace_split_ =
         split_kernels_ != nullptr && samples_lights_ && options_.integrator != GpuTuning::Integrator::Megakernel;
-    const int bands_in_flight = options_.bands_in_flight > 0 ? options_.bands_in_flight : frames_trace_split ? 2 : 3;
+    const int bands_in_flight = options_.bands_in_flight > 0 ? options_.bands_in_flight : frames_trace_split_ ? 2 : 3;
     slots_.resize(size_t(bands_in_flight));
     for (Slot& slot : slots_) {
         check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "creating a stream");
@@ -266,7 +267,7 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
         reserve(slot, kBandSumFloats);
         if (options_.sample_items) reserve_radiance(slot, sample_buffer_bytes_ / sizeof(float));
     }
-    if (frames_trace_split) {
+    if (frames_trace_split_) {
         try {
             make_split_tracer();
         } catch (const RenderError&) {
@@ -609,6 +610,12 @@ void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange
                           std::atomic<uint64_t>* samples_done) {
     submit(frame, rows, samples, sums, samples_done);
     while (complete_oldest() != nullptr) {}
+}
+
+uint64_t CudaRenderer::min_band_items() const {
+    const uint64_t resident = uint64_t(grid_blocks_) * uint64_t(options_.block_size);
+    if (!frames_trace_split_) return resident;
+    return std::max(resident, uint64_t(options_.split_band_pools) * options_.split_paths);
 }
 
 bool CudaRenderer::traces_split(const FrameSettings& frame) const {

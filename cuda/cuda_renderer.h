@@ -114,6 +114,12 @@ struct CudaOptions {
     // (CudaRenderer::traces_split). The split kernels need per-sample items.
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
     uint32_t split_paths = uint32_t(1) << 21;  // the split kernels' pool of paths (results/cuda.md)
+    // The shortest band the farm deals a GPU whose frames run the split
+    // kernels, in pools of paths (min_band_items): each band is a trace that
+    // ends in a drain, its last paths finishing while the pool empties, and
+    // a round trip to the host. 0: the resident threads, as for the
+    // megakernel (scripts/bench/cuda_split_bands.sh measures others).
+    int split_band_pools = 0;
     // How the split kernels' intersect and shadow warps share their queues
     // (WavefrontPool::fetch_rounds): N * 32 entries by each warp's place in
     // the grid, then N * 32 at a time from a counter; 0 a fixed share each.
@@ -175,7 +181,7 @@ public:
     // (results/cuda.md: 1.58 G samples/s on 132 SMs; results/simd.md: about
     // 1.5 M samples/s per core): the farm's first guess, replaced once measured.
     double thread_equivalents() const override { return 8.0 * report_.multiprocessors; }
-    uint64_t min_band_items() const override { return uint64_t(grid_blocks_) * uint64_t(options_.block_size); }
+    uint64_t min_band_items() const override;
     bool item_is_sample() const override { return options_.sample_items; }
     // Per-sample items: the launches whose sums were added before the stop
     // (launch_sum_sample_radiance adds a launch whole or not at all).
@@ -249,6 +255,7 @@ private:
     const WavefrontEntry* split_kernels_ = nullptr;  // null: none compiled for this scene and these options
     std::unique_ptr<WavefrontTracer> split_;         // made by the first frame that runs on it
     bool samples_lights_ = false;                    // the scene has lights for next-event estimation
+    bool frames_trace_split_ = false;                // the scene's frames run the split kernels (at set-up)
     MaterialTypes surface_types_ = 0;                // the split kernels' shading kernels (surface_types_of)
     unsigned long long* ray_totals_ = nullptr;       // device: kRayTotals running totals (BandLaunch::rays)
 

@@ -89,6 +89,7 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     if (integrator == 1) tuning.gpu.integrator = GpuTuning::Integrator::Megakernel;
     if (integrator == 2) tuning.gpu.integrator = GpuTuning::Integrator::Split;
     tuning.gpu.split_paths = reader.integer("FARMRT_CUDA_PATHS", 1024, 1 << 26);
+    tuning.gpu.split_band_pools = reader.integer("FARMRT_CUDA_SPLIT_BAND_POOLS", 0, 64);
     tuning.gpu.queue_fetch = reader.integer("FARMRT_CUDA_QUEUE_FETCH", 0, 64);
     const int shading = reader.choice("FARMRT_CUDA_SHADING", {"auto", "all", "scene", "sorted"});
     if (shading > 0) tuning.gpu.shading = GpuTuning::Shading(shading);

@@ -46,6 +46,10 @@ struct GpuTuning {
     enum class Integrator { Auto, Megakernel, Split };
     std::optional<Integrator> integrator;
     std::optional<int> split_paths;  // FARMRT_CUDA_PATHS=N (1024-67108864): the split kernels' pool
+    // FARMRT_CUDA_SPLIT_BAND_POOLS=K (0-64): the shortest band the farm deals
+    // a GPU whose frames run the split kernels, in pools of paths (0: its
+    // resident threads, as for the megakernel).
+    std::optional<int> split_band_pools;
     // FARMRT_CUDA_QUEUE_FETCH=N (0-64): how the split kernels' intersect and
     // shadow warps share their queues (0: a fixed share each; N: N * 32
     // entries at a time from a counter).

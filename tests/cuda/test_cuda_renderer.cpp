@@ -319,6 +319,36 @@ TEST(CudaGpu, SumsIndependentOfDecomposition) {
     }
 }
 
+// A GPU whose frames run the split kernels asks the farm for bands of at
+// least split_band_pools pools of paths (each band's launch ends in a drain);
+// one whose frames run the megakernel, or with 0 pools, for its resident threads.
+TEST(CudaGpu, SplitFramesAskForBandsOfSeveralPools) {
+    REQUIRE_GPU();
+    const TestScene lit = load_test_scene("cornell.yaml", 64, 32, 4);
+    CudaOptions megakernel;
+    megakernel.integrator = GpuTuning::Integrator::Megakernel;
+    megakernel.split_band_pools = 3;
+    const uint64_t resident = CudaRenderer(lit.description.scene.view(), megakernel).min_band_items();
+    EXPECT_GT(resident, 0u);
+    for (const int pools : {0, 3}) {
+        CudaOptions split;
+        split.integrator = GpuTuning::Integrator::Split;
+        split.split_paths = uint32_t(1) << 20;
+        split.split_band_pools = pools;
+        EXPECT_EQ(CudaRenderer(lit.description.scene.view(), split).min_band_items(),
+                  std::max<uint64_t>(resident, uint64_t(pools) << 20))
+            << pools << " pools";
+    }
+    // The book's scene has no lights: its frames run the megakernel.
+    const TestScene unlit = load_test_scene("spheres.yaml", 64, 32, 4);
+    CudaOptions automatic;
+    automatic.split_band_pools = 3;
+    CudaOptions forced = automatic;
+    forced.integrator = GpuTuning::Integrator::Megakernel;
+    EXPECT_EQ(CudaRenderer(unlit.description.scene.view(), automatic).min_band_items(),
+              CudaRenderer(unlit.description.scene.view(), forced).min_band_items());
+}
+
 TEST(CudaGpu, AsynchronousBandsCompleteInOrderAndCountProgress) {
     REQUIRE_GPU();
     const TestScene scene = load_test_scene("tiny.yaml", 40, 12, 5);

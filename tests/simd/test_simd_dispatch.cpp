@@ -70,6 +70,8 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_INTEGRATOR", "megakernel"}}).gpu.integrator, GpuTuning::Integrator::Megakernel);
     EXPECT_FALSE(tuning_of({}).gpu.integrator.has_value());
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_PATHS", "4096"}}).gpu.split_paths, 4096);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SPLIT_BAND_POOLS", "0"}}).gpu.split_band_pools, 0);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SPLIT_BAND_POOLS", "8"}}).gpu.split_band_pools, 8);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "0"}}).gpu.queue_fetch, 0);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "4"}}).gpu.queue_fetch, 4);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BANDS", "3"}}).gpu.bands_in_flight, 3);
@@ -97,6 +99,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
                                       std::pair{"FARMRT_FARM_ENDGAME", "never"},
                                       std::pair{"FARMRT_CUDA_INTEGRATOR", "wavefront"},
                                       std::pair{"FARMRT_CUDA_PATHS", "100"},
+                                      std::pair{"FARMRT_CUDA_SPLIT_BAND_POOLS", "65"},
                                       std::pair{"FARMRT_CUDA_QUEUE_FETCH", "65"},
                                       std::pair{"FARMRT_CUDA_BANDS", "0"},
                                       std::pair{"FARMRT_CUDA_BLOCK", "48"},
