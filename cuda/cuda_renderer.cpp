@@ -58,6 +58,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.adaptive_lookahead) options.adaptive_lookahead_percent = *tuning.adaptive_lookahead;
     if (tuning.adaptive_fill) options.adaptive_fill_percent = *tuning.adaptive_fill;
     if (tuning.exact_wide_bvh) options.exact_wide_bvh = *tuning.exact_wide_bvh;
+    if (tuning.triangle_corners) options.triangle_corners = *tuning.triangle_corners;
     if (tuning.gpu_leaf_size) options.gpu_leaf_size = *tuning.gpu_leaf_size;
     if (tuning.split_leaves) options.split_leaves = *tuning.split_leaves;
     if (tuning.warp_fetch) options.warp_fetch = *tuning.warp_fetch;
@@ -199,6 +200,11 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     device_scene_.spheres = upload(scene.spheres, scene.sphere_count, "spheres");
     device_scene_.quads = upload(scene.quads, scene.quad_count, "quads");
     device_scene_.triangles = upload(scene.triangles, scene.triangle_count, "triangles");
+    if (options_.triangle_corners && scene.triangle_count > 0) {
+        std::vector<TriangleCorners> corners(scene.triangle_count);
+        for (size_t i = 0; i < corners.size(); ++i) corners[i] = corners_of(scene.triangles[i]);
+        device_scene_.triangle_corners = upload(corners.data(), corners.size(), "triangle corners");
+    }
     device_scene_.triangle_attributes =
         upload(scene.triangle_attributes, scene.triangle_attributes_count, "triangle attributes");
     device_scene_.materials = upload(scene.materials, scene.material_count, "materials");

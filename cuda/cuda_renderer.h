@@ -108,6 +108,11 @@ struct CudaOptions {
     // alone (the book's scene 0.4-1% slower). Shadow rays and the AOVs' first
     // hits keep the binary traversal (over the same leaves).
     std::optional<bool> exact_wide_bvh;
+    // A copy of the triangles' corners in 16-byte rows (SceneView::
+    // triangle_corners) that traversal reads with three vector loads, not
+    // nine scalar loads from the 104-byte triangles; 48 bytes a triangle
+    // of device memory.
+    bool triangle_corners = true;
     bool last_rows_first = false;  // BandLaunch::last_rows_first (measured slower on spheres.yaml)
     // The path tracer: the megakernel (path_kernel.cuh) or the split kernels
     // (wavefront.h), or per frame the one measured faster for its kind

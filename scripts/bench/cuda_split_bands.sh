@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# How long a band the farm deals a GPU whose frames run the split kernels:
-# FARMRT_CUDA_SPLIT_BAND_POOLS=K (the shortest band, in pools of paths; 0:
-# the GPU's resident threads), FARMRT_FARM_BAND_DIVISOR=1 (one band a round:
-# an upper bound on what fewer drains of the pool gain), FARMRT_CUDA_PATHS
-# and FARMRT_CUDA_BANDS, beside a build of another commit. One GPU:
+# The GPU's tuning switches side by side, and beside a build of another
+# commit. First made for how long a band the farm deals a GPU whose frames
+# run the split kernels: FARMRT_CUDA_SPLIT_BAND_POOLS=K (the shortest band,
+# in pools of paths; 0: the GPU's resident threads), FARMRT_FARM_BAND_DIVISOR=1
+# (one band a round: an upper bound on what fewer drains of the pool gain),
+# FARMRT_CUDA_PATHS and FARMRT_CUDA_BANDS. One GPU:
 #   PHASE=check  images at 320x180, 64 spp (several pools) the CPU's bytes
-#                for K = 0, 1, 4, 16 and one band, with the bands dealt;
+#                for each of CHECKS (variants, default: K = 0, 1, 4, 16 and
+#                one band) on each of CHECK_CONFIGS (config names, or env:
+#                the million triangles; default: cornell models);
 #   PHASE=bench  CASES (scene:spp:variant ...) REPEATS times, interleaved;
 #                scene: a config's name, or env (scripts/generate/env_model.sh's
 #                million triangles); interior runs adaptive (0.01, 480x270);
 #                spheres runs at 1200x675; variant: pK, d1, nP (paths), bN
-#                (bands in flight), w1 (FARMRT_CUDA_EXACT_WIDE=1), now
-#                (defaults) or before (BEFORE's farmrt on BEFORE_CONFIGS's
-#                configs); medians of the render phase and whole command.
+#                (bands in flight), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
+#                (FARMRT_CUDA_TRIANGLE_CORNERS=0), lN (FARMRT_CUDA_LEAF_SIZE=N),
+#                now (defaults), base (BASE's farmrt on this tree's configs)
+#                or before (BEFORE's farmrt on BEFORE_CONFIGS's configs);
+#                medians of the render phase and whole command.
 #   FARMRT=build/farmrt BEFORE=old/farmrt BEFORE_CONFIGS=old/configs OUT=dir \
 #     CASES="env:256:p0 env:256:p4 env:256:before" PHASE=bench scripts/bench/cuda_split_bands.sh
 set -uo pipefail
@@ -22,22 +27,39 @@ out=${OUT:-/tmp/split_bands}; mkdir -p "$out"
 s=$SECONDS
 F=${FARMRT:-$root/build/farmrt}
 scene_dir=$out/scene
+# The environment of a variant of this build (see above) in env=().
+variant_env() {
+  case $1 in
+    now) env=() ;;
+    p*) env=(FARMRT_CUDA_SPLIT_BAND_POOLS=${1#p}) ;;
+    d1) env=(FARMRT_FARM_BAND_DIVISOR=1) ;;
+    n*) env=(FARMRT_CUDA_PATHS=${1#n}) ;;
+    b*) env=(FARMRT_CUDA_BANDS=${1#b}) ;;
+    w1) env=(FARMRT_CUDA_EXACT_WIDE=1) ;;
+    c0) env=(FARMRT_CUDA_TRIANGLE_CORNERS=0) ;;
+    l*) env=(FARMRT_CUDA_LEAF_SIZE=${1#l}) ;;
+    *) echo "unknown variant $1" >&2; exit 2 ;;
+  esac
+}
 case ${PHASE:?PHASE=check or bench} in
 check)
   { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nproc
     $F --version | head -1; } > "$out/machine.txt"
   cat "$out/machine.txt"
+  [[ " ${CHECK_CONFIGS:-} " == *" env "* ]] && scripts/generate/env_model.sh "$scene_dir" > /dev/null 2>&1
   {
-    for config in configs/cornell.yaml configs/models.yaml; do
+    for name in ${CHECK_CONFIGS:-cornell models}; do
+      config=configs/$name.yaml
+      [ $name = env ] && config=$scene_dir/env_model.yaml
       a=("$config" --width 320 --height 180 --spp 64 --quiet)
-      $F "${a[@]}" --backend cpu -o "$out/cpu.pfm" || { echo "$config cpu FAILED"; continue; }
-      for run in 0 1 4 16 d1; do
-        if [ $run = d1 ]; then env=(FARMRT_FARM_BAND_DIVISOR=1); else env=(FARMRT_CUDA_SPLIT_BAND_POOLS=$run); fi
+      $F "${a[@]}" --backend cpu -o "$out/cpu.pfm" || { echo "$name cpu FAILED"; continue; }
+      for run in ${CHECKS:-p0 p1 p4 p16 d1}; do
+        variant_env $run
         env "${env[@]}" $F "${a[@]}" --backend cuda -o "$out/gpu.pfm" --stats "$out/gpu.json" 2> /dev/null ||
-          { echo "$config $run none"; continue; }
+          { echo "$name $run none"; continue; }
         bands=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['bands'])" "$out/gpu.json" 2> /dev/null)
-        cmp -s "$out/cpu.pfm" "$out/gpu.pfm" && echo "$config $run same bands=$bands" ||
-          echo "$config $run DIFFER bands=$bands"
+        cmp -s "$out/cpu.pfm" "$out/gpu.pfm" && echo "$name $run same bands=$bands" ||
+          echo "$name $run DIFFER bands=$bands"
       done
     done
   } > "$out/correctness.txt" 2>&1
@@ -53,13 +75,9 @@ bench)
     [ $name = env ] && config=$scene_dir/env_model.yaml
     [ $name = interior ] && extra+=(--noise-threshold 0.01 --min-spp 16 --width 480 --height 270)
     case $variant in
-      now) ;;
       before) bin=${BEFORE:?BEFORE=farmrt of another commit}; [ $name != env ] && config=${BEFORE_CONFIGS:?}/$name.yaml ;;
-      p*) env=(FARMRT_CUDA_SPLIT_BAND_POOLS=${variant#p}) ;;
-      d1) env=(FARMRT_FARM_BAND_DIVISOR=1) ;;
-      n*) env=(FARMRT_CUDA_PATHS=${variant#n}) ;;
-      b*) env=(FARMRT_CUDA_BANDS=${variant#b}) ;;
-      w1) env=(FARMRT_CUDA_EXACT_WIDE=1) ;;
+      base) bin=${BASE:?BASE=farmrt of another commit} ;;
+      *) variant_env $variant ;;
     esac
     t0=$(date +%s.%N)
     env "${env[@]}" $bin "$config" --spp $spp "${extra[@]}" --backend cuda --quiet -o "$out/b.pfm" \

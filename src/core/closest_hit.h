@@ -124,10 +124,14 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_geometry(const SceneView& scene, Pri
         break;
     }
     case PrimitiveType::Triangle: {
-        const Triangle& triangle = scene.triangles[ref.index()];
-        found = intersect_triangle(triangle, ray, t_min, t_max, t, u, v) &&
-                hit_within_bounds(tester, bounds_of(triangle), t_min, t) &&
-                (!scene.has_cutouts || surface_kept(scene, triangle, ref, ray, t, u, v));
+        // The GPU reads its copy of the corners (three vector loads); the
+        // frame's 1 / dz is the tester's.
+        const TriangleCorners corners = scene.triangle_corners != nullptr ? scene.triangle_corners[ref.index()]
+                                                                          : corners_of(scene.triangles[ref.index()]);
+        found = intersect_triangle(corners, ray, triangle_ray_frame(ray.direction, tester.inverse_direction), t_min,
+                                   t_max, t, u, v) &&
+                hit_within_bounds(tester, bounds_of(corners), t_min, t) &&
+                (!scene.has_cutouts || surface_kept(scene, scene.triangles[ref.index()], ref, ray, t, u, v));
         break;
     }
     case PrimitiveType::Instance: break;

@@ -150,6 +150,33 @@ FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Triangle& t) {
     return box;
 }
 
+// A triangle's corners alone, in three 16-byte rows: what a traversal reads
+// to test a triangle. The GPU keeps a copy of every triangle's
+// (SceneView::triangle_corners) and reads one with three vector loads, where
+// the corners of the 104-byte Triangle take nine scalar loads and often two
+// cache lines.
+struct alignas(16) TriangleCorners {
+    Vec3 vertex0;
+    float unused0;
+    Vec3 vertex1;
+    float unused1;
+    Vec3 vertex2;
+    float unused2;
+};
+static_assert(sizeof(TriangleCorners) == 48, "TriangleCorners must stay three 16-byte rows");
+
+FARMRT_CPU_GPU FARMRT_INLINE TriangleCorners corners_of(const Triangle& t) {
+    return TriangleCorners{t.vertex0, 0.0f, t.vertex1, 0.0f, t.vertex2, 0.0f};
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const TriangleCorners& c) {
+    Aabb box;
+    box.expand(c.vertex0);
+    box.expand(c.vertex1);
+    box.expand(c.vertex2);
+    return box;
+}
+
 // Whether the ray, as the traversal's slab test sees it (`tester`, widening
 // included), is inside the primitive's own box somewhere in [t_min, t]: every
 // tracer accepts a primitive's hit at t only then. Rounding can put a hit
@@ -331,7 +358,13 @@ struct TriangleRayFrame {
     bool valid;  // false for a zero direction
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& direction) {
+// `inverse_direction`: 1 / the direction, per axis (RayBoxTester's, the same
+// correctly rounded divisions), so that a tracer that tests each triangle on
+// its own (the GPU's) builds the frame per triangle without a division of its
+// own, where an exact division costs a dozen instructions.
+template <class InverseOfAxis>
+FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame_with(const Vec3& direction,
+                                                                      const InverseOfAxis& inverse_of_axis) {
     TriangleRayFrame f;
     const float ax = fabsf(direction.x), ay = fabsf(direction.y), az = fabsf(direction.z);
     f.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
@@ -340,13 +373,19 @@ FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& dir
     const float dx = direction[f.kx], dy = direction[f.ky], dz = direction[f.kz];
     f.valid = dz != 0.0f;
     // One division: the shears scale by 1 / dz (any shear that is the same
-    // for every triangle the ray meets keeps the test watertight). Tracers
-    // that test each triangle on its own (the GPU's) compute this per
-    // triangle, where an exact division costs a dozen instructions.
-    f.shear_z = f.valid ? 1.0f / dz : 0.0f;
+    // for every triangle the ray meets keeps the test watertight).
+    f.shear_z = f.valid ? inverse_of_axis(f.kz, dz) : 0.0f;
     f.shear_x = -dx * f.shear_z;
     f.shear_y = -dy * f.shear_z;
     return f;
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& direction) {
+    return triangle_ray_frame_with(direction, [](int, float d) { return 1.0f / d; });
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE TriangleRayFrame triangle_ray_frame(const Vec3& direction, const Vec3& inverse_direction) {
+    return triangle_ray_frame_with(direction, [&](int axis, float) { return inverse_direction[axis]; });
 }
 
 // The watertight test over lanes, in two steps, so that a tracer can redecide
@@ -419,26 +458,27 @@ struct FixedBound {
     FARMRT_CPU_GPU FARMRT_INLINE Real operator()() const { return t; }
 };
 
-// One triangle as a TriangleSource.
+// One triangle's corners as a TriangleSource.
 struct TriangleLanes {
-    const Triangle& triangle;
+    const TriangleCorners& corners;
     const TriangleRayFrame& frame;
     FARMRT_CPU_GPU FARMRT_INLINE LaneVec3<float> vertex(int i) const {
         // A copy, permuted in registers (indexing the triangle's memory by
         // axis made the GPU's triangle test 22% slower).
-        const Vec3 v = i == 0 ? triangle.vertex0 : (i == 1 ? triangle.vertex1 : triangle.vertex2);
+        const Vec3 v = i == 0 ? corners.vertex0 : (i == 1 ? corners.vertex1 : corners.vertex2);
         return {v[frame.kx], v[frame.ky], v[frame.kz]};
     }
 };
 
-FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const Ray& ray, float t_min, float t_max,
+// `frame`: the ray's (triangle_ray_frame).
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const TriangleCorners& corners, const Ray& ray,
+                                                     const TriangleRayFrame& frame, float t_min, float t_max,
                                                      float& t_out, float& b1_out, float& b2_out) {
-    const TriangleRayFrame frame = triangle_ray_frame(ray.direction);
     if (!frame.valid) return false;
     const Vec3 o = ray.origin;
     const LaneVec3<float> origin{o[frame.kx], o[frame.ky], o[frame.kz]};
     TriangleInRayFrame<float> f =
-        triangle_in_ray_frame(TriangleLanes{tri, frame}, origin, frame.shear_x, frame.shear_y);
+        triangle_in_ray_frame(TriangleLanes{corners, frame}, origin, frame.shear_x, frame.shear_y);
     // Exactly on an edge in float: decide in double, as the paper does.
     if (on_triangle_edge(f)) {
         f.e0 = float(double(f.p1.x) * double(f.p2.y) - double(f.p1.y) * double(f.p2.x));
@@ -451,6 +491,12 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const 
     b1_out = f.e1 * inverse_determinant;
     b2_out = f.e2 * inverse_determinant;
     return true;
+}
+
+FARMRT_CPU_GPU FARMRT_INLINE bool intersect_triangle(const Triangle& tri, const Ray& ray, float t_min, float t_max,
+                                                     float& t_out, float& b1_out, float& b2_out) {
+    return intersect_triangle(corners_of(tri), ray, triangle_ray_frame(ray.direction), t_min, t_max, t_out, b1_out,
+                              b2_out);
 }
 
 }  // namespace farmrt

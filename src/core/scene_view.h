@@ -19,6 +19,9 @@ struct SceneView {
     const Sphere* spheres = nullptr;
     const Quad* quads = nullptr;
     const Triangle* triangles = nullptr;
+    // The triangles' corners in 16-byte rows, in the triangles' order, where a
+    // tracer keeps a copy (the GPU's); null: traversal reads `triangles`.
+    const TriangleCorners* triangle_corners = nullptr;
     const TriangleAttributes* triangle_attributes = nullptr;  // Triangle::attributes indexes it
     const Material* materials = nullptr;
     const Texture* textures = nullptr;

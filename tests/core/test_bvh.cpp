@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "core/occlusion.h"
 #include "core/scene.h"
 #include "test_helpers.h"
 
@@ -35,6 +36,26 @@ using testing::random_scene;
     return ::testing::AssertionSuccess();
 }
 
+// The same ray through the scene's triangles and through a copy of their
+// corners (SceneView::triangle_corners, as the GPU reads them): the same
+// closest hit and the same occlusion, bit for bit.
+::testing::AssertionResult same_hit_through_corners(const SceneView& view, const SceneView& with_corners,
+                                                    const Ray& ray) {
+    Hit hit, corner_hit;
+    const bool found = intersect_closest(view, ray, kMinHitDistance, hit);
+    const bool corner_found = intersect_closest(with_corners, ray, kMinHitDistance, corner_hit);
+    if (found != corner_found || hit.t != corner_hit.t || hit.primitive.bits != corner_hit.primitive.bits ||
+        hit.u != corner_hit.u || hit.v != corner_hit.v) {
+        return ::testing::AssertionFailure() << "through the triangles found=" << found << " t=" << hit.t
+                                             << ", through the corners found=" << corner_found << " t=" << corner_hit.t;
+    }
+    const float t_max = found ? hit.t : kInfinity;
+    if (intersect_any(view, ray, kMinHitDistance, t_max) != intersect_any(with_corners, ray, kMinHitDistance, t_max)) {
+        return ::testing::AssertionFailure() << "occlusion differs through the corners";
+    }
+    return ::testing::AssertionSuccess();
+}
+
 Vec3 random_direction(std::mt19937& rng) {
     std::normal_distribution<float> normal;
     Vec3 d;
@@ -48,6 +69,10 @@ Vec3 random_direction(std::mt19937& rng) {
 // direction components), some aimed at primitives' centres, corners and edges.
 void check_random_rays(const Scene& scene, std::mt19937& rng, int ray_count, float extent) {
     const SceneView view = scene.view();
+    std::vector<TriangleCorners> corners;
+    for (const Triangle& triangle : scene.triangles) corners.push_back(corners_of(triangle));
+    SceneView with_corners = view;
+    with_corners.triangle_corners = corners.data();
     std::uniform_real_distribution<float> position(-extent, extent), fraction(0, 1);
     std::uniform_int_distribution<int> kind(0, 5);
     int failures = 0;
@@ -79,7 +104,8 @@ void check_random_rays(const Scene& scene, std::mt19937& rng, int ray_count, flo
             if (length_squared(direction) == 0.0f) direction = Vec3(0, 1, 0);
         }
         const Ray ray{origin, direction};
-        const ::testing::AssertionResult result = same_closest_hit(view, ray);
+        ::testing::AssertionResult result = same_closest_hit(view, ray);
+        if (result && !corners.empty()) result = same_hit_through_corners(view, with_corners, ray);
         if (!result) {
             ++failures;
             ADD_FAILURE() << result.message() << "\n  ray origin (" << origin.x << ", " << origin.y << ", " << origin.z

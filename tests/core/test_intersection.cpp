@@ -429,6 +429,36 @@ TEST(TriangleIntersection, ZeroDirectionAndDegenerateTrianglesNeverHit) {
     EXPECT_FALSE(intersect_triangle(line, Ray{{0.5f, 0, 0}, {0, 0, -1}}, kMinHitDistance, kNoLimit, t, b1, b2));
 }
 
+// The frame whose 1 / dz is the box tester's (the GPU's per-triangle form)
+// is the frame that divides, bit for bit, for directions of every sign,
+// magnitude and zero component, subnormals included.
+TEST(TriangleIntersection, FrameFromTheTestersInverseEqualsTheDividingOne) {
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<float> mantissa(-2.0f, 2.0f);
+    std::uniform_int_distribution<int> exponent(-140, 100), special(0, 9);
+    const auto component = [&] {
+        switch (special(rng)) {
+        case 0: return 0.0f;
+        case 1: return -0.0f;
+        case 2: return std::ldexp(mantissa(rng), -140);  // subnormal
+        default: return std::ldexp(mantissa(rng), exponent(rng));
+        }
+    };
+    for (int i = 0; i < 100000; ++i) {
+        const Vec3 d(component(), component(), component());
+        const RayBoxTester tester(Ray{Vec3(0.0f), d});
+        const TriangleRayFrame divided = triangle_ray_frame(d);
+        const TriangleRayFrame from_tester = triangle_ray_frame(d, tester.inverse_direction);
+        ASSERT_EQ(divided.valid, from_tester.valid);
+        ASSERT_EQ(divided.kx, from_tester.kx);
+        ASSERT_EQ(divided.ky, from_tester.ky);
+        ASSERT_EQ(divided.kz, from_tester.kz);
+        ASSERT_EQ(float_bits(divided.shear_x), float_bits(from_tester.shear_x)) << d.x << " " << d.y << " " << d.z;
+        ASSERT_EQ(float_bits(divided.shear_y), float_bits(from_tester.shear_y));
+        ASSERT_EQ(float_bits(divided.shear_z), float_bits(from_tester.shear_z));
+    }
+}
+
 TEST(TriangleSurface, FlatNormalAndInterpolatedTextureCoordinates) {
     Triangle tri = kTriangle;
     const float uvs[6] = {0.1f, 0.2f, 0.9f, 0.2f, 0.1f, 0.8f};

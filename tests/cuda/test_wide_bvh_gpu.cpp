@@ -26,17 +26,20 @@ std::vector<Aabb> bounds_of_refs(const Scene& scene, const std::vector<Primitive
     return bounds;
 }
 
-// One tree the GPU may traverse, over the primitives of `scene`.
+// One tree the GPU may traverse, over the primitives of `scene`, with the
+// copy of the triangles' corners that the GPU reads.
 struct GpuTree {
     std::string name;
     std::vector<BvhNode> nodes;
     std::vector<PrimitiveRef> refs;
     std::vector<WideBvhNode> wide;
+    std::vector<TriangleCorners> corners;
 
     SceneView view(SceneView scene) const {
         scene.nodes = nodes.data();
         scene.node_count = uint32_t(nodes.size());
         scene.primitives = refs.data();
+        if (!corners.empty()) scene.triangle_corners = corners.data();
         return scene;
     }
 };
@@ -52,19 +55,22 @@ std::vector<GpuTree> gpu_trees(Scene& scene) {
         trees.push_back({"built, leaves of " + std::to_string(leaf_size),
                          std::vector<BvhNode>(view.nodes, view.nodes + view.node_count),
                          std::vector<PrimitiveRef>(view.primitives, view.primitives + view.primitive_count),
+                         {},
                          {}});
     }
     const SceneView view = scene.view();
     const std::vector<PrimitiveRef> refs(view.primitives, view.primitives + view.primitive_count);
     const std::vector<Aabb> bounds = bounds_of_refs(scene, refs);
     for (const int leaf_size : {1, 2}) {
-        GpuTree tree{"the CPU's split to leaves of " + std::to_string(leaf_size), {}, {}, {}};
+        GpuTree tree{"the CPU's split to leaves of " + std::to_string(leaf_size), {}, {}, {}, {}};
         EXPECT_TRUE(
             split_bvh_leaves(view.nodes, view.node_count, view.primitives, bounds, leaf_size, tree.nodes, tree.refs));
         trees.push_back(std::move(tree));
     }
-    for (GpuTree& tree : trees)
+    for (GpuTree& tree : trees) {
         EXPECT_TRUE(build_wide_bvh(tree.nodes.data(), uint32_t(tree.nodes.size()), tree.refs.data(), tree.wide));
+        for (const Triangle& triangle : scene.triangles) tree.corners.push_back(corners_of(triangle));
+    }
     return trees;
 }
 
