@@ -142,14 +142,6 @@ FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Quad& q) {
     return box;
 }
 
-FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Triangle& t) {
-    Aabb box;
-    box.expand(t.vertex0);
-    box.expand(t.vertex1);
-    box.expand(t.vertex2);
-    return box;
-}
-
 // A triangle's corners alone, in three 16-byte rows: what a traversal reads
 // to test a triangle. The GPU keeps a copy of every triangle's
 // (SceneView::triangle_corners) and reads one with three vector loads, where
@@ -176,6 +168,8 @@ FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const TriangleCorners& c) {
     box.expand(c.vertex2);
     return box;
 }
+
+FARMRT_CPU_GPU FARMRT_INLINE Aabb bounds_of(const Triangle& t) { return bounds_of(corners_of(t)); }
 
 // Whether the ray, as the traversal's slab test sees it (`tester`, widening
 // included), is inside the primitive's own box somewhere in [t_min, t]: every
