@@ -94,7 +94,22 @@ struct WavefrontPool {
     // take more (GpuTuning::queue_fetch). Shading
     // keeps fixed shares: its paths cost about the same.
     uint32_t fetch_rounds = 0;
+    // Spatial ray order (null: the queue's order): between generate and
+    // intersect, a counting sort deals the ray queue out by each ray's
+    // key (ray_order_key: its origin's cell of the scene's box in Morton
+    // order, then its direction's octant), so that a warp takes rays that
+    // start near one another and go the same way, and traverses the same
+    // nodes. Shading and the shadow queue inherit the order. A ray's result
+    // does not depend on when it is traced: the bytes stay the same.
+    uint16_t* ray_keys = nullptr;         // capacity entries: the key of the queue's i-th ray
+    uint32_t* unordered_rays = nullptr;   // capacity entries: the queue as generate left it
+    uint32_t* bucket_starts = nullptr;    // kRayOrderBuckets: where each key's rays go
 };
+
+// Keys of the spatial ray order: 4 bits of each axis of the origin's cell
+// (12 bits, Morton order), then the direction's octant (3 bits).
+constexpr uint32_t kRayOrderCellBits = 4;
+constexpr uint32_t kRayOrderBuckets = 1u << (3 * kRayOrderCellBits + 3);
 
 // Blocks per launch of each kernel: generate covers the pool; the queue
 // kernels fill the device once and loop over a queue whose length only the
@@ -109,6 +124,7 @@ struct WavefrontGrids {
     // book's types' (shade_book) or every type's (shade).
     MaterialTypes shaded_types = kAllMaterialTypes;
     unsigned shade_book = 1;
+    unsigned order = 1;  // the spatial ray order's key and scatter kernels
 };
 
 // One iteration: generate, intersect, shade, shadow. With `ray_count_copy`
@@ -131,6 +147,7 @@ struct WavefrontEntry {
     // The forms whose warps fetch their entries (WavefrontPool::fetch_rounds).
     const void* intersect_fetching;
     const void* shadow_fetching;
+    const void* order_keys;  // the spatial ray order's (WavefrontPool::ray_keys)
     WavefrontIteration iterate;
 };
 

@@ -63,18 +63,18 @@ MaterialTypes surface_types_of(const Material* materials, uint32_t count) {
 }
 
 WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                                 MaterialTypes surface_types, uint32_t fetch_rounds)
+                                 MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order)
     : device_(device), kernels_(kernels), surface_types_(surface_types) {
     pool_.fetch_rounds = fetch_rounds;
     try {
-        allocate_pool(paths, block_size);
+        allocate_pool(paths, block_size, spatial_ray_order);
     } catch (...) {
         release();  // the destructor does not run for a constructor that throws
         throw;
     }
 }
 
-void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
+void WavefrontTracer::allocate_pool(uint32_t paths, int block_size, bool spatial_ray_order) {
     pool_.capacity = std::max<uint32_t>(paths, 32);
     const size_t n = pool_.capacity;
     allocate_planes(pool_.paths, "path states");
@@ -86,6 +86,11 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     if (several_material_types(surface_types_)) {
         pool_.shade_queues = allocate<uint32_t>(n * kMaterialTypeCount, "shading queues");
         pool_.emitter_queue = uint32_t(lowest_material_type(surface_types_));
+    }
+    if (spatial_ray_order) {
+        pool_.ray_keys = allocate<uint16_t>(n, "ray order keys");
+        pool_.unordered_rays = allocate<uint32_t>(n, "ray order queue");
+        pool_.bucket_starts = allocate<uint32_t>(kRayOrderBuckets, "ray order buckets");
     }
     pool_.counters = allocate<uint32_t>(kWavefrontCounters, "counters");
     check(cudaMemset(pool_.slots.words, 0, pool_.slots.bytes(pool_.capacity)), "clearing the split kernels' slots");
@@ -103,6 +108,7 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     for (uint32_t t = 0; t < kMaterialTypeCount; ++t)
         grids_.shade_by_type[t] = resident_blocks(kernels_.shade_by_type[t]);
     grids_.shadow = resident_blocks(fetching ? kernels_.shadow_fetching : kernels_.shadow);
+    grids_.order = resident_blocks(kernels_.order_keys);
 }
 
 WavefrontTracer::~WavefrontTracer() { release(); }
