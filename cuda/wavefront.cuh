@@ -219,8 +219,8 @@ __device__ __forceinline__ uint32_t ray_order_key(const Ray& ray, const Aabb& bo
         code |= ((cell[0] >> bit) & 1u) << (3 * bit + 2) | ((cell[1] >> bit) & 1u) << (3 * bit + 1) |
                 ((cell[2] >> bit) & 1u) << (3 * bit);
     }
-    const uint32_t octant = (ray.direction.x < 0.0f ? 4u : 0u) | (ray.direction.y < 0.0f ? 2u : 0u) |
-                            (ray.direction.z < 0.0f ? 1u : 0u);
+    const uint32_t octant =
+        (ray.direction.x < 0.0f ? 4u : 0u) | (ray.direction.y < 0.0f ? 2u : 0u) | (ray.direction.z < 0.0f ? 1u : 0u);
     return code << 3 | octant;
 }
 
@@ -278,8 +278,7 @@ __global__ void __launch_bounds__(kRayOrderStartThreads) wavefront_order_starts(
 __global__ void wavefront_order_scatter(const WavefrontPool pool) {
     const uint32_t count = pool.counters[kRayCount];
     const uint32_t lane = threadIdx.x & 31u;
-    for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count;
-         base += gridDim.x * blockDim.x) {
+    for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += gridDim.x * blockDim.x) {
         const uint32_t i = base + lane;
         const unsigned lanes = __ballot_sync(0xffffffffu, i < count);
         if (i >= count) continue;
@@ -448,8 +447,7 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
         if (copied != cudaSuccess) return copied;
     }
     if (pool.ray_keys != nullptr) {
-        const cudaError_t cleared =
-            cudaMemsetAsync(pool.bucket_starts, 0, kRayOrderBuckets * sizeof(uint32_t), stream);
+        const cudaError_t cleared = cudaMemsetAsync(pool.bucket_starts, 0, kRayOrderBuckets * sizeof(uint32_t), stream);
         if (cleared != cudaSuccess) return cleared;
         wavefront_order_keys<<<grids.order, grids.block_size, 0, stream>>>(scene, pool);
         wavefront_order_starts<<<1, kRayOrderStartThreads, 0, stream>>>(pool);

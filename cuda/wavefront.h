@@ -101,9 +101,9 @@ struct WavefrontPool {
     // start near one another and go the same way, and traverses the same
     // nodes. Shading and the shadow queue inherit the order. A ray's result
     // does not depend on when it is traced: the bytes stay the same.
-    uint16_t* ray_keys = nullptr;         // capacity entries: the key of the queue's i-th ray
-    uint32_t* unordered_rays = nullptr;   // capacity entries: the queue as generate left it
-    uint32_t* bucket_starts = nullptr;    // kRayOrderBuckets: where each key's rays go
+    uint16_t* ray_keys = nullptr;        // capacity entries: the key of the queue's i-th ray
+    uint32_t* unordered_rays = nullptr;  // capacity entries: the queue as generate left it
+    uint32_t* bucket_starts = nullptr;   // kRayOrderBuckets: where each key's rays go
 };
 
 // Keys of the spatial ray order: 4 bits of each axis of the origin's cell

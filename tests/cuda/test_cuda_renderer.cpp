@@ -97,8 +97,8 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
             EXPECT_TRUE(same_bits(cpu, gpu))
                 << name << " integrator " << int(o.integrator) << " paths " << o.split_paths << " samples/launch "
                 << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch
-                << " spatial ray order " << o.spatial_ray_order << ": "
-                << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
+                << " spatial ray order " << o.spatial_ray_order << ": " << differing_values(cpu, gpu) << " of "
+                << cpu.size() << " values differ";
         }
     }
 }
@@ -121,9 +121,9 @@ TEST(CudaGpu, SplitKernelsFetchingLongQueuesMatchCpuBitForBit) {
                 options.queue_fetch = fetch;
                 options.spatial_ray_order = spatial;
                 const std::vector<float> gpu = render_gpu(scene, options);
-                EXPECT_TRUE(same_bits(cpu, gpu)) << name << " queue fetch " << fetch << " spatial ray order " << spatial
-                                                 << ": " << differing_values(cpu, gpu) << " of " << cpu.size()
-                                                 << " values differ";
+                EXPECT_TRUE(same_bits(cpu, gpu))
+                    << name << " queue fetch " << fetch << " spatial ray order " << spatial << ": "
+                    << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
             }
         }
     }
