@@ -224,8 +224,8 @@ __device__ __forceinline__ uint32_t ray_order_key(const Ray& ray, const Aabb& bo
     return code << 3 | octant;
 }
 
-// The spatial ray order, step one: each queued ray's key, the queue's copy
-// that the scatter deals out, and how many rays each key has.
+// The spatial ray order, step one: each queued ray's key, and how many rays
+// each key has.
 __global__ void wavefront_order_keys(const SceneView scene, const WavefrontPool pool) {
     const uint32_t count = pool.counters[kRayCount];
     const Aabb box = scene.node_count > 0 ? scene.nodes[0].bounds : Aabb{};
@@ -233,7 +233,6 @@ __global__ void wavefront_order_keys(const SceneView scene, const WavefrontPool 
         const uint32_t slot = pool.ray_queue[i];
         const uint32_t key = ray_order_key(pool.paths.load_member<Ray, offsetof(PathState, ray)>(slot), box);
         pool.ray_keys[i] = uint16_t(key);
-        pool.unordered_rays[i] = slot;
         atomicAdd(pool.bucket_starts + key, 1u);
     }
 }
@@ -273,7 +272,7 @@ __global__ void __launch_bounds__(kRayOrderStartThreads) wavefront_order_starts(
     }
 }
 
-// Step three: each ray to its key's next place in the ray queue, one atomic
+// Step three: each ray to its key's next place in ordered_rays, one atomic
 // per key a warp holds (the order within a key is any).
 __global__ void wavefront_order_scatter(const WavefrontPool pool) {
     const uint32_t count = pool.counters[kRayCount];
@@ -288,7 +287,7 @@ __global__ void wavefront_order_scatter(const WavefrontPool pool) {
         uint32_t first = 0;
         if (int(lane) == leader) first = atomicAdd(pool.bucket_starts + key, uint32_t(__popc(peers)));
         first = __shfl_sync(peers, first, leader);
-        pool.ray_queue[first + uint32_t(__popc(peers & ((1u << lane) - 1u)))] = pool.unordered_rays[i];
+        pool.ordered_rays[first + uint32_t(__popc(peers & ((1u << lane) - 1u)))] = pool.ray_queue[i];
     }
 }
 
@@ -305,11 +304,12 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView s
         pool.counters[kShadowFetch] = 0;
     }
     const auto query = QueryOf<Traits, kWide>::make(band);
+    const uint32_t* const rays = pool.ordered_rays != nullptr ? pool.ordered_rays : pool.ray_queue;
     for_each_queue_entry<kFetch>(pool, count, kIntersectFetch, [&](uint32_t i) {
         uint32_t slot = 0;
         uint32_t type = kMaterialTypeCount;  // none: no path in this lane
         if (i < count) {
-            slot = pool.ray_queue[i];
+            slot = rays[i];
             const Ray ray = pool.paths.load_member<Ray, offsetof(PathState, ray)>(slot);
             WavefrontHit record;
             record.found = query(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
@@ -368,6 +368,11 @@ __global__ void FARMRT_WAVEFRONT_SHADE_CAP(kTypes)
 template <MaterialType kType>
 constexpr MaterialTypes kShadedWith = material_type_bit(kType) | material_type_bit(MaterialType::Emissive);
 
+// The ray queue in the order one shading kernel takes it (WavefrontPool::shade_in_spatial_order).
+inline const uint32_t* shaded_rays(const WavefrontPool& pool) {
+    return pool.shade_in_spatial_order ? pool.ordered_rays : pool.ray_queue;
+}
+
 // Where the frame shades kType: kType's kernel over kType's queue (sorted)
 // or over the ray queue (a scene of one surface type).
 template <MaterialType kType>
@@ -377,7 +382,7 @@ void launch_shade(const WavefrontGrids& grids, cudaStream_t stream, const SceneV
     if ((grids.shaded_types & material_type_bit(kType)) == 0) return;
     const bool sorted = pool.shade_queues != nullptr;
     wavefront_shade<kShadedWith<kType>><<<grids.shade_by_type[t], grids.block_size, 0, stream>>>(
-        scene, frame, band, pool, sorted ? pool.shade_queues + size_t(t) * pool.capacity : pool.ray_queue,
+        scene, frame, band, pool, sorted ? pool.shade_queues + size_t(t) * pool.capacity : shaded_rays(pool),
         sorted ? kShadeCounts + t : uint32_t(kRayCount));
 }
 
@@ -446,7 +451,7 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
                                                    cudaMemcpyDeviceToHost, stream);
         if (copied != cudaSuccess) return copied;
     }
-    if (pool.ray_keys != nullptr) {
+    if (pool.ordered_rays != nullptr) {
         const cudaError_t cleared = cudaMemsetAsync(pool.bucket_starts, 0, kRayOrderBuckets * sizeof(uint32_t), stream);
         if (cleared != cudaSuccess) return cleared;
         wavefront_order_keys<<<grids.order, grids.block_size, 0, stream>>>(scene, pool);
@@ -463,10 +468,10 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
     if (pool.shade_queues == nullptr && several_material_types(types)) {
         if ((types & ~kBookMaterialTypes) == 0) {
             wavefront_shade<kBookMaterialTypes><<<grids.shade_book, grids.block_size, 0, stream>>>(
-                scene, frame, band, pool, pool.ray_queue, kRayCount);
+                scene, frame, band, pool, shaded_rays(pool), kRayCount);
         } else {
             wavefront_shade<kAllMaterialTypes>
-                <<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool, pool.ray_queue, kRayCount);
+                <<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool, shaded_rays(pool), kRayCount);
         }
     } else {
         launch_shade<MaterialType::Lambertian>(grids, stream, scene, frame, band, pool);

@@ -95,15 +95,19 @@ struct WavefrontPool {
     // keeps fixed shares: its paths cost about the same.
     uint32_t fetch_rounds = 0;
     // Spatial ray order (null: the queue's order): between generate and
-    // intersect, a counting sort deals the ray queue out by each ray's
-    // key (ray_order_key: its origin's cell of the scene's box in Morton
-    // order, then its direction's octant), so that a warp takes rays that
-    // start near one another and go the same way, and traverses the same
-    // nodes. Shading and the shadow queue inherit the order. A ray's result
-    // does not depend on when it is traced: the bytes stay the same.
-    uint16_t* ray_keys = nullptr;        // capacity entries: the key of the queue's i-th ray
-    uint32_t* unordered_rays = nullptr;  // capacity entries: the queue as generate left it
-    uint32_t* bucket_starts = nullptr;   // kRayOrderBuckets: where each key's rays go
+    // intersect, a counting sort deals the ray queue out into ordered_rays
+    // by each ray's key (ray_order_key: its origin's cell of the scene's box
+    // in Morton order, then its direction's octant), so that a warp takes
+    // rays that start near one another and go the same way, and traverses
+    // the same nodes. Intersect runs over ordered_rays, and so do the
+    // shading queues it fills; one shading kernel over the ray queue keeps
+    // the pool's order (its path records coalesce) unless
+    // shade_in_spatial_order. A ray's result does not depend on when it is
+    // traced: the bytes stay the same.
+    uint32_t* ordered_rays = nullptr;   // capacity entries: the ray queue in key order
+    uint16_t* ray_keys = nullptr;       // capacity entries: the key of the ray queue's i-th ray
+    uint32_t* bucket_starts = nullptr;  // kRayOrderBuckets: where each key's rays go
+    bool shade_in_spatial_order = false;
 };
 
 // Keys of the spatial ray order: 4 bits of each axis of the origin's cell

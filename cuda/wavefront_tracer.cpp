@@ -63,9 +63,11 @@ MaterialTypes surface_types_of(const Material* materials, uint32_t count) {
 }
 
 WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                                 MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order)
+                                 MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order,
+                                 bool spatial_shading)
     : device_(device), kernels_(kernels), surface_types_(surface_types) {
     pool_.fetch_rounds = fetch_rounds;
+    pool_.shade_in_spatial_order = spatial_ray_order && spatial_shading;
     try {
         allocate_pool(paths, block_size, spatial_ray_order);
     } catch (...) {
@@ -89,7 +91,7 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size, bool spatial
     }
     if (spatial_ray_order) {
         pool_.ray_keys = allocate<uint16_t>(n, "ray order keys");
-        pool_.unordered_rays = allocate<uint32_t>(n, "ray order queue");
+        pool_.ordered_rays = allocate<uint32_t>(n, "ray order queue");
         pool_.bucket_starts = allocate<uint32_t>(kRayOrderBuckets, "ray order buckets");
     }
     pool_.counters = allocate<uint32_t>(kWavefrontCounters, "counters");

@@ -15,9 +15,10 @@ public:
     // shading queue per type where `surface_types` (surface_types_of: the
     // scene's) has several; throws RenderError (one line) when the device
     // lacks the memory. `fetch_rounds`: WavefrontPool::fetch_rounds;
-    // `spatial_ray_order`: WavefrontPool::ray_keys.
+    // `spatial_ray_order`: WavefrontPool::ordered_rays; `spatial_shading`:
+    // WavefrontPool::shade_in_spatial_order.
     WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                    MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order);
+                    MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order, bool spatial_shading);
     ~WavefrontTracer();
     WavefrontTracer(const WavefrontTracer&) = delete;
     WavefrontTracer& operator=(const WavefrontTracer&) = delete;
