@@ -132,12 +132,6 @@ struct CudaOptions {
     // models.yaml, the million triangles and lights.yaml, and as fast on
     // adaptive sampling's short queues; 128 at a time slower (results/cuda.md).
     uint32_t queue_fetch = 1;
-    // The order in which the split kernels trace each iteration's rays
-    // (WavefrontPool::ordered_rays): the queue's (the pool's slots), or
-    // grouped by where they start and which way they go, so that a warp's
-    // rays visit the same nodes, with shading in the pool's order (its path
-    // records then coalesce) or in the same order.
-    GpuTuning::RayOrder ray_order = GpuTuning::RayOrder::Queue;
     // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
     // the one measured faster for the scene's types (CudaRenderer::shading).
     GpuTuning::Shading shading = GpuTuning::Shading::Auto;

@@ -198,99 +198,6 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
                             pool.counters + kRayCount);
 }
 
-// The spatial ray order's key of a ray (WavefrontPool::ray_keys): the cell
-// of `box` (the scene's; origins outside it take the nearest cell) that
-// holds its origin, 2^kRayOrderCellBits cells an axis in Morton order, so
-// that neighbouring keys are near, then its direction's octant.
-__device__ __forceinline__ uint32_t ray_order_key(const Ray& ray, const Aabb& box) {
-    constexpr float kCells = float(1u << kRayOrderCellBits);
-    const float origin[3] = {ray.origin.x, ray.origin.y, ray.origin.z};
-    const float lower[3] = {box.lower.x, box.lower.y, box.lower.z};
-    const float upper[3] = {box.upper.x, box.upper.y, box.upper.z};
-    uint32_t cell[3];
-    for (int axis = 0; axis < 3; ++axis) {
-        const float extent = upper[axis] - lower[axis];
-        // fmaxf first: a NaN (an empty or flat box) takes cell 0.
-        const float u = extent > 0.0f ? (origin[axis] - lower[axis]) / extent : 0.0f;
-        cell[axis] = uint32_t(fminf(fmaxf(u, 0.0f) * kCells, kCells - 1.0f));
-    }
-    uint32_t code = 0;
-    for (uint32_t bit = 0; bit < kRayOrderCellBits; ++bit) {
-        code |= ((cell[0] >> bit) & 1u) << (3 * bit + 2) | ((cell[1] >> bit) & 1u) << (3 * bit + 1) |
-                ((cell[2] >> bit) & 1u) << (3 * bit);
-    }
-    const uint32_t octant =
-        (ray.direction.x < 0.0f ? 4u : 0u) | (ray.direction.y < 0.0f ? 2u : 0u) | (ray.direction.z < 0.0f ? 1u : 0u);
-    return code << 3 | octant;
-}
-
-// The spatial ray order, step one: each queued ray's key, and how many rays
-// each key has.
-__global__ void wavefront_order_keys(const SceneView scene, const WavefrontPool pool) {
-    const uint32_t count = pool.counters[kRayCount];
-    const Aabb box = scene.node_count > 0 ? scene.nodes[0].bounds : Aabb{};
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
-        const uint32_t slot = pool.ray_queue[i];
-        const uint32_t key = ray_order_key(pool.paths.load_member<Ray, offsetof(PathState, ray)>(slot), box);
-        pool.ray_keys[i] = uint16_t(key);
-        atomicAdd(pool.bucket_starts + key, 1u);
-    }
-}
-
-// Step two, one block of kRayOrderStartThreads: each key's count becomes
-// where its rays start in the queue (the counts' exclusive prefix sum).
-constexpr unsigned kRayOrderStartThreads = 1024;
-__global__ void __launch_bounds__(kRayOrderStartThreads) wavefront_order_starts(const WavefrontPool pool) {
-    constexpr uint32_t kPerThread = kRayOrderBuckets / kRayOrderStartThreads;
-    static_assert(kPerThread * kRayOrderStartThreads == kRayOrderBuckets, "whole buckets a thread");
-    __shared__ uint32_t warp_totals[kRayOrderStartThreads / 32];
-    uint32_t* counts = pool.bucket_starts + threadIdx.x * kPerThread;
-    uint32_t total = 0;
-    for (uint32_t j = 0; j < kPerThread; ++j) total += counts[j];
-    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    uint32_t inclusive = total;
-    for (uint32_t offset = 1; offset < 32; offset <<= 1) {
-        const uint32_t below = __shfl_up_sync(0xffffffffu, inclusive, offset);
-        if (lane >= offset) inclusive += below;
-    }
-    if (lane == 31) warp_totals[warp] = inclusive;
-    __syncthreads();
-    if (warp == 0) {
-        uint32_t warps = warp_totals[lane];
-        for (uint32_t offset = 1; offset < 32; offset <<= 1) {
-            const uint32_t below = __shfl_up_sync(0xffffffffu, warps, offset);
-            if (lane >= offset) warps += below;
-        }
-        warp_totals[lane] = warps;
-    }
-    __syncthreads();
-    uint32_t start = inclusive - total + (warp > 0 ? warp_totals[warp - 1] : 0u);
-    for (uint32_t j = 0; j < kPerThread; ++j) {
-        const uint32_t n = counts[j];
-        counts[j] = start;
-        start += n;
-    }
-}
-
-// Step three: each ray to its key's next place in ordered_rays, one atomic
-// per key a warp holds (the order within a key is any).
-__global__ void wavefront_order_scatter(const WavefrontPool pool) {
-    const uint32_t count = pool.counters[kRayCount];
-    const uint32_t lane = threadIdx.x & 31u;
-    for (uint32_t base = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < count; base += gridDim.x * blockDim.x) {
-        const uint32_t i = base + lane;
-        const unsigned lanes = __ballot_sync(0xffffffffu, i < count);
-        if (i >= count) continue;
-        const uint32_t key = pool.ray_keys[i];
-        const unsigned peers = __match_any_sync(lanes, key);
-        const int leader = __ffs(int(peers)) - 1;
-        uint32_t first = 0;
-        if (int(lane) == leader) first = atomicAdd(pool.bucket_starts + key, uint32_t(__popc(peers)));
-        first = __shfl_sync(peers, first, leader);
-        pool.ordered_rays[first + uint32_t(__popc(peers & ((1u << lane) - 1u)))] = pool.ray_queue[i];
-    }
-}
-
 // The closest hit of each queued ray. With the shading queues, the path
 // joins the queue of its hit's material type (misses and emitters: the
 // emitter queue). Also empties the shadow queue for shade.
@@ -304,12 +211,11 @@ __global__ void FARMRT_WAVEFRONT_QUERY_CAP wavefront_intersect(const SceneView s
         pool.counters[kShadowFetch] = 0;
     }
     const auto query = QueryOf<Traits, kWide>::make(band);
-    const uint32_t* const rays = pool.ordered_rays != nullptr ? pool.ordered_rays : pool.ray_queue;
     for_each_queue_entry<kFetch>(pool, count, kIntersectFetch, [&](uint32_t i) {
         uint32_t slot = 0;
         uint32_t type = kMaterialTypeCount;  // none: no path in this lane
         if (i < count) {
-            slot = rays[i];
+            slot = pool.ray_queue[i];
             const Ray ray = pool.paths.load_member<Ray, offsetof(PathState, ray)>(slot);
             WavefrontHit record;
             record.found = query(scene, ray, kMinHitDistance, record.hit) ? 1u : 0u;
@@ -368,11 +274,6 @@ __global__ void FARMRT_WAVEFRONT_SHADE_CAP(kTypes)
 template <MaterialType kType>
 constexpr MaterialTypes kShadedWith = material_type_bit(kType) | material_type_bit(MaterialType::Emissive);
 
-// The ray queue in the order one shading kernel takes it (WavefrontPool::shade_in_spatial_order).
-inline const uint32_t* shaded_rays(const WavefrontPool& pool) {
-    return pool.shade_in_spatial_order ? pool.ordered_rays : pool.ray_queue;
-}
-
 // Where the frame shades kType: kType's kernel over kType's queue (sorted)
 // or over the ray queue (a scene of one surface type).
 template <MaterialType kType>
@@ -382,7 +283,7 @@ void launch_shade(const WavefrontGrids& grids, cudaStream_t stream, const SceneV
     if ((grids.shaded_types & material_type_bit(kType)) == 0) return;
     const bool sorted = pool.shade_queues != nullptr;
     wavefront_shade<kShadedWith<kType>><<<grids.shade_by_type[t], grids.block_size, 0, stream>>>(
-        scene, frame, band, pool, sorted ? pool.shade_queues + size_t(t) * pool.capacity : shaded_rays(pool),
+        scene, frame, band, pool, sorted ? pool.shade_queues + size_t(t) * pool.capacity : pool.ray_queue,
         sorted ? kShadeCounts + t : uint32_t(kRayCount));
 }
 
@@ -451,13 +352,6 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
                                                    cudaMemcpyDeviceToHost, stream);
         if (copied != cudaSuccess) return copied;
     }
-    if (pool.ordered_rays != nullptr) {
-        const cudaError_t cleared = cudaMemsetAsync(pool.bucket_starts, 0, kRayOrderBuckets * sizeof(uint32_t), stream);
-        if (cleared != cudaSuccess) return cleared;
-        wavefront_order_keys<<<grids.order, grids.block_size, 0, stream>>>(scene, pool);
-        wavefront_order_starts<<<1, kRayOrderStartThreads, 0, stream>>>(pool);
-        wavefront_order_scatter<<<grids.order, grids.block_size, 0, stream>>>(pool);
-    }
     const bool fetching = pool.fetch_rounds != 0;
     if (fetching) {
         wavefront_intersect<Traits, kWide, true><<<grids.intersect, grids.block_size, 0, stream>>>(scene, band, pool);
@@ -468,10 +362,10 @@ cudaError_t wavefront_iterate(const WavefrontGrids& grids, cudaStream_t stream, 
     if (pool.shade_queues == nullptr && several_material_types(types)) {
         if ((types & ~kBookMaterialTypes) == 0) {
             wavefront_shade<kBookMaterialTypes><<<grids.shade_book, grids.block_size, 0, stream>>>(
-                scene, frame, band, pool, shaded_rays(pool), kRayCount);
+                scene, frame, band, pool, pool.ray_queue, kRayCount);
         } else {
             wavefront_shade<kAllMaterialTypes>
-                <<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool, shaded_rays(pool), kRayCount);
+                <<<grids.shade, grids.block_size, 0, stream>>>(scene, frame, band, pool, pool.ray_queue, kRayCount);
         }
     } else {
         launch_shade<MaterialType::Lambertian>(grids, stream, scene, frame, band, pool);
@@ -511,7 +405,6 @@ WavefrontEntry wavefront_entry(bool fast_math) {
     static_assert(kMaterialTypeCount == 5, "a shading kernel per material type");
     e.shadow = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide, false>);
     e.shadow_fetching = reinterpret_cast<const void*>(&wavefront_shadow<Traits, kWide, true>);
-    e.order_keys = reinterpret_cast<const void*>(&wavefront_order_keys);
     e.iterate = &wavefront_iterate<Traits, kWide>;
     return e;
 }

@@ -94,26 +94,7 @@ struct WavefrontPool {
     // take more (GpuTuning::queue_fetch). Shading
     // keeps fixed shares: its paths cost about the same.
     uint32_t fetch_rounds = 0;
-    // Spatial ray order (null: the queue's order): between generate and
-    // intersect, a counting sort deals the ray queue out into ordered_rays
-    // by each ray's key (ray_order_key: its origin's cell of the scene's box
-    // in Morton order, then its direction's octant), so that a warp takes
-    // rays that start near one another and go the same way, and traverses
-    // the same nodes. Intersect runs over ordered_rays, and so do the
-    // shading queues it fills; one shading kernel over the ray queue keeps
-    // the pool's order (its path records coalesce) unless
-    // shade_in_spatial_order. A ray's result does not depend on when it is
-    // traced: the bytes stay the same.
-    uint32_t* ordered_rays = nullptr;   // capacity entries: the ray queue in key order
-    uint16_t* ray_keys = nullptr;       // capacity entries: the key of the ray queue's i-th ray
-    uint32_t* bucket_starts = nullptr;  // kRayOrderBuckets: where each key's rays go
-    bool shade_in_spatial_order = false;
 };
-
-// Keys of the spatial ray order: 4 bits of each axis of the origin's cell
-// (12 bits, Morton order), then the direction's octant (3 bits).
-constexpr uint32_t kRayOrderCellBits = 4;
-constexpr uint32_t kRayOrderBuckets = 1u << (3 * kRayOrderCellBits + 3);
 
 // Blocks per launch of each kernel: generate covers the pool; the queue
 // kernels fill the device once and loop over a queue whose length only the
@@ -128,7 +109,6 @@ struct WavefrontGrids {
     // book's types' (shade_book) or every type's (shade).
     MaterialTypes shaded_types = kAllMaterialTypes;
     unsigned shade_book = 1;
-    unsigned order = 1;  // the spatial ray order's key and scatter kernels
 };
 
 // One iteration: generate, intersect, shade, shadow. With `ray_count_copy`
@@ -151,7 +131,6 @@ struct WavefrontEntry {
     // The forms whose warps fetch their entries (WavefrontPool::fetch_rounds).
     const void* intersect_fetching;
     const void* shadow_fetching;
-    const void* order_keys;  // the spatial ray order's (WavefrontPool::ray_keys)
     WavefrontIteration iterate;
 };
 

@@ -63,20 +63,18 @@ MaterialTypes surface_types_of(const Material* materials, uint32_t count) {
 }
 
 WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                                 MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order,
-                                 bool spatial_shading)
+                                 MaterialTypes surface_types, uint32_t fetch_rounds)
     : device_(device), kernels_(kernels), surface_types_(surface_types) {
     pool_.fetch_rounds = fetch_rounds;
-    pool_.shade_in_spatial_order = spatial_ray_order && spatial_shading;
     try {
-        allocate_pool(paths, block_size, spatial_ray_order);
+        allocate_pool(paths, block_size);
     } catch (...) {
         release();  // the destructor does not run for a constructor that throws
         throw;
     }
 }
 
-void WavefrontTracer::allocate_pool(uint32_t paths, int block_size, bool spatial_ray_order) {
+void WavefrontTracer::allocate_pool(uint32_t paths, int block_size) {
     pool_.capacity = std::max<uint32_t>(paths, 32);
     const size_t n = pool_.capacity;
     allocate_planes(pool_.paths, "path states");
@@ -88,11 +86,6 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size, bool spatial
     if (several_material_types(surface_types_)) {
         pool_.shade_queues = allocate<uint32_t>(n * kMaterialTypeCount, "shading queues");
         pool_.emitter_queue = uint32_t(lowest_material_type(surface_types_));
-    }
-    if (spatial_ray_order) {
-        pool_.ray_keys = allocate<uint16_t>(n, "ray order keys");
-        pool_.ordered_rays = allocate<uint32_t>(n, "ray order queue");
-        pool_.bucket_starts = allocate<uint32_t>(kRayOrderBuckets, "ray order buckets");
     }
     pool_.counters = allocate<uint32_t>(kWavefrontCounters, "counters");
     check(cudaMemset(pool_.slots.words, 0, pool_.slots.bytes(pool_.capacity)), "clearing the split kernels' slots");
@@ -110,7 +103,6 @@ void WavefrontTracer::allocate_pool(uint32_t paths, int block_size, bool spatial
     for (uint32_t t = 0; t < kMaterialTypeCount; ++t)
         grids_.shade_by_type[t] = resident_blocks(kernels_.shade_by_type[t]);
     grids_.shadow = resident_blocks(fetching ? kernels_.shadow_fetching : kernels_.shadow);
-    grids_.order = resident_blocks(kernels_.order_keys);
 }
 
 WavefrontTracer::~WavefrontTracer() { release(); }

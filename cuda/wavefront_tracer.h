@@ -14,11 +14,9 @@ public:
     // Allocates a pool of `paths` paths on `device` (current), and a
     // shading queue per type where `surface_types` (surface_types_of: the
     // scene's) has several; throws RenderError (one line) when the device
-    // lacks the memory. `fetch_rounds`: WavefrontPool::fetch_rounds;
-    // `spatial_ray_order`: WavefrontPool::ordered_rays; `spatial_shading`:
-    // WavefrontPool::shade_in_spatial_order.
+    // lacks the memory. `fetch_rounds`: WavefrontPool::fetch_rounds.
     WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                    MaterialTypes surface_types, uint32_t fetch_rounds, bool spatial_ray_order, bool spatial_shading);
+                    MaterialTypes surface_types, uint32_t fetch_rounds);
     ~WavefrontTracer();
     WavefrontTracer(const WavefrontTracer&) = delete;
     WavefrontTracer& operator=(const WavefrontTracer&) = delete;
@@ -41,7 +39,7 @@ public:
     uint64_t last_iterations() const { return last_iterations_; }
 
 private:
-    void allocate_pool(uint32_t paths, int block_size, bool spatial_ray_order);
+    void allocate_pool(uint32_t paths, int block_size);
     void release();
     void check(cudaError_t error, const char* what) const;
     template <typename T>
@@ -60,7 +58,7 @@ private:
     cudaEvent_t pool_free_ = nullptr;  // after the last launch's kernels
     cudaStream_t last_stream_ = nullptr;
     uint64_t last_iterations_ = 0;
-    void* allocations_[11] = {};
+    void* allocations_[8] = {};
 };
 
 }  // namespace farmrt

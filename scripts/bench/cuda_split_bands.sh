@@ -14,9 +14,7 @@
 #                million triangles); interior runs adaptive (0.01, 480x270);
 #                spheres runs at 1200x675; variant: pK, d1, nP (paths), bN
 #                (bands in flight), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
-#                (FARMRT_CUDA_TRIANGLE_CORNERS=0), o1 / o2
-#                (FARMRT_CUDA_RAY_ORDER=spatial / spatial_shading),
-#                lN (FARMRT_CUDA_LEAF_SIZE=N),
+#                (FARMRT_CUDA_TRIANGLE_CORNERS=0), lN (FARMRT_CUDA_LEAF_SIZE=N),
 #                now (defaults), base (BASE's farmrt on this tree's configs)
 #                or before (BEFORE's farmrt on BEFORE_CONFIGS's configs);
 #                medians of the render phase and whole command.
@@ -39,8 +37,6 @@ variant_env() {
     b*) env=(FARMRT_CUDA_BANDS=${1#b}) ;;
     w1) env=(FARMRT_CUDA_EXACT_WIDE=1) ;;
     c0) env=(FARMRT_CUDA_TRIANGLE_CORNERS=0) ;;
-    o1) env=(FARMRT_CUDA_RAY_ORDER=spatial) ;;
-    o2) env=(FARMRT_CUDA_RAY_ORDER=spatial_shading) ;;
     l*) env=(FARMRT_CUDA_LEAF_SIZE=${1#l}) ;;
     *) echo "unknown variant $1" >&2; exit 2 ;;
   esac

@@ -92,8 +92,6 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     tuning.gpu.split_paths = reader.integer("FARMRT_CUDA_PATHS", 1024, 1 << 26);
     tuning.gpu.split_band_pools = reader.integer("FARMRT_CUDA_SPLIT_BAND_POOLS", 0, 64);
     tuning.gpu.queue_fetch = reader.integer("FARMRT_CUDA_QUEUE_FETCH", 0, 64);
-    const int ray_order = reader.choice("FARMRT_CUDA_RAY_ORDER", {"queue", "spatial", "spatial_shading"});
-    if (ray_order >= 0) tuning.gpu.ray_order = GpuTuning::RayOrder(ray_order);
     const int shading = reader.choice("FARMRT_CUDA_SHADING", {"auto", "all", "scene", "sorted"});
     if (shading > 0) tuning.gpu.shading = GpuTuning::Shading(shading);
     tuning.gpu.bands_in_flight = reader.integer("FARMRT_CUDA_BANDS", 1, 8);

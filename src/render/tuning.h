@@ -55,12 +55,6 @@ struct GpuTuning {
     // shadow warps share their queues (0: a fixed share each; N: N * 32
     // entries at a time from a counter).
     std::optional<int> queue_fetch;
-    // FARMRT_CUDA_RAY_ORDER=queue|spatial|spatial_shading: the order in
-    // which the split kernels trace each iteration's rays (spatial: grouped
-    // by where they start and which way they go; spatial_shading: shading
-    // in that order too, not the pool's).
-    enum class RayOrder { Queue, Spatial, SpatialShading };
-    std::optional<RayOrder> ray_order;
     // FARMRT_CUDA_SHADING=auto|all|scene|sorted: the split kernels' shading
     // (all: one kernel for every material type; scene: one for the scene's
     // types; sorted: a queue and a kernel per surface type; auto: the one

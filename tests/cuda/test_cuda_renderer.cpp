@@ -61,8 +61,7 @@ TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
 // launch's items outnumber the pool many times over), with one sample a
 // launch, and with each way of sharing a queue among warps (a fixed share,
 // or 32 or 96 entries at a time: the pool of 1,024 paths ends a queue inside
-// a warp's fetch), and with the rays traced in spatial order (shading in the
-// pool's order or in the same).
+// a warp's fetch).
 TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
     REQUIRE_GPU();
     for (const char* name :
@@ -70,7 +69,7 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
           "models.yaml", "models/shapes.gltf", "interior.yaml", "mesh.yaml", "many_spheres.yaml"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
-        std::vector<CudaOptions> runs(12);
+        std::vector<CudaOptions> runs(10);
         runs[0].integrator = GpuTuning::Integrator::Megakernel;
         runs[1].integrator = GpuTuning::Integrator::Split;
         runs[2].integrator = GpuTuning::Integrator::Split;
@@ -90,16 +89,12 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
         runs[7].queue_fetch = 0;
         runs[8].queue_fetch = 1;
         runs[9].queue_fetch = 3;
-        runs[10].ray_order = GpuTuning::RayOrder::Spatial;
-        runs[11].split_paths = uint32_t(1) << 21;
-        runs[11].ray_order = GpuTuning::RayOrder::SpatialShading;
         for (const CudaOptions& o : runs) {
             const std::vector<float> gpu = render_gpu(scene, o);
             EXPECT_TRUE(same_bits(cpu, gpu))
                 << name << " integrator " << int(o.integrator) << " paths " << o.split_paths << " samples/launch "
-                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch
-                << " ray order " << int(o.ray_order) << ": " << differing_values(cpu, gpu) << " of " << cpu.size()
-                << " values differ";
+                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch << ": "
+                << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
         }
     }
 }
@@ -108,24 +103,19 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
 // the grid and the rest from a counter: a frame of 2.6 million samples (and a
 // third of it, a first band) queues more rays than the first shares of any
 // GPU's grid hold, so that warps fetch, and the queues end inside a fetch.
-// The CPU's bits with every way of sharing, in each ray order.
+// The CPU's bits with every way of sharing.
 TEST(CudaGpu, SplitKernelsFetchingLongQueuesMatchCpuBitForBit) {
     REQUIRE_GPU();
     for (const char* name : {"cornell.yaml", "models.yaml"}) {
         const TestScene scene = load_test_scene(name, 1024, 640, 4);
         const std::vector<float> cpu = render_cpu(scene);
         for (const uint32_t fetch : {0u, 1u, 3u}) {
-            for (const GpuTuning::RayOrder order :
-                 {GpuTuning::RayOrder::Queue, GpuTuning::RayOrder::Spatial, GpuTuning::RayOrder::SpatialShading}) {
-                CudaOptions options;
-                options.integrator = GpuTuning::Integrator::Split;
-                options.queue_fetch = fetch;
-                options.ray_order = order;
-                const std::vector<float> gpu = render_gpu(scene, options);
-                EXPECT_TRUE(same_bits(cpu, gpu))
-                    << name << " queue fetch " << fetch << " ray order " << int(order) << ": "
-                    << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
-            }
+            CudaOptions options;
+            options.integrator = GpuTuning::Integrator::Split;
+            options.queue_fetch = fetch;
+            const std::vector<float> gpu = render_gpu(scene, options);
+            EXPECT_TRUE(same_bits(cpu, gpu)) << name << " queue fetch " << fetch << ": " << differing_values(cpu, gpu)
+                                             << " of " << cpu.size() << " values differ";
         }
     }
 }

@@ -74,11 +74,6 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SPLIT_BAND_POOLS", "8"}}).gpu.split_band_pools, 8);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "0"}}).gpu.queue_fetch, 0);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "4"}}).gpu.queue_fetch, 4);
-    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_RAY_ORDER", "queue"}}).gpu.ray_order, GpuTuning::RayOrder::Queue);
-    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_RAY_ORDER", "spatial"}}).gpu.ray_order, GpuTuning::RayOrder::Spatial);
-    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_RAY_ORDER", "spatial_shading"}}).gpu.ray_order,
-              GpuTuning::RayOrder::SpatialShading);
-    EXPECT_FALSE(tuning_of({}).gpu.ray_order.has_value());
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BANDS", "3"}}).gpu.bands_in_flight, 3);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LOOKAHEAD", "0"}}).gpu.adaptive_lookahead, 0);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_ADAPTIVE_FILL", "200"}}).gpu.adaptive_fill, 200);
@@ -108,7 +103,6 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
                                       std::pair{"FARMRT_CUDA_PATHS", "100"},
                                       std::pair{"FARMRT_CUDA_SPLIT_BAND_POOLS", "65"},
                                       std::pair{"FARMRT_CUDA_QUEUE_FETCH", "65"},
-                                      std::pair{"FARMRT_CUDA_RAY_ORDER", "sorted"},
                                       std::pair{"FARMRT_CUDA_BANDS", "0"},
                                       std::pair{"FARMRT_CUDA_BLOCK", "48"},
                                       std::pair{"FARMRT_CUDA_GRID_DIVISOR", "9"},
