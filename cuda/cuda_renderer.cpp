@@ -67,6 +67,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.split_paths) options.split_paths = uint32_t(*tuning.split_paths);
     if (tuning.split_band_pools) options.split_band_pools = *tuning.split_band_pools;
     if (tuning.queue_fetch) options.queue_fetch = uint32_t(*tuning.queue_fetch);
+    if (tuning.split_streams) options.split_streams = *tuning.split_streams;
     if (tuning.shading) options.shading = *tuning.shading;
     if (tuning.bands_in_flight) options.bands_in_flight = *tuning.bands_in_flight;
     if (tuning.block_size) options.block_size = *tuning.block_size;
@@ -384,7 +385,7 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
 
 void CudaRenderer::make_split_tracer() {
     split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size,
-                                               surface_types_, options_.queue_fetch);
+                                               surface_types_, options_.queue_fetch, options_.split_streams);
 }
 
 void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {

@@ -132,6 +132,13 @@ struct CudaOptions {
     // models.yaml, the million triangles and lights.yaml, and as fast on
     // adaptive sampling's short queues; 128 at a time slower (results/cuda.md).
     uint32_t queue_fetch = 1;
+    // The split kernels' paths (split_paths) in this many pools, each traced
+    // on a stream of its own: one pool's kernels take the multiprocessors
+    // that another's leave as its last warps finish (WavefrontTracer). Two
+    // against one on an H100 (results/cuda.md): models.yaml 1.44x, the
+    // million triangles 1.09x, the Cornell box 1.05x, lights.yaml 1.04x;
+    // three or four lost to two on models.yaml (0.93x, 0.89x).
+    int split_streams = 2;
     // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
     // the one measured faster for the scene's types (CudaRenderer::shading).
     GpuTuning::Shading shading = GpuTuning::Shading::Auto;

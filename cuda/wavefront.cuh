@@ -183,7 +183,7 @@ __global__ void wavefront_generate(const FrameSettings frame, const BandLaunch b
     if (stopped || work.status == SlotStatus::Finished) work.status = SlotStatus::Free;
     const uint32_t item_count = wavefront_item_count(band);
     const uint32_t item = claim_item_for_block(in_pool && !stopped && work.status == SlotStatus::Free, item_count,
-                                               pool.counters + kNextItem);
+                                               pool.items + kNextItem);
     if (item < item_count) {
         PixelWork run;
         begin_run<true>(frame, band, item, run);
@@ -293,12 +293,14 @@ void launch_shade(const WavefrontGrids& grids, cudaStream_t stream, const SceneV
 // the shadow queue's. A kernel of its own keeps the counting out of the
 // tracing kernels' registers.
 __global__ void wavefront_count_rays(const BandLaunch band, const WavefrontPool pool) {
-    const uint32_t claimed = min(pool.counters[kNextItem], wavefront_item_count(band));
-    // Atomic: another stream's megakernel may add to the same totals.
-    atomicAdd(band.rays + kCameraRays, (unsigned long long)(claimed - pool.counters[kItemsCounted]));
+    const uint32_t claimed = min(pool.items[kNextItem], wavefront_item_count(band));
+    // Atomics: another stream's megakernel may add to the same totals, and
+    // another pool's count to the items counted (each item once: the
+    // counted mark only rises, and whoever raises it counts the rise).
+    const uint32_t counted = atomicMax(pool.items + kItemsCounted, claimed);
+    if (claimed > counted) atomicAdd(band.rays + kCameraRays, (unsigned long long)(claimed - counted));
     atomicAdd(band.rays + kClosestHitRays, (unsigned long long)pool.counters[kRayCount]);
     atomicAdd(band.rays + kShadowRays, (unsigned long long)pool.counters[kShadowCount]);
-    pool.counters[kItemsCounted] = claimed;
 }
 
 // The any-hit query of each queued shadow ray and the light it lets through,

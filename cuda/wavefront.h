@@ -49,21 +49,27 @@ struct WavefrontHit {
     uint32_t found = 0;
 };
 
-// Counters in device memory. kStopped: the farm's stop flag (BandLaunch::stop)
-// as the last iteration's shadow kernel read it, so that generate's threads
-// read device memory, not the mapped host page (a read over PCIe each).
+// Counters in device memory, per pool (WavefrontPool::counters). kStopped:
+// the farm's stop flag (BandLaunch::stop) as the last iteration's shadow
+// kernel read it, so that generate's threads read device memory, not the
+// mapped host page (a read over PCIe each).
 enum WavefrontCounter : uint32_t {
-    kNextItem = 0,
-    kRayCount = 1,
-    kShadowCount = 2,
-    kStopped = 3,
-    kItemsCounted = 4,  // the work items whose camera rays are counted (BandLaunch::rays)
-    kShadeCounts = 5,   // kMaterialTypeCount words: the shading queues' lengths
+    kRayCount = 0,
+    kShadowCount = 1,
+    kStopped = 2,
+    kShadeCounts = 3,  // kMaterialTypeCount words: the shading queues' lengths
     // Where intersect's and shadow's warps take their next entries
     // (for_each_queue_entry, WavefrontPool::fetch_rounds).
     kIntersectFetch = kShadeCounts + kMaterialTypeCount,
     kShadowFetch = kIntersectFetch + 1,
     kWavefrontCounters = kShadowFetch + 1
+};
+
+// The launch's work items, shared by the pools that trace it (WavefrontPool::items).
+enum WavefrontItemCounter : uint32_t {
+    kNextItem = 0,
+    kItemsCounted = 1,  // the work items whose camera rays are counted (BandLaunch::rays)
+    kItemCounters = 2
 };
 
 // The surface types a scene's paths are shaded with (WavefrontGrids::shaded_types):
@@ -87,6 +93,7 @@ struct WavefrontPool {
     uint32_t* shade_queues = nullptr;
     uint32_t emitter_queue = 0;    // the queue of misses and emitters' hits: one of the scene's surface types
     uint32_t* counters = nullptr;  // kWavefrontCounters words
+    uint32_t* items = nullptr;     // kItemCounters words, the same for every pool of the tracer
     // How intersect's and shadow's warps share their queues: 0, each warp
     // the share fixed by its place in the grid (a grid-stride loop); N > 0,
     // each warp takes the N * 32 entries of its place in the grid, then

@@ -13,7 +13,7 @@
 #                scene: a config's name, or env (scripts/generate/env_model.sh's
 #                million triangles); interior runs adaptive (0.01, 480x270);
 #                spheres runs at 1200x675; variant: pK, d1, nP (paths), bN
-#                (bands in flight), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
+#                (bands in flight), sN (FARMRT_CUDA_SPLIT_STREAMS=N), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
 #                (FARMRT_CUDA_TRIANGLE_CORNERS=0), lN (FARMRT_CUDA_LEAF_SIZE=N),
 #                now (defaults), base (BASE's farmrt on this tree's configs)
 #                or before (BEFORE's farmrt on BEFORE_CONFIGS's configs);
@@ -28,18 +28,24 @@ s=$SECONDS
 F=${FARMRT:-$root/build/farmrt}
 scene_dir=$out/scene
 # The environment of a variant of this build (see above) in env=().
+# Variants join with +: s2+n4194304.
 variant_env() {
-  case $1 in
-    now) env=() ;;
-    p*) env=(FARMRT_CUDA_SPLIT_BAND_POOLS=${1#p}) ;;
-    d1) env=(FARMRT_FARM_BAND_DIVISOR=1) ;;
-    n*) env=(FARMRT_CUDA_PATHS=${1#n}) ;;
-    b*) env=(FARMRT_CUDA_BANDS=${1#b}) ;;
-    w1) env=(FARMRT_CUDA_EXACT_WIDE=1) ;;
-    c0) env=(FARMRT_CUDA_TRIANGLE_CORNERS=0) ;;
-    l*) env=(FARMRT_CUDA_LEAF_SIZE=${1#l}) ;;
-    *) echo "unknown variant $1" >&2; exit 2 ;;
-  esac
+  env=()
+  local part
+  for part in ${1//+/ }; do
+    case $part in
+      now) ;;
+      p*) env+=(FARMRT_CUDA_SPLIT_BAND_POOLS=${part#p}) ;;
+      d1) env+=(FARMRT_FARM_BAND_DIVISOR=1) ;;
+      n*) env+=(FARMRT_CUDA_PATHS=${part#n}) ;;
+      b*) env+=(FARMRT_CUDA_BANDS=${part#b}) ;;
+      s*) env+=(FARMRT_CUDA_SPLIT_STREAMS=${part#s}) ;;
+      w1) env+=(FARMRT_CUDA_EXACT_WIDE=1) ;;
+      c0) env+=(FARMRT_CUDA_TRIANGLE_CORNERS=0) ;;
+      l*) env+=(FARMRT_CUDA_LEAF_SIZE=${part#l}) ;;
+      *) echo "unknown variant $part" >&2; exit 2 ;;
+    esac
+  done
 }
 case ${PHASE:?PHASE=check or bench} in
 check)

@@ -92,6 +92,7 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     tuning.gpu.split_paths = reader.integer("FARMRT_CUDA_PATHS", 1024, 1 << 26);
     tuning.gpu.split_band_pools = reader.integer("FARMRT_CUDA_SPLIT_BAND_POOLS", 0, 64);
     tuning.gpu.queue_fetch = reader.integer("FARMRT_CUDA_QUEUE_FETCH", 0, 64);
+    tuning.gpu.split_streams = reader.integer("FARMRT_CUDA_SPLIT_STREAMS", 1, 8);
     const int shading = reader.choice("FARMRT_CUDA_SHADING", {"auto", "all", "scene", "sorted"});
     if (shading > 0) tuning.gpu.shading = GpuTuning::Shading(shading);
     tuning.gpu.bands_in_flight = reader.integer("FARMRT_CUDA_BANDS", 1, 8);

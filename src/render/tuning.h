@@ -55,6 +55,9 @@ struct GpuTuning {
     // shadow warps share their queues (0: a fixed share each; N: N * 32
     // entries at a time from a counter).
     std::optional<int> queue_fetch;
+    // FARMRT_CUDA_SPLIT_STREAMS=N (1-8): the split kernels' paths in N pools,
+    // each traced on a stream of its own.
+    std::optional<int> split_streams;
     // FARMRT_CUDA_SHADING=auto|all|scene|sorted: the split kernels' shading
     // (all: one kernel for every material type; scene: one for the scene's
     // types; sorted: a queue and a kernel per surface type; auto: the one

@@ -62,7 +62,8 @@ TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
 // launch's items outnumber the pool many times over), with one sample a
 // launch, and with each way of sharing a queue among warps (a fixed share,
 // or 32 or 96 entries at a time: the pool of 1,024 paths ends a queue inside
-// a warp's fetch).
+// a warp's fetch), and with the paths in one pool or three, each on a stream
+// of its own (the default: two), taking items from one counter.
 TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
     REQUIRE_GPU();
     for (const char* name :
@@ -70,7 +71,7 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
           "models.yaml", "models/shapes.gltf", "interior.yaml", "mesh.yaml", "many_spheres.yaml"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
-        std::vector<CudaOptions> runs(10);
+        std::vector<CudaOptions> runs(12);
         runs[0].integrator = GpuTuning::Integrator::Megakernel;
         runs[1].integrator = GpuTuning::Integrator::Split;
         runs[2].integrator = GpuTuning::Integrator::Split;
@@ -90,12 +91,14 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
         runs[7].queue_fetch = 0;
         runs[8].queue_fetch = 1;
         runs[9].queue_fetch = 3;
+        runs[10].split_streams = 1;
+        runs[11].split_streams = 3;
         for (const CudaOptions& o : runs) {
             const std::vector<float> gpu = render_gpu(scene, o);
             EXPECT_TRUE(same_bits(cpu, gpu))
                 << name << " integrator " << int(o.integrator) << " paths " << o.split_paths << " samples/launch "
-                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch << ": "
-                << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
+                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch << " streams "
+                << o.split_streams << ": " << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
         }
     }
 }
@@ -117,6 +120,40 @@ TEST(CudaGpu, SplitKernelsFetchingLongQueuesMatchCpuBitForBit) {
             const std::vector<float> gpu = render_gpu(scene, options);
             EXPECT_TRUE(same_bits(cpu, gpu)) << name << " queue fetch " << fetch << ": " << differing_values(cpu, gpu)
                                              << " of " << cpu.size() << " values differ";
+        }
+    }
+}
+
+// The split kernels' paths in several pools, each on a stream of its own:
+// every pool takes items from the launch's one counter, so the frame is the
+// CPU's bits and every ray is counted once, as with one pool (the same
+// paths, whichever pool traces them). 2.6 million samples keep two and four
+// pools of 2,097,152 paths together busy through several iterations.
+TEST(CudaGpu, SplitKernelsInSeveralPoolsMatchOnePool) {
+    REQUIRE_GPU();
+    for (const char* name : {"cornell.yaml", "models.yaml"}) {
+        const TestScene scene = load_test_scene(name, 1024, 640, 4);
+        const std::vector<float> cpu = render_cpu(scene);
+        RayCounts one_pool;
+        for (const int streams : {1, 2, 4}) {
+            CudaOptions options;
+            options.integrator = GpuTuning::Integrator::Split;
+            options.split_streams = streams;
+            CudaRenderer gpu(scene.description.scene.view(), options);
+            const std::vector<float> image = render_whole(gpu, scene);
+            EXPECT_TRUE(same_bits(cpu, image)) << name << " streams " << streams << ": "
+                                               << differing_values(cpu, image) << " of " << cpu.size()
+                                               << " values differ";
+            const RayCounts rays = gpu.rays_traced();
+            if (streams == 1) {
+                one_pool = rays;
+                EXPECT_EQ(rays.camera, uint64_t(1024) * 640 * 4) << name;
+                EXPECT_GT(rays.shadow, 0u) << name;
+                continue;
+            }
+            EXPECT_EQ(rays.camera, one_pool.camera) << name << " streams " << streams;
+            EXPECT_EQ(rays.extension, one_pool.extension) << name << " streams " << streams;
+            EXPECT_EQ(rays.shadow, one_pool.shadow) << name << " streams " << streams;
         }
     }
 }

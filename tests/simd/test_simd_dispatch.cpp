@@ -74,6 +74,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SPLIT_BAND_POOLS", "8"}}).gpu.split_band_pools, 8);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "0"}}).gpu.queue_fetch, 0);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_QUEUE_FETCH", "4"}}).gpu.queue_fetch, 4);
+    EXPECT_EQ(tuning_of({{"FARMRT_CUDA_SPLIT_STREAMS", "2"}}).gpu.split_streams, 2);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_BANDS", "3"}}).gpu.bands_in_flight, 3);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LOOKAHEAD", "0"}}).gpu.adaptive_lookahead, 0);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_ADAPTIVE_FILL", "200"}}).gpu.adaptive_fill, 200);
@@ -96,6 +97,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
                                       std::pair{"FARMRT_CUDA_CHUNK_SAMPLES", "0"},
                                       std::pair{"FARMRT_CUDA_SAMPLE_BUFFER_MIB", "1.5"},
                                       std::pair{"FARMRT_FARM_WEIGHTS", "fair"},
+                                      std::pair{"FARMRT_CUDA_SPLIT_STREAMS", "0"},
                                       std::pair{"FARMRT_FARM_TAIL", "-1"},
                                       std::pair{"FARMRT_FARM_BAND_DIVISOR", "0.5"},
                                       std::pair{"FARMRT_FARM_ENDGAME", "never"},
