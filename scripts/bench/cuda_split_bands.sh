@@ -13,9 +13,11 @@
 #                scene: a config's name, or env (scripts/generate/env_model.sh's
 #                million triangles); interior runs adaptive (0.01, 480x270);
 #                spheres runs at 1200x675; variant: pK, d1, nP (paths), bN
-#                (bands in flight), sN (FARMRT_CUDA_SPLIT_STREAMS=N), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
+#                (bands in flight), sN (FARMRT_CUDA_SPLIT_STREAMS=N), qN
+#                (FARMRT_CUDA_QUEUE_FETCH=N), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
 #                (FARMRT_CUDA_TRIANGLE_CORNERS=0), lN (FARMRT_CUDA_LEAF_SIZE=N),
-#                now (defaults), base (BASE's farmrt on this tree's configs)
+#                joined with + (s4+n8388608), now (defaults), base (BASE's
+#                farmrt on this tree's configs)
 #                or before (BEFORE's farmrt on BEFORE_CONFIGS's configs);
 #                medians of the render phase and whole command.
 #   FARMRT=build/farmrt BEFORE=old/farmrt BEFORE_CONFIGS=old/configs OUT=dir \
@@ -40,6 +42,7 @@ variant_env() {
       n*) env+=(FARMRT_CUDA_PATHS=${part#n}) ;;
       b*) env+=(FARMRT_CUDA_BANDS=${part#b}) ;;
       s*) env+=(FARMRT_CUDA_SPLIT_STREAMS=${part#s}) ;;
+      q*) env+=(FARMRT_CUDA_QUEUE_FETCH=${part#q}) ;;
       w1) env+=(FARMRT_CUDA_EXACT_WIDE=1) ;;
       c0) env+=(FARMRT_CUDA_TRIANGLE_CORNERS=0) ;;
       l*) env+=(FARMRT_CUDA_LEAF_SIZE=${part#l}) ;;
