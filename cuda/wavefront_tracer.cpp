@@ -70,7 +70,8 @@ WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint
 }
 
 void WavefrontTracer::allocate_pools(uint32_t paths, int block_size, int streams, uint32_t fetch_rounds) {
-    const uint32_t each = std::max<uint32_t>((std::max<uint32_t>(paths, 32) + uint32_t(streams) - 1) / uint32_t(streams), 32);
+    const uint32_t each =
+        std::max<uint32_t>((std::max<uint32_t>(paths, 32) + uint32_t(streams) - 1) / uint32_t(streams), 32);
     item_counters_ = allocate<uint32_t>(kItemCounters, "work item counters");
     lanes_.resize(size_t(streams));
     for (size_t p = 0; p < lanes_.size(); ++p) {
@@ -91,8 +92,7 @@ void WavefrontTracer::allocate_pools(uint32_t paths, int block_size, int streams
         }
         pool.counters = allocate<uint32_t>(kWavefrontCounters, "counters");
         check(cudaMemset(pool.slots.words, 0, pool.slots.bytes(each)), "clearing the split kernels' slots");
-        check(cudaMallocHost(reinterpret_cast<void**>(&lane.ray_counts), 2 * sizeof(uint32_t)),
-              "allocating a counter");
+        check(cudaMallocHost(reinterpret_cast<void**>(&lane.ray_counts), 2 * sizeof(uint32_t)), "allocating a counter");
         for (cudaEvent_t& event : lane.checked) {
             check(cudaEventCreateWithFlags(&event, cudaEventBlockingSync | cudaEventDisableTiming),
                   "creating an event");
@@ -182,7 +182,8 @@ void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const F
             if (!sorted || shaded_types != surface_types_) pool.shade_queues = nullptr;  // intersect sorts nothing
             uint32_t* copy = lane.ray_counts + (batch & 1);
             for (int k = 0; k < kIterationsPerCheck; ++k) {
-                check(kernels_.iterate(grids, on, scene, frame, band, pool, k == kIterationsPerCheck - 1 ? copy : nullptr),
+                check(kernels_.iterate(grids, on, scene, frame, band, pool,
+                                       k == kIterationsPerCheck - 1 ? copy : nullptr),
                       "launching the split kernels");
             }
             last_iterations_ += kIterationsPerCheck;

@@ -52,7 +52,7 @@ private:
         WavefrontPool pool;
         cudaStream_t stream = nullptr;
         cudaEvent_t checked[2] = {nullptr, nullptr};
-        cudaEvent_t joined = nullptr;  // after its last kernel of a trace()
+        cudaEvent_t joined = nullptr;    // after its last kernel of a trace()
         uint32_t* ray_counts = nullptr;  // pinned: the ray queue's length at two alternating checks
         bool done = false;
     };
@@ -68,7 +68,7 @@ private:
     int device_;
     WavefrontEntry kernels_;
     std::vector<Lane> lanes_;
-    uint32_t capacity_ = 0;          // the pools' paths together
+    uint32_t capacity_ = 0;              // the pools' paths together
     uint32_t* item_counters_ = nullptr;  // kItemCounters words (WavefrontPool::items)
     WavefrontGrids grids_;
     MaterialTypes surface_types_;

@@ -97,8 +97,9 @@ TEST(CudaGpu, SplitKernelsAndMegakernelMatchCpuBitForBit) {
             const std::vector<float> gpu = render_gpu(scene, o);
             EXPECT_TRUE(same_bits(cpu, gpu))
                 << name << " integrator " << int(o.integrator) << " paths " << o.split_paths << " samples/launch "
-                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch << " streams "
-                << o.split_streams << ": " << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
+                << o.samples_per_launch << " shading " << int(o.shading) << " queue fetch " << o.queue_fetch
+                << " streams " << o.split_streams << ": " << differing_values(cpu, gpu) << " of " << cpu.size()
+                << " values differ";
         }
     }
 }
@@ -141,9 +142,8 @@ TEST(CudaGpu, SplitKernelsInSeveralPoolsMatchOnePool) {
             options.split_streams = streams;
             CudaRenderer gpu(scene.description.scene.view(), options);
             const std::vector<float> image = render_whole(gpu, scene);
-            EXPECT_TRUE(same_bits(cpu, image)) << name << " streams " << streams << ": "
-                                               << differing_values(cpu, image) << " of " << cpu.size()
-                                               << " values differ";
+            EXPECT_TRUE(same_bits(cpu, image)) << name << " streams " << streams << ": " << differing_values(cpu, image)
+                                               << " of " << cpu.size() << " values differ";
             const RayCounts rays = gpu.rays_traced();
             if (streams == 1) {
                 one_pool = rays;
