@@ -99,7 +99,6 @@ void WavefrontTracer::allocate_pools(uint32_t paths, int block_size, int streams
         }
         check(cudaEventCreateWithFlags(&lane.joined, cudaEventDisableTiming), "creating an event");
         if (p > 0) check(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking), "creating a stream");
-        capacity_ += each;
     }
     check(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming), "creating an event");
     check(cudaEventCreateWithFlags(&pool_free_, cudaEventDisableTiming), "creating an event");
@@ -149,6 +148,7 @@ void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const F
     const uint64_t slots = std::min<uint64_t>(each, std::max<uint64_t>(items, 1));
     grids.generate = unsigned((slots + grids.block_size - 1) / grids.block_size);
     const size_t used = size_t(std::clamp<uint64_t>((items + each - 1) / each, 1, lanes_.size()));
+    const bool unsorted = !sorted || shaded_types != surface_types_;  // intersect sorts nothing
     if (last_stream_ != nullptr && last_stream_ != stream) {
         check(cudaStreamWaitEvent(stream, pool_free_, 0), "ordering the split kernels' streams");
     }
@@ -179,7 +179,7 @@ void WavefrontTracer::trace(cudaStream_t stream, const SceneView& scene, const F
             any = true;
             cudaStream_t on = p == 0 ? stream : lane.stream;
             WavefrontPool pool = lane.pool;
-            if (!sorted || shaded_types != surface_types_) pool.shade_queues = nullptr;  // intersect sorts nothing
+            if (unsorted) pool.shade_queues = nullptr;
             uint32_t* copy = lane.ray_counts + (batch & 1);
             for (int k = 0; k < kIterationsPerCheck; ++k) {
                 check(kernels_.iterate(grids, on, scene, frame, band, pool,

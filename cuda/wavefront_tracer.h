@@ -19,7 +19,7 @@ public:
     // line) when the device lacks the memory. `fetch_rounds`:
     // WavefrontPool::fetch_rounds.
     WavefrontTracer(int device, const WavefrontEntry& kernels, uint32_t paths, int block_size,
-                    MaterialTypes surface_types, uint32_t fetch_rounds, int streams = 1);
+                    MaterialTypes surface_types, uint32_t fetch_rounds, int streams);
     ~WavefrontTracer();
     WavefrontTracer(const WavefrontTracer&) = delete;
     WavefrontTracer& operator=(const WavefrontTracer&) = delete;
@@ -41,7 +41,8 @@ public:
     void trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame, const BandLaunch& band,
                MaterialTypes shaded_types, bool sorted);
 
-    uint32_t capacity() const { return capacity_; }
+    // The pools' paths together.
+    uint32_t capacity() const { return uint32_t(lanes_.size()) * lanes_.front().pool.capacity; }
     const WavefrontEntry& kernels() const { return kernels_; }
     // Iterations (one kernel of each kind) queued by the last trace(), the pools' together.
     uint64_t last_iterations() const { return last_iterations_; }
@@ -68,7 +69,6 @@ private:
     int device_;
     WavefrontEntry kernels_;
     std::vector<Lane> lanes_;
-    uint32_t capacity_ = 0;              // the pools' paths together
     uint32_t* item_counters_ = nullptr;  // kItemCounters words (WavefrontPool::items)
     WavefrontGrids grids_;
     MaterialTypes surface_types_;
