@@ -133,6 +133,22 @@ CudaRenderer::CudaRenderer(const SceneView& scene, const CudaOptions& options) :
     }
     check(cudaFree(nullptr), "creating the context");
     structures.get();
+    // What a ray's traversal reads: the tree and its primitives (instances'
+    // trees included). Where it outgrows L2, traversals wait on device
+    // memory, and more paths in flight hide it (make_split_tracer).
+    size_t tree_bytes = use_wide ? wide.size() * sizeof(WideBvhNode)
+                                 : (own_bvh ? own_nodes.size() : size_t(scene.node_count)) * sizeof(BvhNode);
+    tree_bytes +=
+        size_t(scene.triangle_count) * (options_.triangle_corners ? sizeof(TriangleCorners) : sizeof(Triangle)) +
+        size_t(scene.sphere_count) * sizeof(Sphere) + size_t(scene.quad_count) * sizeof(Quad) +
+        size_t(scene.instance_node_count) * sizeof(BvhNode);
+    size_t deep_bytes = options_.deep_tree_bytes;
+    if (deep_bytes == 0) {
+        int l2_bytes = 0;
+        check(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_), "reading the L2 cache's size");
+        deep_bytes = size_t(std::max(l2_bytes, 0));
+    }
+    deep_tree_ = tree_bytes > deep_bytes;
     // The kernel specialised to this scene and these options.
     const PathKernelVariant wanted = variant(scene, use_wide);
     kernel_ = find_path_kernel(wanted);
@@ -383,9 +399,37 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
     slot.capacity = floats;
 }
 
+// The split kernels' paths in flight where CudaOptions::split_paths is 0.
+// Measured on one H100 (results/cuda.md), render phase: the million
+// triangles (a 4-wide tree of about 80 MB and 48 MB of corners, beyond the
+// 50 MB L2) ran 1.12x faster with 8,388,608 paths in four pools than with
+// 2,097,152 in two, where the traversals wait on device memory; models.yaml
+// (a tree of kilobytes) ran 1.31x slower with them, and as fast with
+// 1,048,576 as with 2,097,152.
+constexpr uint32_t kPaths = uint32_t(1) << 21;
+constexpr int kPools = 2;
+constexpr uint32_t kDeepTreePaths = uint32_t(1) << 23;
+constexpr int kDeepTreePools = 4;
+
 void CudaRenderer::make_split_tracer() {
-    split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, options_.split_paths, options_.block_size,
-                                               surface_types_, options_.queue_fetch, options_.split_streams);
+    uint32_t paths = options_.split_paths;
+    int pools = options_.split_streams;
+    if (paths == 0) {
+        paths = kPaths;
+        if (deep_tree_) {
+            // Only where they leave most of the free memory to the scene's
+            // frames: a pool that does not fit is an error, a smaller one is not.
+            size_t free_bytes = 0, total_bytes = 0;
+            check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
+            if (WavefrontTracer::bytes_per_path(surface_types_) * kDeepTreePaths <= free_bytes / 4) {
+                paths = kDeepTreePaths;
+                if (pools == 0) pools = kDeepTreePools;
+            }
+        }
+    }
+    if (pools == 0) pools = kPools;
+    split_ = std::make_unique<WavefrontTracer>(device_, *split_kernels_, paths, options_.block_size, surface_types_,
+                                               options_.queue_fetch, pools);
 }
 
 void CudaRenderer::reserve_radiance(Slot& slot, size_t floats) {
@@ -622,7 +666,7 @@ void CudaRenderer::render(const FrameSettings& frame, RowRange rows, SampleRange
 uint64_t CudaRenderer::min_band_items() const {
     const uint64_t resident = uint64_t(grid_blocks_) * uint64_t(options_.block_size);
     if (!frames_trace_split_) return resident;
-    return std::max(resident, uint64_t(options_.split_band_pools) * options_.split_paths);
+    return std::max(resident, uint64_t(options_.split_band_pools) * (split_ ? split_->capacity() : kPaths));
 }
 
 bool CudaRenderer::traces_split(const FrameSettings& frame) const {
@@ -709,7 +753,13 @@ bool CudaRenderer::first_hit_features(const FrameSettings& frame, uint32_t sampl
     return true;
 }
 
-std::string CudaRenderer::description() const { return description_; }
+std::string CudaRenderer::description() const {
+    if (!split_) return description_;
+    return description_ + ", " + std::to_string(split_->capacity()) + " paths in " + std::to_string(split_->pools()) +
+           (split_->pools() == 1 ? " pool" : " pools") +
+           (deep_tree_ && options_.split_paths == 0 && split_->capacity() == kDeepTreePaths ? " (the tree outgrows L2)"
+                                                                                            : "");
+}
 
 uint64_t CudaRenderer::gpu_memory_used_bytes() const {
     // Asked from the rank's messaging thread, whose current device is set

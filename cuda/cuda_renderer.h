@@ -118,7 +118,13 @@ struct CudaOptions {
     // (wavefront.h), or per frame the one measured faster for its kind
     // (CudaRenderer::traces_split). The split kernels need per-sample items.
     GpuTuning::Integrator integrator = GpuTuning::Integrator::Auto;
-    uint32_t split_paths = uint32_t(1) << 21;  // the split kernels' pool of paths (results/cuda.md)
+    // The split kernels' paths; 0: chosen per scene (CudaRenderer::
+    // make_split_tracer): more where the tree that rays traverse is larger
+    // than the device's L2 cache.
+    uint32_t split_paths = 0;
+    // A tree (with its primitives) larger than this many bytes counts as
+    // outgrowing L2 (split_paths); 0: the device's L2 cache's size.
+    size_t deep_tree_bytes = 0;
     // The shortest band the farm deals a GPU whose frames run the split
     // kernels, in pools of paths (min_band_items): each band is a trace that
     // ends in a drain, its last paths finishing while the pool empties, and
@@ -137,8 +143,9 @@ struct CudaOptions {
     // that another's leave as its last warps finish (WavefrontTracer). Two
     // against one on an H100 (results/cuda.md): models.yaml 1.44x, the
     // million triangles 1.09x, the Cornell box 1.05x, lights.yaml 1.04x;
-    // three or four lost to two on models.yaml (0.93x, 0.89x).
-    int split_streams = 2;
+    // three or four lost to two on models.yaml (0.93x, 0.89x). 0: chosen
+    // with the paths (split_paths).
+    int split_streams = 0;
     // How the split kernels shade (wavefront.h, GpuTuning::Shading); Auto:
     // the one measured faster for the scene's types (CudaRenderer::shading).
     GpuTuning::Shading shading = GpuTuning::Shading::Auto;
@@ -267,9 +274,13 @@ private:
     const WavefrontEntry* split_kernels_ = nullptr;  // null: none compiled for this scene and these options
     std::unique_ptr<WavefrontTracer> split_;         // made by the first frame that runs on it
     bool samples_lights_ = false;                    // the scene has lights for next-event estimation
-    bool frames_trace_split_ = false;                // the scene's frames run the split kernels (at set-up)
-    MaterialTypes surface_types_ = 0;                // the split kernels' shading kernels (surface_types_of)
-    unsigned long long* ray_totals_ = nullptr;       // device: kRayTotals running totals (BandLaunch::rays)
+    // The tree that rays traverse and its primitives are larger than the
+    // device's L2 cache: the split kernels then keep more paths in flight
+    // (CudaOptions::split_paths), where the memory allows.
+    bool deep_tree_ = false;
+    bool frames_trace_split_ = false;           // the scene's frames run the split kernels (at set-up)
+    MaterialTypes surface_types_ = 0;           // the split kernels' shading kernels (surface_types_of)
+    unsigned long long* ray_totals_ = nullptr;  // device: kRayTotals running totals (BandLaunch::rays)
 
     CudaOptions options_;
     int device_ = 0;

@@ -69,6 +69,13 @@ WavefrontTracer::WavefrontTracer(int device, const WavefrontEntry& kernels, uint
     }
 }
 
+size_t WavefrontTracer::bytes_per_path(MaterialTypes surface_types) {
+    // What allocate_pools takes for each path.
+    const size_t queues = several_material_types(surface_types) ? 2 + kMaterialTypeCount : 2;
+    return PlanarArray<PathState>::bytes(1) + PlanarArray<WavefrontSlot>::bytes(1) +
+           PlanarArray<WavefrontHit>::bytes(1) + PlanarArray<DeferredShadow>::bytes(1) + queues * sizeof(uint32_t);
+}
+
 void WavefrontTracer::allocate_pools(uint32_t paths, int block_size, int streams, uint32_t fetch_rounds) {
     const uint32_t each =
         std::max<uint32_t>((std::max<uint32_t>(paths, 32) + uint32_t(streams) - 1) / uint32_t(streams), 32);

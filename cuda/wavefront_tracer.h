@@ -41,8 +41,11 @@ public:
     void trace(cudaStream_t stream, const SceneView& scene, const FrameSettings& frame, const BandLaunch& band,
                MaterialTypes shaded_types, bool sorted);
 
+    // The device memory a path takes in a tracer for a scene of `surface_types`.
+    static size_t bytes_per_path(MaterialTypes surface_types);
     // The pools' paths together.
     uint32_t capacity() const { return uint32_t(lanes_.size()) * lanes_.front().pool.capacity; }
+    int pools() const { return int(lanes_.size()); }
     const WavefrontEntry& kernels() const { return kernels_; }
     // Iterations (one kernel of each kind) queued by the last trace(), the pools' together.
     uint64_t last_iterations() const { return last_iterations_; }

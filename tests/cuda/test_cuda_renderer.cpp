@@ -158,6 +158,37 @@ TEST(CudaGpu, SplitKernelsInSeveralPoolsMatchOnePool) {
     }
 }
 
+// The split kernels' paths chosen by the size of the scene's tree: more
+// paths in more pools where it outgrows L2 (here a limit of one byte stands
+// in for a tree of a million triangles), the same bytes either way, and
+// paths set by hand kept.
+TEST(CudaGpu, SplitKernelsKeepMorePathsInFlightForTreesBeyondL2) {
+    REQUIRE_GPU();
+    const TestScene scene = load_test_scene("models.yaml", 256, 160, 4);
+    const std::vector<float> cpu = render_cpu(scene);
+    struct Case {
+        size_t deep_tree_bytes;
+        uint32_t split_paths;
+        const char* description;
+    };
+    for (const Case& c :
+         {Case{0, 0, ", 2097152 paths in 2 pools"}, Case{1, 0, ", 8388608 paths in 4 pools (the tree outgrows L2)"},
+          Case{1, 4096, ", 4096 paths in 2 pools"}}) {
+        CudaOptions options;
+        options.integrator = GpuTuning::Integrator::Split;
+        options.deep_tree_bytes = c.deep_tree_bytes;
+        options.split_paths = c.split_paths;
+        CudaRenderer gpu(scene.description.scene.view(), options);
+        const std::string description = gpu.description(), ending = c.description;
+        EXPECT_TRUE(description.size() >= ending.size() &&
+                    description.compare(description.size() - ending.size(), ending.size(), ending) == 0)
+            << description;
+        const std::vector<float> image = render_whole(gpu, scene);
+        EXPECT_TRUE(same_bits(cpu, image))
+            << c.description << ": " << differing_values(cpu, image) << " of " << cpu.size() << " values differ";
+    }
+}
+
 // Real models (Debian's assimp-testmodels, where present): textured glTF in
 // its three encodings, a 121k-triangle engine of instanced meshes, a PLY scan.
 TEST(CudaGpu, ImportedModelsMatchCpuBitForBit) {
