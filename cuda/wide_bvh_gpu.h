@@ -121,33 +121,46 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_closest_wide(const SceneView& scene,
         order(1, 3);
         order(1, 2);
         // Interior children hit: postponed, farthest first, so that the
-        // nearest is popped next (unless a leaf hit below culls it).
+        // nearest is popped next (unless a leaf hit below culls it). Leaf
+        // children hit: gathered in front, nearest first, so that the lanes
+        // of a warp test their first leaves together, then their second.
+        float leaf_entry[4] = {kInfinity, kInfinity, kInfinity, kInfinity};
+        uint32_t leaf_payload[4] = {0, 0, 0, 0};
+        int leaf_count = 0;
         for (int i = 3; i >= 0; --i) {
-            if (entry[i] != kInfinity && (payload[i] & kWideLeaf) == 0) {
+            if (entry[i] == kInfinity) continue;
+            if ((payload[i] & kWideLeaf) == 0) {
                 stack_node[stack_size] = payload[i];
                 stack_entry[stack_size] = entry[i];
                 ++stack_size;
+                continue;
             }
+            // Shifted in at the front, so that they stay in registers.
+            leaf_entry[3] = leaf_entry[2];
+            leaf_entry[2] = leaf_entry[1];
+            leaf_entry[1] = leaf_entry[0];
+            leaf_entry[0] = entry[i];
+            leaf_payload[3] = leaf_payload[2];
+            leaf_payload[2] = leaf_payload[1];
+            leaf_payload[1] = leaf_payload[0];
+            leaf_payload[0] = payload[i];
+            ++leaf_count;
         }
-        // Leaf children hit, nearest first, in one loop (one copy of the
-        // primitive test that the lanes of a warp run together): the sorted
-        // children are shifted down instead of indexed, so that they stay in
-        // registers.
+        // Their primitives, nearest leaf first, in one loop (one copy of the
+        // primitive test that the lanes of a warp run together).
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
-        for (int k = 0; k < 4; ++k) {
-            const float e = entry[0];
-            const uint32_t p = payload[0];
-            entry[0] = entry[1];
-            entry[1] = entry[2];
-            entry[2] = entry[3];
-            payload[0] = payload[1];
-            payload[1] = payload[2];
-            payload[2] = payload[3];
-            if (e == kInfinity || e > hit.t * kSlabExitWidening) break;  // this one and every later one is out of reach
-            if ((p & kWideLeaf) == 0) continue;
-            const WideLeaf leaf{p};
+        for (int k = 0; k < leaf_count; ++k) {
+            const float e = leaf_entry[0];
+            const WideLeaf leaf{leaf_payload[0]};
+            leaf_entry[0] = leaf_entry[1];
+            leaf_entry[1] = leaf_entry[2];
+            leaf_entry[2] = leaf_entry[3];
+            leaf_payload[0] = leaf_payload[1];
+            leaf_payload[1] = leaf_payload[2];
+            leaf_payload[2] = leaf_payload[3];
+            if (e > hit.t * kSlabExitWidening) break;  // this one and every later one is out of reach
             const uint32_t count = leaf.count();
             for (uint32_t j = 0; j < count; ++j) {
                 found |= Traits::intersect(scene, leaf.primitive(scene, j), ray, tester, t_min, hit);
@@ -179,6 +192,11 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_any_wide(const SceneView& scene, con
     int stack_size = 0;
     uint32_t node_index = 0;
     for (;;) {
+        // Interior children hit: postponed. Leaf children hit: gathered, so
+        // that the lanes of a warp test their first leaves together, then
+        // their second, rather than each lane at its leaf's place among the four.
+        uint32_t leaves[4] = {0, 0, 0, 0};
+        int leaf_count = 0;
         for (int i = 0; i < 4; ++i) {
             const WideBvhChild child = nodes[node_index].child[i];  // a copy: two 16-byte loads on the GPU
             if (Traits::entry(tester, child.bounds, t_min, t_max) == kInfinity) continue;
@@ -186,7 +204,20 @@ FARMRT_CPU_GPU FARMRT_INLINE bool intersect_any_wide(const SceneView& scene, con
                 stack[stack_size++] = child.payload;
                 continue;
             }
-            const WideLeaf leaf{child.payload};
+            leaves[3] = leaves[2];
+            leaves[2] = leaves[1];
+            leaves[1] = leaves[0];
+            leaves[0] = child.payload;
+            ++leaf_count;
+        }
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+        for (int k = 0; k < leaf_count; ++k) {
+            const WideLeaf leaf{leaves[0]};
+            leaves[0] = leaves[1];
+            leaves[1] = leaves[2];
+            leaves[2] = leaves[3];
             const uint32_t count = leaf.count();
             for (uint32_t j = 0; j < count; ++j) {
                 Hit hit;
