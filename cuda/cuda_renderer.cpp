@@ -401,8 +401,8 @@ void CudaRenderer::reserve(Slot& slot, size_t floats) {
 
 // The split kernels' paths in flight where CudaOptions::split_paths is 0.
 // Measured on one H100 (results/cuda.md), render phase: the million
-// triangles (a 4-wide tree of about 80 MB and 48 MB of corners, beyond the
-// 50 MB L2) ran 1.12x faster with 8,388,608 paths in four pools than with
+// triangles (48 MB of triangle corners alone, beside their 4-wide tree,
+// against a 50 MB L2) ran 1.12x faster with 8,388,608 paths in four pools than with
 // 2,097,152 in two, where the traversals wait on device memory; models.yaml
 // (a tree of kilobytes) ran 1.31x slower with them, and as fast with
 // 1,048,576 as with 2,097,152.
