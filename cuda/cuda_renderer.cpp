@@ -757,8 +757,7 @@ std::string CudaRenderer::description() const {
     if (!split_) return description_;
     return description_ + ", " + std::to_string(split_->capacity()) + " paths in " + std::to_string(split_->pools()) +
            (split_->pools() == 1 ? " pool" : " pools") +
-           (deep_tree_ && options_.split_paths == 0 && split_->capacity() == kDeepTreePaths ? " (the tree outgrows L2)"
-                                                                                            : "");
+           (options_.split_paths == 0 && split_->capacity() >= kDeepTreePaths ? " (the tree outgrows L2)" : "");
 }
 
 uint64_t CudaRenderer::gpu_memory_used_bytes() const {
