@@ -171,6 +171,34 @@ TEST(GpuBvh, ExactTraversalFindsTheCpuHitsOnMixedScenes) {
     }
 }
 
+// Scenes of spheres alone take a traversal of their own (one-sphere leaves
+// tested at their place among the sorted children, not gathered): the CPU's
+// hits, exact ties between repeated spheres included.
+TEST(GpuBvh, ExactTraversalFindsTheCpuHitsOnSphereScenes) {
+    using Traits = TraversalTraits<false, true, kLeafQuorum, false>;  // exact math, spheres alone
+    const std::vector<RandomQuery> queries = random_queries(92, 3000);
+    for (const uint32_t seed : {79u, 80u}) {
+        SceneRandom random(seed);
+        Scene scene = random_sphere_scene(random, 300, true);
+        const std::vector<GpuTree> trees = gpu_trees(scene);
+        const SceneView cpu = scene.view();
+        int hits = 0;
+        for (const RandomQuery& q : queries) {
+            Hit probe = q.start;
+            hits += intersect_closest<Traits>(cpu, q.ray, q.t_min, probe);
+        }
+        EXPECT_GT(hits, int(queries.size()) / 4) << "too few hits: the test exercises little";
+        for (const GpuTree& tree : trees) {
+            for (size_t i = 0; i < queries.size(); ++i) {
+                const RandomQuery& q = queries[i];
+                expect_cpu_hit<Traits>(cpu, tree, q.ray, q.t_min, q.start,
+                                       "seed " + std::to_string(seed) + ", query " + std::to_string(i));
+                if (HasFatalFailure()) return;
+            }
+        }
+    }
+}
+
 // Shadow rays: the wide any-hit query answers as the CPU's binary one, for
 // segments that end before, at and past the closest hit.
 TEST(GpuBvh, AnyHitOverTheWideTreeAnswersAsTheCpu) {
