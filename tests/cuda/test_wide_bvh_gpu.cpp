@@ -147,27 +147,34 @@ TEST(GpuBvh, SplitLeavesHoldEveryPrimitiveOnceInsideEveryBox) {
     }
 }
 
+// Every query's hit through each of the scene's GPU trees (binary and wide)
+// is the CPU's, where enough of the queries hit for that to say something.
+template <class Traits>
+void expect_cpu_hits(Scene& scene, const std::vector<RandomQuery>& queries, const std::string& where) {
+    const std::vector<GpuTree> trees = gpu_trees(scene);
+    const SceneView cpu = scene.view();
+    int hits = 0;
+    for (const RandomQuery& q : queries) {
+        Hit probe = q.start;
+        hits += intersect_closest<Traits>(cpu, q.ray, q.t_min, probe);
+    }
+    EXPECT_GT(hits, int(queries.size()) / 4) << where << ": too few hits, the test exercises little";
+    for (const GpuTree& tree : trees) {
+        for (size_t i = 0; i < queries.size(); ++i) {
+            const RandomQuery& q = queries[i];
+            expect_cpu_hit<Traits>(cpu, tree, q.ray, q.t_min, q.start, where + ", query " + std::to_string(i));
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+}
+
 TEST(GpuBvh, ExactTraversalFindsTheCpuHitsOnMixedScenes) {
     using Traits = TraversalTraits<false, false, kLeafQuorum, false>;  // exact math, no instances
     const std::vector<RandomQuery> queries = random_queries(91, 3000);
     for (const uint32_t seed : {77u, 78u}) {
         Scene scene = random_mixed_scene(seed, 200);
-        const std::vector<GpuTree> trees = gpu_trees(scene);
-        const SceneView cpu = scene.view();
-        int hits = 0;
-        for (const RandomQuery& q : queries) {
-            Hit probe = q.start;
-            hits += intersect_closest<Traits>(cpu, q.ray, q.t_min, probe);
-        }
-        EXPECT_GT(hits, int(queries.size()) / 4) << "too few hits: the test exercises little";
-        for (const GpuTree& tree : trees) {
-            for (size_t i = 0; i < queries.size(); ++i) {
-                const RandomQuery& q = queries[i];
-                expect_cpu_hit<Traits>(cpu, tree, q.ray, q.t_min, q.start,
-                                       "seed " + std::to_string(seed) + ", query " + std::to_string(i));
-                if (HasFatalFailure()) return;
-            }
-        }
+        expect_cpu_hits<Traits>(scene, queries, "seed " + std::to_string(seed));
+        if (HasFatalFailure()) return;
     }
 }
 
@@ -180,22 +187,8 @@ TEST(GpuBvh, ExactTraversalFindsTheCpuHitsOnSphereScenes) {
     for (const uint32_t seed : {79u, 80u}) {
         SceneRandom random(seed);
         Scene scene = random_sphere_scene(random, 300, true);
-        const std::vector<GpuTree> trees = gpu_trees(scene);
-        const SceneView cpu = scene.view();
-        int hits = 0;
-        for (const RandomQuery& q : queries) {
-            Hit probe = q.start;
-            hits += intersect_closest<Traits>(cpu, q.ray, q.t_min, probe);
-        }
-        EXPECT_GT(hits, int(queries.size()) / 4) << "too few hits: the test exercises little";
-        for (const GpuTree& tree : trees) {
-            for (size_t i = 0; i < queries.size(); ++i) {
-                const RandomQuery& q = queries[i];
-                expect_cpu_hit<Traits>(cpu, tree, q.ray, q.t_min, q.start,
-                                       "seed " + std::to_string(seed) + ", query " + std::to_string(i));
-                if (HasFatalFailure()) return;
-            }
-        }
+        expect_cpu_hits<Traits>(scene, queries, "seed " + std::to_string(seed));
+        if (HasFatalFailure()) return;
     }
 }
 
