@@ -36,7 +36,7 @@ bool CudaRenderer::make_gpu_bvh(const SceneView& scene, std::vector<BvhNode>& no
     // a linear list (one leaf: a baseline that must stay one) nor for
     // instances (their refs carry no bounds here).
     if (options_.gpu_leaf_size <= 0 || scene.node_count <= 1 || scene.instance_count > 0) return false;
-    if (!options_.fast_math && !traverses_wide_bvh(scene)) return false;
+    if (!options_.fast_math && !traverses_wide_bvh(scene) && !options_.exact_gpu_leaves) return false;
     std::vector<Aabb> bounds;
     if (!geometry_bounds(scene, scene.primitives, scene.primitive_count, bounds)) return false;
     if (options_.split_leaves) {
@@ -58,6 +58,7 @@ void apply_gpu_tuning(const GpuTuning& tuning, CudaOptions& options) {
     if (tuning.adaptive_lookahead) options.adaptive_lookahead_percent = *tuning.adaptive_lookahead;
     if (tuning.adaptive_fill) options.adaptive_fill_percent = *tuning.adaptive_fill;
     if (tuning.exact_wide_bvh) options.exact_wide_bvh = *tuning.exact_wide_bvh;
+    if (tuning.exact_gpu_leaves) options.exact_gpu_leaves = *tuning.exact_gpu_leaves;
     if (tuning.triangle_corners) options.triangle_corners = *tuning.triangle_corners;
     if (tuning.gpu_leaf_size) options.gpu_leaf_size = *tuning.gpu_leaf_size;
     if (tuning.split_leaves) options.split_leaves = *tuning.split_leaves;

@@ -108,6 +108,9 @@ struct CudaOptions {
     // alone (the book's scene 0.4-1% slower). Shadow rays and the AOVs' first
     // hits keep the binary traversal (over the same leaves).
     std::optional<bool> exact_wide_bvh;
+    // Exact math on the binary BVH over the GPU's leaves (gpu_leaf_size)
+    // instead of the scene's: the same hits, fewer primitive tests per leaf.
+    bool exact_gpu_leaves = false;
     // A copy of the triangles' corners in 16-byte rows (SceneView::
     // triangle_corners) that traversal reads with three vector loads, not
     // nine scalar loads from the 104-byte triangles; 48 bytes a triangle

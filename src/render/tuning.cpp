@@ -79,6 +79,7 @@ Tuning read_tuning(const EnvironmentLookup& lookup) {
     tuning.gpu.adaptive_lookahead = reader.integer("FARMRT_CUDA_LOOKAHEAD", 0, 400);
     tuning.gpu.adaptive_fill = reader.integer("FARMRT_CUDA_ADAPTIVE_FILL", 0, 1000);
     tuning.gpu.exact_wide_bvh = reader.flag("FARMRT_CUDA_EXACT_WIDE", "0", "1");
+    tuning.gpu.exact_gpu_leaves = reader.flag("FARMRT_CUDA_EXACT_LEAVES", "0", "1");
     tuning.gpu.triangle_corners = reader.flag("FARMRT_CUDA_TRIANGLE_CORNERS", "0", "1");
     tuning.gpu.gpu_leaf_size = reader.integer("FARMRT_CUDA_LEAF_SIZE", 0, 16);
     tuning.gpu.split_leaves = reader.flag("FARMRT_CUDA_GPU_BVH", "rebuild", "split");

@@ -37,6 +37,7 @@ struct GpuTuning {
     // paths (0: the lookahead alone).
     std::optional<int> adaptive_fill;
     std::optional<bool> exact_wide_bvh;         // FARMRT_CUDA_EXACT_WIDE=0|1
+    std::optional<bool> exact_gpu_leaves;       // FARMRT_CUDA_EXACT_LEAVES=0|1
     std::optional<bool> triangle_corners;       // FARMRT_CUDA_TRIANGLE_CORNERS=0|1
     std::optional<int> gpu_leaf_size;           // FARMRT_CUDA_LEAF_SIZE=N (0-16; 0: the scene's BVH)
     std::optional<bool> split_leaves;           // FARMRT_CUDA_GPU_BVH=rebuild|split

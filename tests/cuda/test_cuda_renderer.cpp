@@ -40,7 +40,8 @@ using namespace testing;
 
 // ---- on the GPU ------------------------------------------------------------------
 
-// The exact kernel rounds like the CPU build: identical sums, not just close.
+// The exact kernel rounds like the CPU build: identical sums, not just close,
+// on the scene's BVH and on the GPU's own leaves of one and of two primitives.
 TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
     REQUIRE_GPU();
     // Every material and texture kind, quads, triangles and meshes, instances.
@@ -50,9 +51,14 @@ TEST(CudaGpu, ExactMathMatchesCpuBitForBit) {
                              "stress.yaml", "lights.yaml", "models.yaml", "models/shapes.gltf"}) {
         const TestScene scene = load_test_scene(name, 96, 54, 8);
         const std::vector<float> cpu = render_cpu(scene);
-        const std::vector<float> gpu = render_gpu(scene, CudaOptions{});
-        EXPECT_TRUE(same_bits(cpu, gpu)) << name << ": " << differing_values(cpu, gpu) << " of " << cpu.size()
-                                         << " values differ";
+        for (const int gpu_leaves : {0, 1, 2}) {
+            CudaOptions options;
+            options.exact_gpu_leaves = gpu_leaves > 0;
+            if (gpu_leaves > 0) options.gpu_leaf_size = gpu_leaves;
+            const std::vector<float> gpu = render_gpu(scene, options);
+            EXPECT_TRUE(same_bits(cpu, gpu)) << name << ", the GPU's leaves of " << gpu_leaves << ": "
+                                             << differing_values(cpu, gpu) << " of " << cpu.size() << " values differ";
+        }
     }
 }
 

@@ -80,6 +80,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_ADAPTIVE_FILL", "200"}}).gpu.adaptive_fill, 200);
     EXPECT_EQ(tuning_of({{"FARMRT_CUDA_LEAF_SIZE", "0"}}).gpu.gpu_leaf_size, 0);
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_EXACT_WIDE", "0"}}).gpu.exact_wide_bvh.value());
+    EXPECT_TRUE(tuning_of({{"FARMRT_CUDA_EXACT_LEAVES", "1"}}).gpu.exact_gpu_leaves.value());
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_TRIANGLE_CORNERS", "0"}}).gpu.triangle_corners.value());
     EXPECT_TRUE(tuning_of({{"FARMRT_CUDA_TRIANGLE_CORNERS", "1"}}).gpu.triangle_corners.value());
     EXPECT_FALSE(tuning_of({{"FARMRT_CUDA_GPU_BVH", "rebuild"}}).gpu.split_leaves.value());
@@ -113,6 +114,7 @@ TEST(SimdDispatch, TuningSwitchesTakeOnlyTheirValues) {
                                       std::pair{"FARMRT_CUDA_ADAPTIVE_FILL", "1001"},
                                       std::pair{"FARMRT_CUDA_LEAF_SIZE", "17"},
                                       std::pair{"FARMRT_CUDA_EXACT_WIDE", "yes"},
+                                      std::pair{"FARMRT_CUDA_EXACT_LEAVES", "2"},
                                       std::pair{"FARMRT_CUDA_TRIANGLE_CORNERS", "on"},
                                       std::pair{"FARMRT_CUDA_GPU_BVH", "sah"},
                                       std::pair{"FARMRT_CUDA_SHADING", "single"}}) {
