@@ -16,6 +16,8 @@
 #                (bands in flight), sN (FARMRT_CUDA_SPLIT_STREAMS=N), qN
 #                (FARMRT_CUDA_QUEUE_FETCH=N), w1 (FARMRT_CUDA_EXACT_WIDE=1), c0
 #                (FARMRT_CUDA_TRIANGLE_CORNERS=0), lN (FARMRT_CUDA_LEAF_SIZE=N),
+#                e1 (FARMRT_CUDA_EXACT_LEAVES=1), kN (FARMRT_CUDA_BLOCK=N),
+#                gN (FARMRT_CUDA_GRID_DIVISOR=N),
 #                joined with + (s4+n8388608), now (defaults), base (BASE's
 #                farmrt on this tree's configs)
 #                or before (BEFORE's farmrt on BEFORE_CONFIGS's configs);
@@ -46,6 +48,9 @@ variant_env() {
       w1) env+=(FARMRT_CUDA_EXACT_WIDE=1) ;;
       c0) env+=(FARMRT_CUDA_TRIANGLE_CORNERS=0) ;;
       l*) env+=(FARMRT_CUDA_LEAF_SIZE=${part#l}) ;;
+      e1) env+=(FARMRT_CUDA_EXACT_LEAVES=1) ;;
+      k*) env+=(FARMRT_CUDA_BLOCK=${part#k}) ;;
+      g*) env+=(FARMRT_CUDA_GRID_DIVISOR=${part#g}) ;;
       *) echo "unknown variant $part" >&2; exit 2 ;;
     esac
   done
