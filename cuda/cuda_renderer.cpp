@@ -32,7 +32,8 @@ bool CudaRenderer::traverses_wide_bvh(const SceneView& scene) const {
 
 bool CudaRenderer::make_gpu_bvh(const SceneView& scene, std::vector<BvhNode>& nodes,
                                 std::vector<PrimitiveRef>& refs) const {
-    // For fast math, and where exact math traverses the 4-wide BVH. Not for
+    // For fast math, where exact math traverses the 4-wide BVH, and where
+    // it is asked for the GPU's leaves (exact_gpu_leaves). Not for
     // a linear list (one leaf: a baseline that must stay one) nor for
     // instances (their refs carry no bounds here).
     if (options_.gpu_leaf_size <= 0 || scene.node_count <= 1 || scene.instance_count > 0) return false;

@@ -89,10 +89,11 @@ struct CudaOptions {
     int min_blocks = -1;
     // The GPU traverses its own BVH with leaves of at most this many
     // primitives (fewer primitive tests per ray, less divergence in the leaf
-    // loop) with fast math and wherever exact math traverses the 4-wide BVH;
-    // 0 = the scene's BVH (the CPU's). Not for instances. Exact math keeps the CPU's bytes on any
-    // tree: the closest hit is the smallest (t, key) among hits inside their
-    // primitive's own box (core/closest_hit.h), whatever the visiting order.
+    // loop) with fast math, wherever exact math traverses the 4-wide BVH,
+    // and with exact_gpu_leaves; 0 = the scene's BVH (the CPU's). Not for
+    // instances. Exact math keeps the CPU's bytes on any tree: the closest
+    // hit is the smallest (t, key) among hits inside their primitive's own
+    // box (core/closest_hit.h), whatever the visiting order.
     int gpu_leaf_size = 1;
     // How that BVH is made: the scene's with its leaves split
     // (split_bvh_leaves: one pass over the tree), or built again (build_bvh:
@@ -109,7 +110,8 @@ struct CudaOptions {
     // hits keep the binary traversal (over the same leaves).
     std::optional<bool> exact_wide_bvh;
     // Exact math on the binary BVH over the GPU's leaves (gpu_leaf_size)
-    // instead of the scene's: the same hits, fewer primitive tests per leaf.
+    // instead of the scene's: the same hits, fewer sphere tests and more
+    // interior steps a ray. Off until measured faster on the GPU.
     bool exact_gpu_leaves = false;
     // A copy of the triangles' corners in 16-byte rows (SceneView::
     // triangle_corners) that traversal reads with three vector loads, not
